@@ -1,0 +1,25 @@
+/** Function file names: lowercase letters and digits, words joined by single hyphens. */
+const FILE_NAME = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+
+export function isValidFileName(name: string): boolean {
+  return FILE_NAME.test(name);
+}
+
+/** The closest valid file name: lowercase, every run of other characters turned into one hyphen. */
+export function suggestFileName(name: string): string {
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '');
+}
+
+/** What is wrong with a `functionId` (spec 2.1), or undefined when it follows the rules. */
+export function functionIdProblem(id: string): string | undefined {
+  if (id.length < 2 || id.length > 50) return `must be 2 to 50 characters long (it has ${id.length})`;
+  if (/\s/.test(id)) return 'must not contain spaces';
+  if (!/^[A-Za-z]/.test(id)) return 'must start with a letter';
+  if (!/^[A-Za-z0-9_-]+$/.test(id)) return 'may contain only letters, digits, "-" and "_"';
+  if (!/[A-Za-z0-9]$/.test(id)) return 'must not end with "-" or "_"';
+  return undefined;
+}

@@ -1,0 +1,85 @@
+/**
+ * Every problem `restfn validate` reports has one of these stable codes. The summary is what the
+ * reference docs list; the message of each finding says what is wrong there and how to fix it.
+ */
+export const RULES = {
+  YAML_SYNTAX: { severity: 'error', summary: 'The file is not valid YAML (or repeats a key).' },
+  EMPTY_FILE: { severity: 'error', summary: 'The file holds no definition.' },
+  UNKNOWN_KEY: {
+    severity: 'error',
+    summary: 'A key the format does not know; the message suggests the closest known key.',
+  },
+  MISSING_KEY: { severity: 'error', summary: 'A required key is missing.' },
+  INVALID_VALUE: {
+    severity: 'error',
+    summary:
+      'A value has the wrong type or is not one of the allowed values (`provider`, `method`, `format`, ...).',
+  },
+  FILE_NAME: { severity: 'error', summary: 'Function file names are lowercase letters, digits and `-`.' },
+  DUPLICATE_FUNCTION: { severity: 'error', summary: 'Two function files resolve to the same function name.' },
+  FUNCTION_ID: {
+    severity: 'error',
+    summary:
+      '`functionId` breaks the spec rules (2-50 chars, starts with a letter, only alphanumerics `-` `_`, no special last char).',
+  },
+  URL_PLACEHOLDER_UNDECLARED: {
+    severity: 'error',
+    summary: 'A `{name}` placeholder in `url` has no parameter of that name with `location: path`.',
+  },
+  PATH_PARAM_UNUSED: { severity: 'error', summary: 'A `location: path` parameter does not appear in `url`.' },
+  PATH_PARAM_NOT_REQUIRED: {
+    severity: 'error',
+    summary: 'A `location: path` parameter must be `required: true`.',
+  },
+  URL_QUERY_REPLACED: {
+    severity: 'warning',
+    summary:
+      'A query string written in `url` is removed at run time and replaced by the `location: query` parameters.',
+  },
+  INPUT_TRANSFORM_FORMAT: {
+    severity: 'error',
+    summary: '`inputTransform` is only used with `format: json`.',
+  },
+  BODY_ON_GET: {
+    severity: 'warning',
+    summary: 'GET and HEAD requests never send a body; body parameters are not sent.',
+  },
+  SCOPE_CONFLICT: {
+    severity: 'error',
+    summary: '`forRowsWithMatchingIds` cannot be combined with `forRowsWithValues` or `forRowsInRange`.',
+  },
+  SCOPE_UNKNOWN_PARAM: {
+    severity: 'error',
+    summary: 'A scope block names a parameter the function does not declare.',
+  },
+  KEEP_TEMP_IDS_IGNORED: {
+    severity: 'warning',
+    summary: '`keepTempIds` has no effect with `forRowsWithMatchingIds`.',
+  },
+  HANDLER_MATCHES_SUCCESS: {
+    severity: 'error',
+    summary: 'An error handler `when` is true for a successful 200 response, so data would never load.',
+  },
+  EXPRESSION_SYNTAX: { severity: 'error', summary: 'An expression does not compile as JSONata.' },
+  LITERAL_CREDENTIAL: {
+    severity: 'warning',
+    summary:
+      'A credential is written into the file; store it in the credentials store and reference its key.',
+  },
+  QUERY_UNKNOWN_DEPENDENCY: {
+    severity: 'error',
+    summary: 'A query `dependencies` entry names no query of this function.',
+  },
+  QUERY_CYCLE: { severity: 'error', summary: 'Query `dependencies` form a cycle.' },
+  UNKNOWN_FUNCTION: {
+    severity: 'error',
+    summary: 'A datasource, action or guard names a function that does not exist.',
+  },
+  DEPRECATED_KEY: {
+    severity: 'warning',
+    summary: 'A key of an older format (`errorTransform`); the message names its replacement.',
+  },
+} as const satisfies Record<string, { severity: Severity; summary: string }>;
+
+export type Severity = 'error' | 'warning';
+export type RuleCode = keyof typeof RULES;

@@ -1,0 +1,145 @@
+import type { z } from 'zod';
+import { type Diagnostic, diagnostic } from './diagnostic.js';
+import { didYouMean } from './suggest.js';
+import type { PropertyPath, YamlFile } from './yaml-file.js';
+
+/**
+ * Turns zod issues into findings that point into the file. Messages name the key, what is allowed,
+ * and the closest allowed value; they never echo the value itself, which could be a credential.
+ */
+export function schemaDiagnostics(
+  file: YamlFile,
+  data: unknown,
+  issues: readonly z.core.$ZodIssue[],
+): Diagnostic[] {
+  return issues.flatMap((issue) => fromIssue(file, data, issue));
+}
+
+function fromIssue(file: YamlFile, data: unknown, issue: z.core.$ZodIssue): Diagnostic[] {
+  const path = issue.path as PropertyPath;
+  const name = describePath(path);
+  const actual = valueAt(data, path);
+
+  switch (issue.code) {
+    case 'unrecognized_keys': {
+      const messages = issue.message.split('\n');
+      return issue.keys.map((key, i) =>
+        diagnostic(
+          'UNKNOWN_KEY',
+          `${messages[i] ?? `unknown key '${key}'`} in ${name || 'the file'}; remove it or fix its spelling`,
+          file.locate([...path, key], { key: true }),
+        ),
+      );
+    }
+    case 'invalid_type':
+      if (actual === undefined) {
+        return [
+          diagnostic(
+            'MISSING_KEY',
+            `missing required key '${String(path.at(-1))}'${parentName(path)}; add it (${issue.expected})`,
+            file.locate(path),
+          ),
+        ];
+      }
+      return [
+        diagnostic(
+          'INVALID_VALUE',
+          `${name} must be ${article(issue.expected)} (got ${typeName(actual)})`,
+          file.locate(path),
+        ),
+      ];
+    case 'invalid_value': {
+      const allowed = issue.values.map(String);
+      const hint = typeof actual === 'string' ? didYouMean(actual, allowed) : '';
+      const expected = allowed.length === 1 ? `'${allowed[0]}'` : `one of ${allowed.join(', ')}`;
+      return [diagnostic('INVALID_VALUE', `${name} must be ${expected}${hint}`, file.locate(path))];
+    }
+    case 'invalid_union': {
+      if ('discriminator' in issue && issue.discriminator) {
+        const options = ((issue as { options?: unknown[] }).options ?? []).map(String);
+        const hint = typeof actual === 'string' ? didYouMean(actual, options) : '';
+        if (actual === undefined) {
+          return [
+            diagnostic(
+              'MISSING_KEY',
+              `missing required key '${issue.discriminator}'${parentName(path)}; add it (one of ${options.join(', ')})`,
+              file.locate(path),
+            ),
+          ];
+        }
+        return [
+          diagnostic(
+            'INVALID_VALUE',
+            `${name} must be one of ${options.join(', ')}${hint}`,
+            file.locate(path),
+          ),
+        ];
+      }
+      return [
+        diagnostic(
+          'INVALID_VALUE',
+          `${name} must be ${unionExpectation(issue.errors)} (got ${typeName(actual)})`,
+          file.locate(path),
+        ),
+      ];
+    }
+    case 'too_small':
+    case 'too_big': {
+      const atLeast = issue.code === 'too_small';
+      const bound = atLeast ? issue.minimum : issue.maximum;
+      const limit = `${atLeast ? 'at least' : 'at most'} ${bound}`;
+      const what =
+        issue.origin === 'array'
+          ? `have ${limit} entries`
+          : issue.origin === 'string'
+            ? `have ${limit} characters`
+            : `be ${atLeast ? '>=' : '<='} ${bound}`;
+      return [diagnostic('INVALID_VALUE', `${name} must ${what}`, file.locate(path))];
+    }
+    default:
+      return [diagnostic('INVALID_VALUE', `${name}: ${issue.message}`, file.locate(path))];
+  }
+}
+
+/** `parameters.id.location`, with list indexes as `[0]`. */
+export function describePath(path: PropertyPath): string {
+  return path.map((s, i) => (typeof s === 'number' ? `[${s}]` : i === 0 ? s : `.${s}`)).join('');
+}
+
+function parentName(path: PropertyPath): string {
+  const parent = describePath(path.slice(0, -1));
+  return parent ? ` in ${parent}` : '';
+}
+
+export function valueAt(data: unknown, path: PropertyPath): unknown {
+  let value = data;
+  for (const segment of path) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string | number, unknown>)[segment];
+  }
+  return value;
+}
+
+function typeName(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a map';
+  return `a ${typeof value}`;
+}
+
+function article(expected: string): string {
+  if (expected === 'object') return 'a map';
+  if (expected === 'array') return 'a list';
+  return `a ${expected}`;
+}
+
+/** "a boolean or a string": the plain types each branch of a union wanted. */
+function unionExpectation(branches: ReadonlyArray<ReadonlyArray<z.core.$ZodIssue>>): string {
+  const wanted = new Set<string>();
+  for (const branch of branches) {
+    for (const issue of branch) {
+      if (issue.code === 'invalid_type' && issue.path.length === 0) wanted.add(article(issue.expected));
+    }
+  }
+  return wanted.size > 0 ? [...wanted].join(' or ') : 'a valid value';
+}

@@ -1,0 +1,180 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import type { z } from 'zod';
+import { RestfnError } from '../errors/restfn-error.js';
+import { type Diagnostic, diagnostic } from './diagnostic.js';
+import {
+  type ActionDefinition,
+  type DatasourceDefinition,
+  type FileKind,
+  type FunctionDefinition,
+  SCHEMAS,
+  type SolutionDefinition,
+} from './schema/index.js';
+import { schemaDiagnostics } from './schema-issues.js';
+import { YamlFile } from './yaml-file.js';
+
+export const EXTENSION = '.platform';
+export const SOLUTION_FILE = 'solution.yaml';
+/** Folder of each kind of definition inside a solution. */
+export const KIND_FOLDERS = { function: 'functions', datasource: 'datasources', action: 'actions' } as const;
+
+interface DefinitionOf {
+  function: FunctionDefinition;
+  datasource: DatasourceDefinition;
+  action: ActionDefinition;
+  solution: SolutionDefinition;
+}
+
+/** One loaded file. `definition` is set only when the file passed the schema. */
+export interface SourceFile<K extends FileKind = FileKind> {
+  readonly kind: K;
+  /** Function name (its `functionId`, else the file's base name), or the datasource/action name. */
+  readonly name: string;
+  readonly path: string;
+  readonly yaml: YamlFile;
+  /** The file as plain data, whether or not it is valid. */
+  readonly data: unknown;
+  readonly definition: DefinitionOf[K] | undefined;
+}
+
+export interface Solution {
+  readonly root: string;
+  readonly name: string;
+  readonly settings: SourceFile<'solution'> | undefined;
+  readonly files: ReadonlyArray<SourceFile<'function' | 'datasource' | 'action'>>;
+  /** Functions by name; with duplicate names the first file (in path order) wins. */
+  readonly functions: ReadonlyMap<string, SourceFile<'function'>>;
+  /** Findings of loading: YAML syntax and schema. `validateSolution` adds the semantic rules. */
+  readonly diagnostics: readonly Diagnostic[];
+}
+
+export class SolutionNotFoundError extends RestfnError {
+  constructor(message: string) {
+    super('SOLUTION_NOT_FOUND', message);
+  }
+}
+
+/**
+ * The solution containing `start`: the nearest folder upward holding `solution.yaml`, else the
+ * nearest one holding a `functions` folder.
+ */
+export function findSolutionRoot(start: string): string {
+  let fallback: string | undefined;
+  for (let dir = resolve(start); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, SOLUTION_FILE))) return dir;
+    if (!fallback && isDirectory(join(dir, KIND_FOLDERS.function))) fallback = dir;
+    if (dirname(dir) === dir) break;
+  }
+  if (fallback) return fallback;
+  throw new SolutionNotFoundError(
+    `no solution found at or above ${resolve(start)}: a solution folder holds ${SOLUTION_FILE} or a functions/ folder (pass --solution DIR)`,
+  );
+}
+
+export interface LoadOptions {
+  /** Paths in findings are shown relative to this folder. @default process.cwd() */
+  readonly displayBase?: string;
+}
+
+/** Reads and schema-checks every definition file of the solution at `root`. */
+export function loadSolution(root: string, options: LoadOptions = {}): Solution {
+  const absRoot = resolve(root);
+  if (!isDirectory(absRoot)) throw new SolutionNotFoundError(`solution folder not found: ${absRoot}`);
+  const displayBase = options.displayBase ?? process.cwd();
+  const diagnostics: Diagnostic[] = [];
+  const load = <K extends FileKind>(kind: K, path: string): SourceFile<K> => {
+    const file = loadFile(kind, path, displayPath(path, displayBase));
+    diagnostics.push(...file.diagnostics);
+    return file.source;
+  };
+
+  const solutionPath = join(absRoot, SOLUTION_FILE);
+  const settings = existsSync(solutionPath) ? load('solution', solutionPath) : undefined;
+  const files: Array<SourceFile<'function' | 'datasource' | 'action'>> = [];
+  const functions = new Map<string, SourceFile<'function'>>();
+  for (const kind of ['function', 'datasource', 'action'] as const) {
+    for (const path of definitionFiles(join(absRoot, KIND_FOLDERS[kind]))) {
+      const file = load(kind, path);
+      files.push(file);
+      if (file.kind === 'function' && !functions.has(file.name))
+        functions.set(file.name, file as SourceFile<'function'>);
+    }
+  }
+  const name = settings?.definition?.name ?? basename(absRoot);
+  return { root: absRoot, name, settings, files, functions, diagnostics };
+}
+
+/** Reads one file and checks it against the schema of its kind. */
+export function loadFile<K extends FileKind>(
+  kind: K,
+  path: string,
+  display: string,
+): { source: SourceFile<K>; diagnostics: Diagnostic[] } {
+  const yaml = new YamlFile(display, readFileSync(path, 'utf8'));
+  const diagnostics: Diagnostic[] = yaml
+    .syntaxErrors()
+    .map((e) => diagnostic('YAML_SYNTAX', `${e.message}; fix the YAML`, e.at));
+  const data = diagnostics.length === 0 ? yaml.toJS() : undefined;
+  let definition: DefinitionOf[K] | undefined;
+  if (diagnostics.length === 0) {
+    if (data === null || data === undefined) {
+      diagnostics.push(
+        diagnostic(
+          'EMPTY_FILE',
+          `the file is empty; write a ${kind} definition (see 'restfn new')`,
+          yaml.locate([]),
+        ),
+      );
+    } else {
+      const schema = SCHEMAS[kind] as unknown as z.ZodType<DefinitionOf[K]>;
+      const result = schema.safeParse(data);
+      if (result.success) definition = result.data;
+      else diagnostics.push(...schemaDiagnostics(yaml, data, result.error.issues));
+    }
+  }
+  const name = kind === 'function' ? functionName(path, data) : baseName(path);
+  return { source: { kind, name, path, yaml, data, definition }, diagnostics };
+}
+
+/** The file's base name without the extension (the function name unless `functionId` overrides it). */
+export function baseName(path: string): string {
+  const name = basename(path);
+  return name.endsWith(EXTENSION) ? name.slice(0, -EXTENSION.length) : name;
+}
+
+function functionName(path: string, data: unknown): string {
+  const id = (data as { functionId?: unknown } | null | undefined)?.functionId;
+  return typeof id === 'string' && id.length > 0 ? id : baseName(path);
+}
+
+/** Every `*.platform` file below `dir`, in a stable order. */
+export function definitionFiles(dir: string): string[] {
+  if (!isDirectory(dir)) return [];
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((entry) => entry.endsWith(EXTENSION))
+    .map((entry) => join(dir, entry))
+    .filter((path) => statSync(path).isFile())
+    .sort();
+}
+
+/** Which kind a file is, from the kind folder it sits in (`functions/`, `datasources/`, `actions/`). */
+export function kindOfPath(root: string, path: string): FileKind | undefined {
+  const first = relative(root, path).split(sep)[0];
+  if (resolve(path) === join(root, SOLUTION_FILE)) return 'solution';
+  for (const [kind, folder] of Object.entries(KIND_FOLDERS)) if (first === folder) return kind as FileKind;
+  return undefined;
+}
+
+function displayPath(path: string, base: string): string {
+  const rel = relative(base, path);
+  return rel.startsWith('..') ? path : rel;
+}
+
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path).isDirectory();
+  } catch {
+    return false;
+  }
+}

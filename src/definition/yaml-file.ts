@@ -1,0 +1,112 @@
+import {
+  type Document,
+  isMap,
+  isPair,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  Scalar,
+} from 'yaml';
+
+export type PropertyPath = ReadonlyArray<string | number>;
+
+export interface Position {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+}
+
+/**
+ * One YAML file with its positions kept, so every finding can point at `file:line:col`: at a key, at
+ * a value, or at a character inside a scalar (where an expression went wrong).
+ */
+export class YamlFile {
+  readonly doc: Document.Parsed;
+  private readonly lines = new LineCounter();
+
+  constructor(
+    /** The path as shown to the user (relative to where restfn was started, when possible). */
+    readonly file: string,
+    readonly text: string,
+  ) {
+    this.doc = parseDocument(text, { lineCounter: this.lines, prettyErrors: false, uniqueKeys: true });
+  }
+
+  /** YAML syntax errors (including repeated keys), each with its position. */
+  syntaxErrors(): Array<{ message: string; at: Position }> {
+    return this.doc.errors.map((e) => ({ message: e.message.split('\n')[0]!, at: this.position(e.pos[0]) }));
+  }
+
+  toJS(): unknown {
+    return this.doc.toJS({ maxAliasCount: 100 });
+  }
+
+  position(offset: number): Position {
+    const { line, col } = this.lines.linePos(offset);
+    return { file: this.file, line, col };
+  }
+
+  /**
+   * Position of the node at `path`; with `key`, of the key naming it. A path that does not exist (a
+   * missing key) resolves to the deepest node that does, so the finding still lands near the cause.
+   */
+  locate(path: PropertyPath, options: { key?: boolean } = {}): Position {
+    let node: Node | null = this.doc.contents;
+    let keyNode: Node | undefined;
+    for (const segment of path) {
+      const next = child(node, segment);
+      if (!next) break;
+      ({ node, keyNode } = next);
+    }
+    const target = options.key && keyNode ? keyNode : (node ?? keyNode);
+    return this.position(target?.range?.[0] ?? 0);
+  }
+
+  /** Position of the character at `index` of the string value at `path` (block scalars included). */
+  locateInValue(path: PropertyPath, index: number): Position {
+    let node: Node | null = this.doc.contents;
+    for (const segment of path) node = child(node, segment)?.node ?? null;
+    if (!isScalar(node) || typeof node.value !== 'string' || !node.range) return this.locate(path);
+    const [start, end] = node.range;
+    const source = this.text.slice(start, end);
+
+    if (node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED) {
+      // Content starts on the line after the `|`/`>` header; each source line feeds one line of the value
+      // (literal: joined by newlines, folded: by spaces), so counting consumed characters finds the line.
+      const firstLine = this.lines.linePos(start).line + 1;
+      const contentLines = source.split('\n').slice(1);
+      let remaining = index;
+      for (const [i, lineText] of contentLines.entries()) {
+        const indent = lineText.length - lineText.trimStart().length;
+        const width = lineText.length - indent;
+        if (remaining <= width) return { file: this.file, line: firstLine + i, col: indent + remaining + 1 };
+        remaining -= width + 1;
+      }
+      return this.position(start);
+    }
+    // Plain and quoted scalars: the value usually appears verbatim (it does unless escapes or folding
+    // changed it); fall back to the opening character of the scalar.
+    const at = source.indexOf(node.value);
+    return this.position(at === -1 ? start : start + at + index);
+  }
+}
+
+function child(
+  node: Node | null,
+  segment: string | number,
+): { node: Node | null; keyNode?: Node } | undefined {
+  if (isMap(node)) {
+    const pair = node.items.find(
+      (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment),
+    );
+    if (!pair) return undefined;
+    return { node: (pair.value as Node | null) ?? (pair.key as Node), keyNode: pair.key as Node };
+  }
+  if (isSeq(node) && typeof segment === 'number') {
+    const item = node.items[segment] as Node | undefined;
+    return item ? { node: item } : undefined;
+  }
+  return undefined;
+}

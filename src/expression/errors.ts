@@ -1,0 +1,52 @@
+import { RestfnError } from '../errors/restfn-error.js';
+
+/** Where an expression sits: the file, the property path inside it, and the line/column. */
+export interface ExpressionLocation {
+  readonly file?: string;
+  readonly path?: string;
+  readonly line?: number;
+  readonly col?: number;
+}
+
+/**
+ * An expression written by the app author failed to compile or evaluate. JSONata throws plain objects
+ * (`code`, `position`, `token`); they are wrapped here so the JSONata code and the position in the
+ * expression survive, next to the file location.
+ */
+export class ExpressionError extends RestfnError {
+  /** JSONata's own error code, for example `S0201`. */
+  readonly jsonataCode: string | undefined;
+  /** Zero-based index inside the expression as written (after the `=`). */
+  readonly index: number | undefined;
+  readonly location: ExpressionLocation;
+
+  constructor(
+    code: 'EXPRESSION_SYNTAX' | 'EXPRESSION_EVALUATION',
+    message: string,
+    details: { jsonataCode?: string; index?: number; location?: ExpressionLocation; cause?: unknown },
+  ) {
+    const where = formatLocation(details.location);
+    super(code, where ? `${where}: ${message}` : message, { cause: details.cause });
+    this.jsonataCode = details.jsonataCode;
+    this.index = details.index;
+    this.location = details.location ?? {};
+  }
+}
+
+function formatLocation(location: ExpressionLocation | undefined): string {
+  if (!location?.file) return location?.path ?? '';
+  const pos = location.line ? `:${location.line}:${location.col ?? 1}` : '';
+  return `${location.file}${pos}${location.path ? ` (${location.path})` : ''}`;
+}
+
+/** The shape JSONata throws. */
+export interface JsonataFailure {
+  code?: string;
+  position?: number;
+  token?: string;
+  message?: string;
+}
+
+export function isJsonataFailure(error: unknown): error is JsonataFailure {
+  return typeof error === 'object' && error !== null && 'code' in error && 'message' in error;
+}

@@ -1,0 +1,43 @@
+import { compileExpression } from './compile.js';
+import { ExpressionError, isJsonataFailure } from './errors.js';
+import { DEFAULT_LIMITS, type ExpressionLimits } from './limits.js';
+import { CONTEXT_VARIABLE } from './translate.js';
+
+/**
+ * Evaluates an expression body with `$` bound to `input` and `@ctx` to `context`. Runtime failures
+ * (including guardrail trips: D1011 stack, D1012 timeout, D2015 sequence) become `ExpressionError`
+ * with code `EXPRESSION_EVALUATION`.
+ */
+export async function evaluateExpression(
+  source: string,
+  input: unknown,
+  context: unknown,
+  limits: ExpressionLimits = DEFAULT_LIMITS,
+): Promise<unknown> {
+  const expression = compileExpression(source, limits);
+  try {
+    return normalise(await expression.evaluate(input, { [CONTEXT_VARIABLE]: context }));
+  } catch (error) {
+    if (!isJsonataFailure(error)) throw error;
+    throw new ExpressionError('EXPRESSION_EVALUATION', `${error.message} (JSONata ${error.code})`, {
+      jsonataCode: error.code,
+      ...(error.position === undefined ? {} : { index: Math.max(0, error.position - 1) }),
+      cause: error,
+    });
+  }
+}
+
+/** JSONata marks result arrays as sequences with extra properties; hand back plain JSON values. */
+function normalise(value: unknown): unknown {
+  if (Array.isArray(value) && 'sequence' in value) return Array.from(value);
+  return value;
+}
+
+/** JSONata truthiness for conditions: the same rules as its `$boolean()`. */
+export function isTruthy(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === 0 || value === '') return false;
+  if (Array.isArray(value)) return value.some(isTruthy);
+  if (typeof value === 'object') return Object.keys(value).length > 0;
+  if (typeof value === 'number') return !Number.isNaN(value);
+  return true;
+}

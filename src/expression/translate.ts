@@ -1,0 +1,73 @@
+/**
+ * Translates the platform's context notation into plain JSONata: `@ctx` and its short alias `@.`
+ * become the bound variable `$ctx`. Only code is translated: string literals, backquoted names and
+ * comments are copied as they are, and JSONata's own `@$var` binding is left alone.
+ */
+export const CONTEXT_VARIABLE = 'ctx';
+
+export interface Translation {
+  readonly text: string;
+  /** Maps an index in `text` back to the index in the source it came from. */
+  readonly sourceIndex: (translatedIndex: number) => number;
+}
+
+const IDENTIFIER_CHAR = /[A-Za-z0-9_$]/;
+
+export function translateContext(source: string): Translation {
+  let out = '';
+  // Each anchor says: translated index `to` corresponds to source index `from`.
+  const anchors: Array<{ from: number; to: number }> = [];
+  let i = 0;
+  const replace = (width: number, replacement: string) => {
+    anchors.push({ from: i, to: out.length });
+    out += replacement;
+    i += width;
+    anchors.push({ from: i, to: out.length });
+  };
+
+  while (i < source.length) {
+    const ch = source[i]!;
+    if (ch === '"' || ch === "'" || ch === '`') {
+      const end = skipQuoted(source, i, ch);
+      out += source.slice(i, end);
+      i = end;
+    } else if (ch === '/' && source[i + 1] === '*') {
+      const close = source.indexOf('*/', i + 2);
+      const end = close === -1 ? source.length : close + 2;
+      out += source.slice(i, end);
+      i = end;
+    } else if (ch === '@' && source.startsWith('ctx', i + 1) && !IDENTIFIER_CHAR.test(source[i + 4] ?? '')) {
+      replace(4, `$${CONTEXT_VARIABLE}`);
+    } else if (ch === '@' && source[i + 1] === '.') {
+      replace(2, `$${CONTEXT_VARIABLE}.`);
+    } else {
+      out += ch;
+      i += 1;
+    }
+  }
+
+  return {
+    text: out,
+    sourceIndex(index) {
+      let from = 0;
+      let to = 0;
+      for (const anchor of anchors) {
+        if (anchor.to > index) break;
+        ({ from, to } = anchor);
+      }
+      return from + (index - to);
+    },
+  };
+}
+
+/** Index just past the closing quote; backslash escapes apply in string literals, not in backquotes. */
+function skipQuoted(source: string, start: number, quote: string): number {
+  let i = start + 1;
+  while (i < source.length) {
+    const ch = source[i]!;
+    if (ch === '\\' && quote !== '`') i += 2;
+    else if (ch === quote) return i + 1;
+    else i += 1;
+  }
+  return source.length;
+}
