@@ -32,9 +32,10 @@ function isAlwaysJsonata(path: PropertyPath): boolean {
 }
 
 function walk(value: unknown, path: PropertyPath, visit: (value: string, path: PropertyPath) => void): void {
-  if (typeof value === 'string') visit(value, path);
-  else if (Array.isArray(value)) value.forEach((item, i) => walk(item, [...path, i], visit));
-  else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) walk(item, [...path, key], visit);
+  if (typeof value === 'string') {
+    visit(value, path);
+  } else if (value !== null && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value))
+      walk(item, [...path, Array.isArray(value) ? Number(key) : key], visit);
   }
 }
