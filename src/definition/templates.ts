@@ -1,0 +1,76 @@
+/**
+ * Skeletons for new function files (spec 4.5). Each validates without findings; the credential
+ * templates name a credential key that `restfn credentials set` stores (see the authentication docs).
+ */
+export const TEMPLATE_NAMES = ['rest', 'api-key', 'basic-auth', 'oauth', 'secret'] as const;
+export type TemplateName = (typeof TEMPLATE_NAMES)[number];
+
+const HEAD = (description: string, url: string) => `# ${description}
+provider: DATA_PROVIDER_REST
+method: GET
+url: ${url}
+format: json
+`;
+
+const BODY = `outputTransform: $
+`;
+
+const TEMPLATES: Record<TemplateName, (url: string) => string> = {
+  rest: (url) => `${HEAD('REST call without authentication; the service returns JSON.', url)}parameters:
+  limit:
+    location: query
+    type: number
+    required: false
+    value: 50
+${BODY}`,
+
+  'api-key': (
+    url,
+  ) => `${HEAD('REST call authenticated with an API key sent in the x-api-key header.', url)}parameters:
+  x-api-key:
+    location: header
+    type: secret
+    required: true
+    # Key of the credential in the credentials store, not the API key itself.
+    value: api-key
+${BODY}`,
+
+  'basic-auth': (
+    url,
+  ) => `${HEAD('REST call with basic authentication; username and password live in the credentials store.', url)}parameters:
+  basicAuth:
+    location: header
+    type: secret
+    required: true
+    # Key of a basic credential (username and password) in the credentials store.
+    value: basic-auth
+${BODY}`,
+
+  oauth: (
+    url,
+  ) => `${HEAD('REST call authenticated with an OAuth access token (Authorization: Bearer).', url)}parameters:
+  accessToken:
+    location: header
+    # <provider>.oauth: the token comes from the OAuth flow of the named credential.
+    type: custom.oauth
+    required: true
+    value: oauth
+${BODY}`,
+
+  secret: (
+    url,
+  ) => `${HEAD('REST call that sends a stored secret in a header (or set location to query, path or body).', url)}parameters:
+  x-secret:
+    location: header
+    type: secret
+    required: true
+    # Key of the secret in the credentials store.
+    value: secret
+${BODY}`,
+};
+
+export const DEFAULT_TEMPLATE_URL = 'https://api.example.com/items';
+
+export function renderTemplate(template: TemplateName, url = DEFAULT_TEMPLATE_URL): string {
+  return TEMPLATES[template](url);
+}
