@@ -32,11 +32,21 @@ function fromIssue(file: YamlFile, data: unknown, issue: z.core.$ZodIssue): Diag
       );
     }
     case 'invalid_type':
+    case 'invalid_value':
       if (actual === undefined) {
         return [
           diagnostic(
             'MISSING_KEY',
-            `missing required key '${String(path.at(-1))}'${parentName(path)}; add it (${issue.expected})`,
+            `missing required key '${String(path.at(-1))}'${parentName(path)}; add it (${expectation(issue)})`,
+            file.locate(path),
+          ),
+        ];
+      }
+      if (issue.code === 'invalid_type') {
+        return [
+          diagnostic(
+            'INVALID_VALUE',
+            `${name} must be ${article(issue.expected)} (got ${typeName(actual)})`,
             file.locate(path),
           ),
         ];
@@ -44,20 +54,13 @@ function fromIssue(file: YamlFile, data: unknown, issue: z.core.$ZodIssue): Diag
       return [
         diagnostic(
           'INVALID_VALUE',
-          `${name} must be ${article(issue.expected)} (got ${typeName(actual)})`,
+          `${name} must be ${expectation(issue)}${hint(actual, issue.values)}`,
           file.locate(path),
         ),
       ];
-    case 'invalid_value': {
-      const allowed = issue.values.map(String);
-      const hint = typeof actual === 'string' ? didYouMean(actual, allowed) : '';
-      const expected = allowed.length === 1 ? `'${allowed[0]}'` : `one of ${allowed.join(', ')}`;
-      return [diagnostic('INVALID_VALUE', `${name} must be ${expected}${hint}`, file.locate(path))];
-    }
     case 'invalid_union': {
       if ('discriminator' in issue && issue.discriminator) {
         const options = ((issue as { options?: unknown[] }).options ?? []).map(String);
-        const hint = typeof actual === 'string' ? didYouMean(actual, options) : '';
         if (actual === undefined) {
           return [
             diagnostic(
@@ -90,7 +93,7 @@ function fromIssue(file: YamlFile, data: unknown, issue: z.core.$ZodIssue): Diag
       const limit = `${atLeast ? 'at least' : 'at most'} ${bound}`;
       const what =
         issue.origin === 'array'
-          ? `have ${limit} entries`
+          ? `have ${limit} ${bound === 1 ? 'entry' : 'entries'}`
           : issue.origin === 'string'
             ? `have ${limit} characters`
             : `be ${atLeast ? '>=' : '<='} ${bound}`;
@@ -99,6 +102,18 @@ function fromIssue(file: YamlFile, data: unknown, issue: z.core.$ZodIssue): Diag
     default:
       return [diagnostic('INVALID_VALUE', `${name}: ${issue.message}`, file.locate(path))];
   }
+}
+
+/** What a missing or wrong value should be: a type, or the allowed values. */
+function expectation(issue: z.core.$ZodIssueInvalidType | z.core.$ZodIssueInvalidValue): string {
+  if (issue.code === 'invalid_type') return issue.expected;
+  const allowed = issue.values.map(String);
+  return allowed.length === 1 ? `'${allowed[0]}'` : `one of ${allowed.join(', ')}`;
+}
+
+/** "did you mean" for a string close to one of several allowed values. */
+function hint(actual: unknown, allowed: readonly unknown[]): string {
+  return typeof actual === 'string' && allowed.length > 1 ? didYouMean(actual, allowed.map(String)) : '';
 }
 
 /** `parameters.id.location`, with list indexes as `[0]`. */

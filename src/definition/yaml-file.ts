@@ -77,10 +77,12 @@ export class YamlFile {
       // (literal: joined by newlines, folded: by spaces), so counting consumed characters finds the line.
       const firstLine = this.lines.linePos(start).line + 1;
       const contentLines = source.split('\n').slice(1);
+      // The block's indentation is that of its first non-empty line; deeper indentation is content.
+      const firstContent = contentLines.find((l) => l.trim().length > 0) ?? '';
+      const indent = firstContent.length - firstContent.trimStart().length;
       let remaining = index;
       for (const [i, lineText] of contentLines.entries()) {
-        const indent = lineText.length - lineText.trimStart().length;
-        const width = lineText.length - indent;
+        const width = Math.max(0, lineText.length - indent);
         if (remaining <= width) return { file: this.file, line: firstLine + i, col: indent + remaining + 1 };
         remaining -= width + 1;
       }

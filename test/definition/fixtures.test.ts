@@ -1,0 +1,79 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { definitionFiles, loadSolution } from '../../src/definition/solution.js';
+import { validateSolution } from '../../src/definition/validate.js';
+import { EXAMPLES, FIXTURES, tempSolution } from '../helpers/temp-solution.js';
+
+/**
+ * Fixtures are named by expected outcome and carry their expected findings as comments:
+ * `# expect: CODE line:col`. A fixture passes when validation reports exactly those, no more.
+ */
+type Finding = `${string} ${string} ${number}:${number}`;
+
+function expectedFindings(root: string): Finding[] {
+  const files = [
+    join(root, 'solution.yaml'),
+    ...['functions', 'datasources', 'actions'].flatMap((d) => definitionFiles(join(root, d))),
+  ];
+  return files.flatMap((path) => {
+    let text: string;
+    try {
+      text = readFileSync(path, 'utf8');
+    } catch {
+      return [];
+    }
+    return [...text.matchAll(/^# expect: (\w+) (\d+):(\d+)$/gm)].map(
+      (m) => `${relative(root, path)} ${m[1]} ${Number(m[2])}:${Number(m[3])}` as Finding,
+    );
+  });
+}
+
+async function actualFindings(root: string): Promise<Finding[]> {
+  const result = await validateSolution(loadSolution(root, { displayBase: root }));
+  return result.diagnostics.map((d) => `${d.file} ${d.code} ${d.line}:${d.col}` as Finding);
+}
+
+describe('invalid function files report exactly their expected findings', () => {
+  const dir = join(FIXTURES, 'invalid-functions');
+  test.each(readdirSync(dir))('%s', async (name) => {
+    const root = tempSolution({ [`functions/${name}`]: readFileSync(join(dir, name), 'utf8') });
+    const expected = expectedFindings(root);
+    expect(expected.length).toBeGreaterThan(0);
+    expect((await actualFindings(root)).sort()).toEqual(expected.sort());
+  });
+});
+
+describe('solution fixtures report exactly their expected findings', () => {
+  const dir = join(FIXTURES, 'solutions');
+  test.each(readdirSync(dir))('%s', async (name) => {
+    const root = join(dir, name);
+    expect((await actualFindings(root)).sort()).toEqual(expectedFindings(root).sort());
+  });
+});
+
+describe('valid definitions have no findings', () => {
+  test('every valid function fixture, validated together (one guards another)', async () => {
+    const dir = join(FIXTURES, 'valid-functions');
+    const files = Object.fromEntries(
+      readdirSync(dir).map((n) => [`functions/${n}`, readFileSync(join(dir, n), 'utf8')]),
+    );
+    const root = tempSolution(files);
+    const solution = loadSolution(root, { displayBase: root });
+    expect(solution.functions.size).toBe(Object.keys(files).length);
+    expect(await actualFindings(root)).toEqual([]);
+  });
+
+  test('the example solution', async () => {
+    const root = join(EXAMPLES, 'demo');
+    const solution = loadSolution(root);
+    expect(solution.files.map((f) => f.kind).sort()).toEqual([
+      'action',
+      'datasource',
+      'function',
+      'function',
+      'function',
+    ]);
+    expect(await actualFindings(root)).toEqual([]);
+  });
+});
