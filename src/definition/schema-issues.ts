@@ -73,7 +73,7 @@ function fromIssue(file: YamlFile, data: unknown, issue: z.core.$ZodIssue): Diag
         return [
           diagnostic(
             'INVALID_VALUE',
-            `${name} must be one of ${options.join(', ')}${hint}`,
+            `${name} must be one of ${options.join(', ')}${hint(actual, options)}`,
             file.locate(path),
           ),
         ];

@@ -1,15 +1,20 @@
-/** Levenshtein distance, small and allocation-light: the strings compared here are short keys. */
+/**
+ * Edit distance with adjacent transpositions counted as one edit (optimal string alignment), so
+ * `PSOT` is one step from `POST`. The strings compared here are short keys.
+ */
 export function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  const d: number[][] = Array.from({ length: a.length + 1 }, (_, i) => [i]);
+  for (let j = 1; j <= b.length; j++) d[0]![j] = j;
   for (let i = 1; i <= a.length; i++) {
-    const current = [i];
     for (let j = 1; j <= b.length; j++) {
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      let best = Math.min(d[i - 1]![j]! + 1, d[i]![j - 1]! + 1, d[i - 1]![j - 1]! + cost);
+      if (i > 1 && j > 1 && a[i - 1] === b[j - 2] && a[i - 2] === b[j - 1])
+        best = Math.min(best, d[i - 2]![j - 2]! + 1);
+      d[i]![j] = best;
     }
-    previous = current;
   }
-  return previous[b.length]!;
+  return d[a.length]![b.length]!;
 }
 
 /** The closest candidate, if it is close enough to be a plausible typo (case differences count as none). */

@@ -1,0 +1,108 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { checkSyntax } from '../../src/expression/compile.js';
+import { evaluateExpression } from '../../src/expression/evaluate.js';
+import { translateContext } from '../../src/expression/translate.js';
+
+/** input -> translated JSONata. Only code is translated; literals, backquotes, comments and `@$x` are not. */
+const TRANSLATIONS: Array<[string, string]> = [
+  ['@ctx.response.status', '$ctx.response.status'],
+  ['@.parameters.id', '$ctx.parameters.id'],
+  ['@ctx', '$ctx'],
+  ['@ctx.a & @.b', '$ctx.a & $ctx.b'],
+  ["'@ctx.x'", "'@ctx.x'"],
+  ['"say @. here"', '"say @. here"'],
+  ['"escaped \\" @ctx"', '"escaped \\" @ctx"'],
+  ['`@ctx odd name`', '`@ctx odd name`'],
+  ['/* @ctx */ @ctx.a', '/* @ctx */ $ctx.a'],
+  ['Account.Order@$o.Product', 'Account.Order@$o.Product'],
+  ['@ctxual', '@ctxual'],
+  ["$lookup(@ctx.response.headers, 'retry-after')", "$lookup($ctx.response.headers, 'retry-after')"],
+  ['@ctx.response.body."@odata.nextLink"', '$ctx.response.body."@odata.nextLink"'],
+];
+
+describe('translateContext', () => {
+  test.each(TRANSLATIONS)('%s', (input, output) => {
+    expect(translateContext(input).text).toBe(output);
+  });
+
+  test('maps translated positions back to the source', () => {
+    const source = '@.a + @ctx.b + x';
+    const t = translateContext(source);
+    expect(t.text).toBe('$ctx.a + $ctx.b + x');
+    expect(source[t.sourceIndex(t.text.lastIndexOf('x'))]).toBe('x');
+    expect(source[t.sourceIndex(t.text.lastIndexOf('+'))]).toBe('+');
+  });
+
+  test('text without @ is never changed (property)', () => {
+    fc.assert(
+      fc.property(fc.string(), (s) => {
+        const input = s.replaceAll('@', '');
+        const t = translateContext(input);
+        expect(t.text).toBe(input);
+        expect(t.sourceIndex(input.length)).toBe(input.length);
+      }),
+    );
+  });
+});
+
+/** expression, input ($), context (@ctx), expected result or error code. */
+const EVALUATIONS: Array<{ expr: string; input?: unknown; ctx?: unknown; result?: unknown; error?: string }> =
+  [
+    { expr: '@ctx.response.status = 403', ctx: { response: { status: 403 } }, result: true },
+    { expr: '@.parameters.id', ctx: { parameters: { id: 'a1' } }, result: 'a1' },
+    { expr: '$count(items)', input: { items: [1, 2, 3] }, result: 3 },
+    { expr: "'@ctx'", result: '@ctx' },
+    { expr: '$number(@ctx.parameters.page) + 1', ctx: { parameters: { page: '4' } }, result: 5 },
+    { expr: '$.value', input: { value: [{ id: 1 }] }, result: [{ id: 1 }] },
+    { expr: 'items.id', input: { items: [{ id: 1 }, { id: 2 }] }, result: [1, 2] },
+    {
+      expr: '@ctx.response.body.`@odata.nextLink`',
+      ctx: { response: { body: { '@odata.nextLink': 'n' } } },
+      result: 'n',
+    },
+    { expr: 'Order@$o.$o.id', input: { Order: [{ id: 7 }] }, result: 7 },
+    { expr: '$string(1) & @ctx.missing', ctx: {}, result: '1' },
+    { expr: '$number("x")', error: 'EXPRESSION_EVALUATION' },
+    { expr: '($f := function($n) { 1 + $f($n) }; $f(1))', error: 'EXPRESSION_EVALUATION' },
+    { expr: '[1..2000000]', error: 'EXPRESSION_EVALUATION' },
+    { expr: '@ctx.a +', error: 'EXPRESSION_SYNTAX' },
+  ];
+
+describe('evaluateExpression', () => {
+  test.each(EVALUATIONS)('$expr', async ({ expr, input, ctx, result, error }) => {
+    const run = evaluateExpression(expr, input, ctx ?? {});
+    if (error) await expect(run).rejects.toMatchObject({ code: error });
+    else expect(await run).toEqual(result);
+  });
+
+  test('guardrails stop a runaway expression with a JSONata code', async () => {
+    const limits = { timeoutMs: 50, maxDepth: 500, maxSequence: 1000 };
+    // Not a tail call, so the stack grows until the depth limit.
+    await expect(
+      evaluateExpression('($f := function($n) { 1 + $f($n) }; $f(1))', null, {}, limits),
+    ).rejects.toMatchObject({
+      code: 'EXPRESSION_EVALUATION',
+      jsonataCode: 'D1011',
+    });
+    // A tail call loops in constant stack until the timeout.
+    await expect(
+      evaluateExpression('($f := function() { $f() }; $f())', null, {}, limits),
+    ).rejects.toMatchObject({
+      jsonataCode: 'D1012',
+    });
+    await expect(
+      evaluateExpression(
+        '[1..10] ~> $map(function($v) { [1..10] })',
+        null,
+        {},
+        { timeoutMs: 1000, maxDepth: 500, maxSequence: 5 },
+      ),
+    ).rejects.toMatchObject({ jsonataCode: 'D2015' });
+  });
+
+  test('checkSyntax reports the position of the failure in the source', () => {
+    expect(checkSyntax('@.a > > 3')).toMatchObject({ jsonataCode: 'S0211', index: 6 });
+    expect(checkSyntax('@ctx.a + 1')).toBeUndefined();
+  });
+});
