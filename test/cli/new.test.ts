@@ -1,0 +1,70 @@
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { TEMPLATE_NAMES } from '../../src/definition/templates.js';
+import { runCli } from '../helpers/cli.js';
+import { tempSolution } from '../helpers/temp-solution.js';
+
+describe('restfn new', () => {
+  test('every template writes a file that validates without findings', async () => {
+    const root = tempSolution({ 'solution.yaml': 'name: t\n' });
+    for (const template of TEMPLATE_NAMES) {
+      const r = await runCli(['new', `rest-${template}`, '--template', template], { cwd: root });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toBe(`created functions/rest-${template}.platform\n`);
+    }
+    const v = await runCli(['validate', '--format', 'json'], { cwd: root });
+    expect(JSON.parse(v.stdout)).toMatchObject({ files: 1 + TEMPLATE_NAMES.length, errors: 0, warnings: 0 });
+  });
+
+  test('templates follow the spec table (credential parameter per template)', async () => {
+    const root = tempSolution();
+    const expected = {
+      'api-key': /x-api-key:\n\s+location: header\n\s+type: secret/,
+      'basic-auth': /basicAuth:\n\s+location: header\n\s+type: secret/,
+      oauth: /accessToken:\n\s+location: header\n(\s+#.*\n)?\s+type: custom\.oauth/,
+      secret: /type: secret/,
+    } as const;
+    for (const [template, pattern] of Object.entries(expected)) {
+      await runCli(['new', `t-${template}`, '-t', template, '--solution', root]);
+      expect(readFileSync(join(root, 'functions', `t-${template}.platform`), 'utf8')).toMatch(pattern);
+    }
+    await runCli(['new', 't-rest', '--solution', root]);
+    expect(readFileSync(join(root, 'functions', 't-rest.platform'), 'utf8')).not.toMatch(
+      /secret|oauth|Authorization/,
+    );
+  });
+
+  test('the extension is added once, and subfolders are allowed', async () => {
+    const root = tempSolution();
+    await runCli(['new', 'rest-get-a.platform', '--solution', root]);
+    await runCli(['new', 'crm/rest-get-b', '--solution', root, '--url', 'http://127.0.0.1:9/b']);
+    expect(existsSync(join(root, 'functions', 'rest-get-a.platform'))).toBe(true);
+    expect(existsSync(join(root, 'functions', 'rest-get-a.platform.platform'))).toBe(false);
+    expect(readFileSync(join(root, 'functions', 'crm', 'rest-get-b.platform'), 'utf8')).toContain(
+      'url: http://127.0.0.1:9/b',
+    );
+  });
+
+  test('a name breaking the naming rule is refused with the corrected name', async () => {
+    const root = tempSolution();
+    const r = await runCli(['new', 'Rest_Get Customers', '--solution', root]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('INVALID_NAME');
+    expect(r.stderr).toContain("for example 'rest-get-customers'");
+    expect(existsSync(join(root, 'functions'))).toBe(false);
+  });
+
+  test('an existing file is never overwritten, also across subfolders', async () => {
+    const root = tempSolution();
+    const path = join(root, 'functions', 'rest-get-a.platform');
+    await runCli(['new', 'rest-get-a', '--solution', root]);
+    writeFileSync(path, 'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: http://mine\n');
+    const again = await runCli(['new', 'rest-get-a', '--solution', root, '-t', 'oauth']);
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('FILE_EXISTS');
+    const elsewhere = await runCli(['new', 'other/rest-get-a', '--solution', root]);
+    expect(elsewhere.code).toBe(2);
+    expect(readFileSync(path, 'utf8')).toBe('provider: DATA_PROVIDER_REST\nmethod: GET\nurl: http://mine\n');
+  });
+});
