@@ -47,44 +47,46 @@ export const OPERATION_TYPES = [
   'operation.find-replace',
 ] as const;
 
-export const operation = z.discriminatedUnion('type', [
-  strict({ type: z.literal('operation.upsert-merge'), ...common }).describe(
-    'Match on id; merge top-level properties into the existing record.',
-  ),
-  strict({ type: z.literal('operation.upsert-replace'), ...common }).describe(
-    'Match on id; replace the whole record.',
-  ),
-  strict({
-    type: z.literal('operation.delete-insert'),
-    ...common,
-    forRowsWithValues: scopeWithValues.optional(),
-    forRowsInRange: scopeInRange.optional(),
-  }).describe('Delete the rows in scope (the whole table when no scope is given), then insert.'),
-  strict({
-    type: z.literal('operation.execute-sql'),
-    when: common.when,
-    statements: z
-      .array(
-        strict({
-          statement: z.string().describe('SQLite SQL; tables written [name]; @name binds a parameter.'),
-          parameters: z
-            .union([z.array(z.unknown()), z.record(z.string(), z.unknown())])
-            .optional()
-            .describe('Bound values (list for ?, map for @name), each a value or expression.'),
-        }),
-      )
-      .min(1),
-    tables: z.array(z.string()).optional().describe('Tables the statements touch.'),
-  }).describe('Run parameterised SQL statements.'),
-  strict({
-    type: z.literal('operation.find-replace'),
-    when: common.when,
-    find: z.string().describe('Text to find (value or expression), for example a temporary id.'),
-    replace: z.string().describe('Replacement (value or expression).'),
-    tables: z.array(z.string()).optional().describe('Tables to search; defaults to the entity.'),
-    includeCommandQueue: z.boolean().optional().describe('Also replace inside queued commands.'),
-  }).describe('Replace a string in ids and data.'),
-]);
+export const operation = z
+  .discriminatedUnion('type', [
+    strict({ type: z.literal('operation.upsert-merge'), ...common }).describe(
+      'Match on id; merge top-level properties into the existing record.',
+    ),
+    strict({ type: z.literal('operation.upsert-replace'), ...common }).describe(
+      'Match on id; replace the whole record.',
+    ),
+    strict({
+      type: z.literal('operation.delete-insert'),
+      ...common,
+      forRowsWithValues: scopeWithValues.optional(),
+      forRowsInRange: scopeInRange.optional(),
+    }).describe('Delete the rows in scope (the whole table when no scope is given), then insert.'),
+    strict({
+      type: z.literal('operation.execute-sql'),
+      when: common.when,
+      statements: z
+        .array(
+          strict({
+            statement: z.string().describe('SQLite SQL; tables written [name]; @name binds a parameter.'),
+            parameters: z
+              .union([z.array(z.unknown()), z.record(z.string(), z.unknown())])
+              .optional()
+              .describe('Bound values (list for ?, map for @name), each a value or expression.'),
+          }),
+        )
+        .min(1),
+      tables: z.array(z.string()).optional().describe('Tables the statements touch.'),
+    }).describe('Run parameterised SQL statements.'),
+    strict({
+      type: z.literal('operation.find-replace'),
+      when: common.when,
+      find: z.string().describe('Text to find (value or expression), for example a temporary id.'),
+      replace: z.string().describe('Replacement (value or expression).'),
+      tables: z.array(z.string()).optional().describe('Tables to search; defaults to the entity.'),
+      includeCommandQueue: z.boolean().optional().describe('Also replace inside queued commands.'),
+    }).describe('Replace a string in ids and data.'),
+  ])
+  .meta({ id: 'operation' }); // one definition in the JSON Schema, referenced from every list of operations
 
 export const operations = z
   .array(operation)

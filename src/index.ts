@@ -1,0 +1,28 @@
+/** restfn's public API. The CLI is a thin layer over these. */
+export { type Diagnostic, formatDiagnostic } from './definition/diagnostic.js';
+export { jsonSchema } from './definition/json-schema.js';
+export { RULES, type RuleCode, type Severity } from './definition/rule-codes.js';
+export type {
+  ActionDefinition,
+  DatasourceDefinition,
+  ErrorHandler,
+  FileKind,
+  FunctionDefinition,
+  Operation,
+  ParameterDefinition,
+  SolutionDefinition,
+} from './definition/schema/index.js';
+export {
+  findSolutionRoot,
+  type LoadOptions,
+  loadSolution,
+  type Solution,
+  SolutionNotFoundError,
+  type SourceFile,
+} from './definition/solution.js';
+export { renderTemplate, TEMPLATE_NAMES, type TemplateName } from './definition/templates.js';
+export { type ValidationResult, validateSolution } from './definition/validate.js';
+export { DefinitionError } from './errors/definition-error.js';
+export { RestfnError, UsageError } from './errors/restfn-error.js';
+export { ExpressionError } from './expression/errors.js';
+export { DEFAULT_LIMITS, type ExpressionLimits } from './expression/limits.js';
