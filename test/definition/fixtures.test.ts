@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { RULES } from '../../src/definition/rule-codes.js';
 import { definitionFiles, loadSolution } from '../../src/definition/solution.js';
 import { validateSolution } from '../../src/definition/validate.js';
 import { EXAMPLES, FIXTURES, tempSolution } from '../helpers/temp-solution.js';
@@ -76,4 +77,14 @@ describe('valid definitions have no findings', () => {
     ]);
     expect(await actualFindings(root)).toEqual([]);
   });
+});
+
+test('every rule code is exercised by at least one fixture', () => {
+  const text = (dir: string): string[] =>
+    readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((e) => e.isFile())
+      .map((e) => readFileSync(join(e.parentPath, e.name), 'utf8'));
+  const all = [...text(join(FIXTURES, 'invalid-functions')), ...text(join(FIXTURES, 'solutions'))].join('\n');
+  const missing = Object.keys(RULES).filter((code) => !all.includes(`# expect: ${code} `));
+  expect(missing).toEqual([]);
 });
