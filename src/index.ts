@@ -26,3 +26,26 @@ export { DefinitionError } from './errors/definition-error.js';
 export { RestfnError, UsageError } from './errors/restfn-error.js';
 export { ExpressionError } from './expression/errors.js';
 export { DEFAULT_LIMITS, type ExpressionLimits } from './expression/limits.js';
+export { InvalidUrlError } from './http/build-request.js';
+export {
+  AbortedError,
+  CallError,
+  NetworkError,
+  RedirectLimitError,
+  RemoteError,
+  ResponseFormatError,
+  TimeoutError,
+} from './http/errors.js';
+export { DEFAULT_HTTP, type HttpOptions } from './http/options.js';
+export type { CallContext } from './runtime/context.js';
+export type { AppliedCredential, CredentialProvider, CredentialRequest } from './runtime/credentials.js';
+export {
+  CredentialError,
+  FunctionNotFoundError,
+  ParameterError,
+  UnsupportedStepError,
+} from './runtime/errors.js';
+export type { EventListener, ExecutionEvent } from './runtime/events.js';
+export type { RuntimeOptions } from './runtime/options.js';
+export type { ExecutionResult } from './runtime/pipeline.js';
+export { type CreateRuntimeOptions, createRuntime, Runtime } from './runtime/runtime.js';

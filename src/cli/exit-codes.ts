@@ -1,8 +1,10 @@
 import { CommanderError } from 'commander';
 import { SolutionNotFoundError } from '../definition/solution.js';
 import { DefinitionError } from '../errors/definition-error.js';
-import { RestfnError, UsageError } from '../errors/restfn-error.js';
+import { UsageError } from '../errors/restfn-error.js';
 import { ExpressionError } from '../expression/errors.js';
+import { InvalidUrlError } from '../http/build-request.js';
+import { CredentialError, FunctionNotFoundError, ParameterError } from '../runtime/errors.js';
 
 /** The documented exit codes, used by every command. Errors become exit codes here and only here. */
 export const EXIT = {
@@ -18,13 +20,23 @@ export const EXIT = {
   CREDENTIALS: 4,
 } as const;
 
-/** Error codes of credential failures; the authentication issue adds its codes here. */
-const CREDENTIAL_CODES = new Set<string>();
-
 export function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
-  if (error instanceof UsageError || error instanceof SolutionNotFoundError) return EXIT.USAGE;
-  if (error instanceof DefinitionError || error instanceof ExpressionError) return EXIT.INVALID_DEFINITION;
-  if (error instanceof RestfnError && CREDENTIAL_CODES.has(error.code)) return EXIT.CREDENTIALS;
+  if (
+    error instanceof UsageError ||
+    error instanceof SolutionNotFoundError ||
+    error instanceof ParameterError ||
+    error instanceof FunctionNotFoundError
+  ) {
+    return EXIT.USAGE;
+  }
+  if (
+    error instanceof DefinitionError ||
+    error instanceof ExpressionError ||
+    error instanceof InvalidUrlError
+  ) {
+    return EXIT.INVALID_DEFINITION;
+  }
+  if (error instanceof CredentialError) return EXIT.CREDENTIALS;
   return EXIT.FUNCTION_FAILED;
 }

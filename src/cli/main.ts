@@ -2,6 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { RestfnError } from '../errors/restfn-error.js';
 import { registerNew } from './commands/new.js';
+import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
 import { registerValidate } from './commands/validate.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
@@ -13,6 +14,7 @@ const program = new Command('restfn')
   .showHelpAfterError('(run restfn --help for usage)');
 
 registerValidate(program);
+registerRun(program);
 registerSchema(program);
 registerNew(program);
 

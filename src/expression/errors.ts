@@ -19,6 +19,8 @@ export class ExpressionError extends RestfnError {
   /** Zero-based index inside the expression as written (after the `=`). */
   readonly index: number | undefined;
   readonly location: ExpressionLocation;
+  /** The message without the location prefix. */
+  readonly detail: string;
 
   constructor(
     code: 'EXPRESSION_SYNTAX' | 'EXPRESSION_EVALUATION',
@@ -30,6 +32,7 @@ export class ExpressionError extends RestfnError {
     this.jsonataCode = details.jsonataCode;
     this.index = details.index;
     this.location = details.location ?? {};
+    this.detail = message;
   }
 }
 

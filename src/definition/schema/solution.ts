@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { strict } from './common.js';
 
+const positiveInt = z.number().int().positive();
+
 export const solutionDefinition = strict({
   name: z.string().optional().describe('Solution name; defaults to the folder name.'),
   title: z.string().optional(),
@@ -10,6 +12,29 @@ export const solutionDefinition = strict({
       .record(z.string(), z.unknown())
       .optional()
       .describe('Read as @ctx.solution.settings.custom.<name>.'),
+    expressions: strict({
+      timeoutMs: positiveInt
+        .optional()
+        .describe('Longest evaluation of one expression, in ms. Default: 2000.'),
+      maxDepth: positiveInt.optional().describe('Deepest evaluation stack. Default: 500.'),
+      maxSequence: positiveInt
+        .optional()
+        .describe('Longest sequence an expression may build. Default: 1000000.'),
+    })
+      .optional()
+      .describe('JSONata guardrails, always on; raise them here.'),
+    http: strict({
+      connectTimeoutMs: positiveInt.optional().describe('Time to open a connection, in ms. Default: 10000.'),
+      headersTimeoutMs: positiveInt
+        .optional()
+        .describe('Time to receive the response headers, in ms. Default: 30000.'),
+      bodyTimeoutMs: positiveInt
+        .optional()
+        .describe('Longest pause while receiving the response body, in ms. Default: 30000.'),
+      maxRedirections: z.number().int().nonnegative().optional().describe('Redirects followed. Default: 5.'),
+    })
+      .optional()
+      .describe('Outbound HTTP settings for every function of the solution.'),
   }).optional(),
 });
 

@@ -1,0 +1,98 @@
+import type { Command } from 'commander';
+import { formatDiagnostic } from '../../definition/diagnostic.js';
+import { loadSolution } from '../../definition/solution.js';
+import { validateSolution } from '../../definition/validate.js';
+import { DefinitionError } from '../../errors/definition-error.js';
+import { UsageError } from '../../errors/restfn-error.js';
+import type { ExecutionEvent } from '../../runtime/events.js';
+import { createRuntime } from '../../runtime/runtime.js';
+import { solutionDir } from '../solution-dir.js';
+
+interface Options {
+  param: string[];
+  params?: string;
+  solution?: string;
+  verbose?: boolean;
+}
+
+export function registerRun(program: Command): void {
+  program
+    .command('run')
+    .description('execute one function: the output as JSON on stdout, diagnostics on stderr')
+    .argument('<name>', 'function name')
+    .option('-p, --param <name=value>', 'a parameter value (repeatable)', collect, [])
+    .option('--params <json>', 'parameter values as a JSON object (-p values override)')
+    .option('-s, --solution <dir>', 'solution folder (default: found from the current folder upward)')
+    .option('-v, --verbose', 'trace requests and responses on stderr (credentials masked)')
+    .action(async (name: string, options: Options) => {
+      const parameters = parseParameters(options);
+      const solution = loadSolution(solutionDir(options.solution));
+      const file = solution.functions.get(name);
+      if (file) {
+        // Refuse to call anything from a definition with errors; warnings are shown but do not stop it.
+        const { diagnostics, errors } = await validateSolution(solution, { only: new Set([file.yaml.file]) });
+        for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+        if (errors > 0)
+          throw new DefinitionError(`function '${name}' has ${errors} error(s); fix them first`, diagnostics);
+      }
+      const runtime = createRuntime(solution);
+      if (options.verbose) runtime.on(trace);
+      try {
+        const result = await runtime.execute(name, parameters);
+        if (result.status === 'skipped') process.stderr.write(`restfn: ${name} skipped: ${result.reason}\n`);
+        process.stdout.write(
+          `${JSON.stringify(result.status === 'ok' ? result.output : null, null, 2) ?? 'null'}\n`,
+        );
+      } finally {
+        await runtime.close();
+      }
+    });
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function parseParameters(options: Options): Record<string, unknown> {
+  let parameters: Record<string, unknown> = {};
+  if (options.params !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(options.params);
+    } catch {
+      throw new UsageError('--params must be a JSON object, for example --params \'{"id": "42"}\'');
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new UsageError('--params must be a JSON object, for example --params \'{"id": "42"}\'');
+    }
+    parameters = { ...(parsed as Record<string, unknown>) };
+  }
+  for (const pair of options.param) {
+    const at = pair.indexOf('=');
+    if (at <= 0) throw new UsageError(`-p takes name=value (got '${pair}')`);
+    parameters[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return parameters;
+}
+
+/** `--verbose`: requests and responses as they happen, to stderr; headers arrive already masked. */
+function trace(event: ExecutionEvent): void {
+  const lines: string[] = [];
+  if (event.type === 'request') {
+    lines.push(
+      `> ${event.method} ${event.url}`,
+      ...Object.entries(event.headers).map(([k, v]) => `> ${k}: ${v}`),
+    );
+    if (event.body !== undefined) lines.push(`> ${event.body}`);
+  } else if (event.type === 'response') {
+    lines.push(
+      `< ${event.status} (${event.durationMs.toFixed(0)} ms)`,
+      ...Object.entries(event.headers).map(([k, v]) => `< ${k}: ${v}`),
+    );
+  } else if (event.type === 'failed') {
+    lines.push(`! ${event.code} [${event.correlationId}]`);
+  } else if (event.type === 'succeeded') {
+    lines.push(`= done in ${event.durationMs.toFixed(0)} ms [${event.correlationId}]`);
+  }
+  for (const line of lines) process.stderr.write(`${line}\n`);
+}

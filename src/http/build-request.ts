@@ -1,0 +1,83 @@
+import { RestfnError } from '../errors/restfn-error.js';
+
+/** A parameter after resolution: where it goes and its value (credentials already applied). */
+export interface PlacedValue {
+  readonly name: string;
+  readonly location: 'header' | 'path' | 'query' | 'body' | 'output';
+  readonly value: unknown;
+}
+
+export interface OutboundRequest {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Record<string, string>;
+  readonly body: string | undefined;
+}
+
+export class InvalidUrlError extends RestfnError {
+  constructor(message: string) {
+    super('INVALID_URL', message);
+  }
+}
+
+const NO_BODY = new Set(['GET', 'HEAD']);
+
+/**
+ * Spec 4.2 as a pure function: `{name}` placeholders take the path values (percent-encoded); a query
+ * string written in the url is dropped and replaced by the query values (arrays repeat the key);
+ * header values become headers; the body is the `inputTransform` result when given, else the body
+ * values as one JSON object. GET and HEAD never carry a body.
+ */
+export function buildRequest(
+  method: string,
+  url: string,
+  values: readonly PlacedValue[],
+  transformedBody?: { value: unknown },
+): OutboundRequest {
+  const headers: Record<string, string> = {};
+  for (const v of values) {
+    if (v.location === 'header' && v.value !== undefined && v.value !== null)
+      headers[v.name.toLowerCase()] = text(v.value);
+  }
+  let body: string | undefined;
+  if (!NO_BODY.has(method)) {
+    if (transformedBody) {
+      body = transformedBody.value === undefined ? undefined : JSON.stringify(transformedBody.value);
+    } else {
+      const bodyValues = values.filter((v) => v.location === 'body' && v.value !== undefined);
+      if (bodyValues.length > 0)
+        body = JSON.stringify(Object.fromEntries(bodyValues.map((v) => [v.name, v.value])));
+    }
+    if (body !== undefined && headers['content-type'] === undefined)
+      headers['content-type'] = 'application/json';
+  }
+  return { method, url: buildUrl(url, values), headers, body };
+}
+
+export function buildUrl(template: string, values: readonly PlacedValue[]): string {
+  const path = new Map(values.filter((v) => v.location === 'path').map((v) => [v.name, v.value]));
+  const base = template.replace(/[?#].*$/s, '');
+  const withPath = base.replace(/\{([^{}]*)\}/g, (_, name: string) => {
+    const value = path.get(name);
+    if (value === undefined || value === null)
+      throw new InvalidUrlError(`url placeholder {${name}} has no value`);
+    return encodeURIComponent(text(value));
+  });
+  const query = new URLSearchParams();
+  for (const v of values) {
+    if (v.location !== 'query' || v.value === undefined || v.value === null) continue;
+    for (const item of Array.isArray(v.value) ? v.value : [v.value]) query.append(v.name, text(item));
+  }
+  const search = query.toString();
+  const url = search ? `${withPath}?${search}` : withPath;
+  if (!URL.canParse(url)) throw new InvalidUrlError(`'${withPath}' is not a valid absolute URL`);
+  return url;
+}
+
+/** How a value is written into a header, path segment or query value. */
+function text(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(text).join(',');
+  if (typeof value === 'object') return JSON.stringify(value);
+  return String(value);
+}

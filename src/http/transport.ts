@@ -1,0 +1,109 @@
+import { STATUS_CODES } from 'node:http';
+import { Agent, type Dispatcher, errors, interceptors, request } from 'undici';
+import type { OutboundRequest } from './build-request.js';
+import {
+  AbortedError,
+  NetworkError,
+  RedirectLimitError,
+  type RequestSummary,
+  TimeoutError,
+} from './errors.js';
+import type { HttpOptions } from './options.js';
+
+export interface RawResponse {
+  readonly status: number;
+  readonly statusText: string;
+  /** Lower-case names; repeated headers joined with ", ". */
+  readonly headers: Record<string, string>;
+  readonly bytes: Buffer;
+}
+
+/**
+ * Outbound HTTP on undici with one shared connection pool per runtime, the solution's timeouts,
+ * bounded redirects, and abort support. Failures become restfn errors here, at the boundary.
+ */
+export class Transport {
+  private readonly dispatcher: Dispatcher;
+
+  constructor(private readonly options: HttpOptions) {
+    const agent = new Agent({
+      connect: { timeout: options.connectTimeoutMs },
+      headersTimeout: options.headersTimeoutMs,
+      bodyTimeout: options.bodyTimeoutMs,
+      connections: options.connections,
+    });
+    this.dispatcher = agent.compose(interceptors.redirect({ maxRedirections: options.maxRedirections }));
+  }
+
+  /** Sends the request and reads the whole body. `summary` names the request in errors (masked URL). */
+  async send(req: OutboundRequest, summary: RequestSummary, signal?: AbortSignal): Promise<RawResponse> {
+    try {
+      const res = await request(req.url, {
+        dispatcher: this.dispatcher,
+        method: req.method as Dispatcher.HttpMethod,
+        headers: req.headers,
+        body: req.body,
+        signal,
+      });
+      const bytes = Buffer.from(await res.body.arrayBuffer());
+      if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location !== undefined) {
+        throw new RedirectLimitError(summary, this.options.maxRedirections);
+      }
+      return {
+        status: res.statusCode,
+        statusText: STATUS_CODES[res.statusCode] ?? '',
+        headers: flatten(res.headers),
+        bytes,
+      };
+    } catch (error) {
+      throw this.translate(error, summary);
+    }
+  }
+
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+
+  private translate(error: unknown, summary: RequestSummary): unknown {
+    if (error instanceof RedirectLimitError) return error;
+    if (error instanceof errors.ConnectTimeoutError) {
+      return new TimeoutError(summary, 'connect', this.options.connectTimeoutMs, error);
+    }
+    if (error instanceof errors.HeadersTimeoutError) {
+      return new TimeoutError(summary, 'headers', this.options.headersTimeoutMs, error);
+    }
+    if (error instanceof errors.BodyTimeoutError)
+      return new TimeoutError(summary, 'body', this.options.bodyTimeoutMs, error);
+    if (error instanceof errors.RequestAbortedError || (error as Error)?.name === 'AbortError') {
+      return new AbortedError(summary, error);
+    }
+    const code = (error as { code?: string })?.code;
+    const detail =
+      code === 'UND_ERR_SOCKET'
+        ? 'the connection closed before the response was complete'
+        : systemDetail(code, error);
+    return new NetworkError(summary, code, detail, error);
+  }
+}
+
+function systemDetail(code: string | undefined, error: unknown): string {
+  switch (code) {
+    case 'ECONNREFUSED':
+      return 'connection refused (is the service running?)';
+    case 'ECONNRESET':
+      return 'connection reset by the service';
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return 'host name could not be resolved';
+    default:
+      return (error as Error)?.message ?? String(error);
+  }
+}
+
+function flatten(headers: Record<string, string | string[] | undefined>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}

@@ -1,0 +1,34 @@
+import type { CredentialKind } from '../definition/credential-params.js';
+import { CredentialError } from './errors.js';
+import type { Location } from './parameters.js';
+
+/** A credential parameter as the function names it. */
+export interface CredentialRequest {
+  readonly parameter: string;
+  readonly kind: CredentialKind;
+  /** The credential key (the parameter's value). */
+  readonly key: string;
+  readonly location: Location;
+}
+
+/** Where the credential's value goes: one or more placed values (an Authorization header, a query value, ...). */
+export interface AppliedCredential {
+  readonly values: ReadonlyArray<{ name: string; location: Location; value: string }>;
+}
+
+/**
+ * Turns credential keys into values at call time. The authentication issue provides the store-backed
+ * implementation; until then a function that names a credential fails with exit code 4.
+ */
+export interface CredentialProvider {
+  apply(request: CredentialRequest, signal?: AbortSignal): Promise<AppliedCredential>;
+}
+
+export const NO_CREDENTIALS: CredentialProvider = {
+  async apply(request) {
+    throw new CredentialError(
+      'CREDENTIAL_UNAVAILABLE',
+      `parameter '${request.parameter}' needs the credential '${request.key}', and no credential store is configured`,
+    );
+  },
+};

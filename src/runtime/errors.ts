@@ -1,0 +1,32 @@
+import { RestfnError } from '../errors/restfn-error.js';
+
+/** `execute` named a function the solution does not have (exit code 2). */
+export class FunctionNotFoundError extends RestfnError {
+  constructor(name: string, suggestion: string) {
+    super('FUNCTION_NOT_FOUND', `function '${name}' does not exist in this solution${suggestion}`);
+  }
+}
+
+/** A parameter value is missing or cannot be coerced to its declared type; nothing was sent (exit code 2). */
+export class ParameterError extends RestfnError {
+  readonly parameter: string;
+
+  constructor(code: 'PARAMETER_REQUIRED' | 'PARAMETER_TYPE', parameter: string, message: string) {
+    super(code, message);
+    this.parameter = parameter;
+  }
+}
+
+/** A credential a function names could not be used (exit code 4). */
+export class CredentialError extends RestfnError {
+  constructor(code: string, message: string) {
+    super(code, message);
+  }
+}
+
+/** A step that needs a part restfn has not wired in this runtime (for example the local store). */
+export class UnsupportedStepError extends RestfnError {
+  constructor(message: string) {
+    super('UNSUPPORTED_STEP', message);
+  }
+}

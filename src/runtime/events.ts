@@ -1,0 +1,50 @@
+/** What an execution reports as it goes; the CLI, logs and the console consume these. */
+export type ExecutionEvent =
+  | {
+      type: 'request';
+      correlationId: string;
+      function: string;
+      method: string;
+      url: string;
+      headers: Record<string, string>;
+      body?: string;
+    }
+  | {
+      type: 'response';
+      correlationId: string;
+      function: string;
+      status: number;
+      durationMs: number;
+      headers: Record<string, string>;
+    }
+  | {
+      type: 'retried';
+      correlationId: string;
+      function: string;
+      attempt: number;
+      delayMs: number;
+      reason: string;
+    }
+  | { type: 'skipped'; correlationId: string; function: string; reason: string }
+  | { type: 'failed'; correlationId: string; function: string; code: string; message: string }
+  | { type: 'succeeded'; correlationId: string; function: string; durationMs: number };
+
+export type EventListener = (event: ExecutionEvent) => void;
+
+/** Listeners with no cost when there are none (events are only built when someone listens). */
+export class EventBus {
+  private readonly listeners = new Set<EventListener>();
+
+  on(listener: EventListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  get active(): boolean {
+    return this.listeners.size > 0;
+  }
+
+  emit(event: ExecutionEvent): void {
+    for (const listener of this.listeners) listener(event);
+  }
+}

@@ -1,0 +1,38 @@
+import { describePath } from '../definition/schema-issues.js';
+import type { SourceFile } from '../definition/solution.js';
+import type { PropertyPath } from '../definition/yaml-file.js';
+import { ExpressionError } from '../expression/errors.js';
+import { evaluateExpression } from '../expression/evaluate.js';
+import type { ExpressionLimits } from '../expression/limits.js';
+import { expressionSource } from '../expression/source.js';
+
+/**
+ * Evaluates one value of a definition file: an `=` expression (or always-JSONata text) is evaluated,
+ * anything else is returned as written. Failures name the file, the property path and the line and
+ * column of the character JSONata stopped at.
+ */
+export async function evaluateField(
+  file: SourceFile,
+  path: PropertyPath,
+  raw: unknown,
+  input: unknown,
+  context: unknown,
+  limits: ExpressionLimits,
+  alwaysJsonata = false,
+): Promise<unknown> {
+  if (typeof raw !== 'string') return raw;
+  const source = expressionSource(raw, alwaysJsonata);
+  if (!source) return raw;
+  try {
+    return await evaluateExpression(source.body, input, context, limits);
+  } catch (error) {
+    if (!(error instanceof ExpressionError)) throw error;
+    const at = file.yaml.locateInValue(path, source.offset + (error.index ?? 0));
+    throw new ExpressionError(error.code as 'EXPRESSION_SYNTAX' | 'EXPRESSION_EVALUATION', error.detail, {
+      ...(error.jsonataCode === undefined ? {} : { jsonataCode: error.jsonataCode }),
+      ...(error.index === undefined ? {} : { index: error.index }),
+      location: { file: at.file, path: describePath(path), line: at.line, col: at.col },
+      cause: error.cause ?? error,
+    });
+  }
+}

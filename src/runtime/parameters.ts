@@ -1,0 +1,111 @@
+import { type CredentialKind, credentialKind } from '../definition/credential-params.js';
+import type { ParameterDefinition } from '../definition/schema/index.js';
+import { ParameterError } from './errors.js';
+
+export type Location = 'header' | 'path' | 'query' | 'body' | 'output';
+
+/** A declared parameter with its value resolved and coerced. */
+export interface ResolvedParameter {
+  readonly name: string;
+  readonly location: Location;
+  readonly value: unknown;
+  /** Set for credential parameters: `value` is then the credential key. */
+  readonly credential: CredentialKind | undefined;
+}
+
+/** Evaluates a parameter's `value` (fixed value or expression) given the values resolved so far. */
+export type DefaultValue = (
+  name: string,
+  raw: unknown,
+  resolvedSoFar: Record<string, unknown>,
+) => Promise<unknown>;
+
+/**
+ * Values from the caller, else each definition's `value`, in declaration order (so a default may read
+ * an earlier parameter through @ctx.parameters), coerced to the declared type. Every missing
+ * required parameter is reported at once, before anything is sent.
+ */
+export async function resolveParameters(
+  definitions: Readonly<Record<string, ParameterDefinition>>,
+  given: Readonly<Record<string, unknown>>,
+  defaultValue: DefaultValue,
+): Promise<ResolvedParameter[]> {
+  const values: Record<string, unknown> = { ...given };
+  const resolved: ResolvedParameter[] = [];
+  const missing: string[] = [];
+  for (const [name, definition] of Object.entries(definitions)) {
+    const credential = credentialKind(name, definition);
+    let value = given[name];
+    if (isAbsent(value) && definition.value !== undefined)
+      value = await defaultValue(name, definition.value, values);
+    if (isAbsent(value)) {
+      if (definition.required || definition.location === 'path') missing.push(name);
+      continue;
+    }
+    value = credential ? String(value) : coerce(name, definition.type, value);
+    values[name] = value;
+    resolved.push({ name, location: definition.location ?? 'header', value, credential });
+  }
+  if (missing.length > 0) {
+    const list = missing.map((n) => `'${n}'`).join(', ');
+    throw new ParameterError(
+      'PARAMETER_REQUIRED',
+      missing[0]!,
+      `missing required parameter${missing.length > 1 ? 's' : ''} ${list}; pass ${missing.map((n) => `-p ${n}=VALUE`).join(' ')}`,
+    );
+  }
+  return resolved;
+}
+
+function isAbsent(value: unknown): boolean {
+  return value === undefined || value === null || value === '';
+}
+
+/** Coerces a value to the declared type; types restfn does not know (`image`, ...) pass through. */
+export function coerce(name: string, type: string | undefined, value: unknown): unknown {
+  const fail = (what: string): never => {
+    throw new ParameterError('PARAMETER_TYPE', name, `parameter '${name}' must be ${what} (type: ${type})`);
+  };
+  switch (type) {
+    case undefined:
+    case 'string':
+      return typeof value === 'object' ? JSON.stringify(value) : String(value);
+    case 'number':
+    case 'int':
+    case 'integer': {
+      const n =
+        typeof value === 'number'
+          ? value
+          : typeof value === 'string' && value.trim() !== ''
+            ? Number(value)
+            : Number.NaN;
+      if (!Number.isFinite(n)) return fail('a number');
+      if (type !== 'number' && !Number.isInteger(n)) return fail('a whole number');
+      return n;
+    }
+    case 'boolean':
+      if (typeof value === 'boolean') return value;
+      if (value === 'true' || value === '1' || value === 1) return true;
+      if (value === 'false' || value === '0' || value === 0) return false;
+      return fail('true or false');
+    case 'array':
+    case 'object': {
+      const parsed = typeof value === 'string' ? parseJson(value) : value;
+      const ok =
+        type === 'array'
+          ? Array.isArray(parsed)
+          : typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+      return ok ? parsed : fail(type === 'array' ? 'a list (JSON array)' : 'a map (JSON object)');
+    }
+    default:
+      return value;
+  }
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

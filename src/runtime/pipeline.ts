@@ -1,0 +1,211 @@
+import { randomUUID } from 'node:crypto';
+import type { Diagnostic } from '../definition/diagnostic.js';
+import type { FunctionDefinition } from '../definition/schema/index.js';
+import type { Solution, SourceFile } from '../definition/solution.js';
+import { didYouMean } from '../definition/suggest.js';
+import type { PropertyPath } from '../definition/yaml-file.js';
+import { DefinitionError } from '../errors/definition-error.js';
+import { isTruthy } from '../expression/evaluate.js';
+import { buildRequest, type PlacedValue } from '../http/build-request.js';
+import { CallError, RemoteError, type RequestSummary } from '../http/errors.js';
+import { type Format, parseBody } from '../http/parse-body.js';
+import type { Transport } from '../http/transport.js';
+import { type CallContext, createContext, type ExecutionContext } from './context.js';
+import type { CredentialProvider } from './credentials.js';
+import { FunctionNotFoundError, UnsupportedStepError } from './errors.js';
+import type { EventBus } from './events.js';
+import { evaluateField } from './field.js';
+import { maskHeaders, maskText } from './mask.js';
+import type { NormalizedOptions } from './options.js';
+import { type ResolvedParameter, resolveParameters } from './parameters.js';
+
+/** What one execution ends in when it does not throw. */
+export type ExecutionResult =
+  | {
+      readonly status: 'ok';
+      readonly output: unknown;
+      readonly response: { readonly status: number; readonly headers: Readonly<Record<string, string>> };
+      readonly correlationId: string;
+      readonly durationMs: number;
+    }
+  | { readonly status: 'skipped'; readonly reason: string; readonly correlationId: string };
+
+/** Everything one execution needs from its runtime. */
+export interface Engine {
+  readonly solution: Solution;
+  readonly options: NormalizedOptions;
+  readonly transport: Transport;
+  readonly credentials: CredentialProvider;
+  readonly events: EventBus;
+}
+
+/**
+ * One function, one outbound call, in the spec's order (4.3). Table operations are not a step here:
+ * they write the result into the local store, which the caller (a sync) does with the output.
+ */
+export async function executeFunction(
+  engine: Engine,
+  name: string,
+  given: Readonly<Record<string, unknown>>,
+  call: CallContext,
+  signal?: AbortSignal,
+): Promise<ExecutionResult> {
+  const started = performance.now();
+  const correlationId = randomUUID();
+  const { events } = engine;
+  try {
+    // 1. The function exists and is valid.
+    const file = functionFile(engine.solution, name);
+    const definition = file.definition;
+    const ctx = createContext(engine.solution, correlationId, engine.options.user, call);
+    const field = (path: PropertyPath, raw: unknown, input: unknown, alwaysJsonata = false) =>
+      evaluateField(file, path, raw, input, ctx, engine.options.expressions, alwaysJsonata);
+
+    // 2. Parameters: caller values, else defaults (which may read earlier parameters).
+    const parameters = await resolveParameters(definition.parameters ?? {}, given, (param, raw, soFar) => {
+      ctx.parameters = soFar;
+      return field(['parameters', param, 'value'], raw, ctx);
+    });
+    ctx.parameters = { ...given, ...Object.fromEntries(parameters.map((p) => [p.name, p.value])) };
+
+    // 3. Queries (and their dependencies) read the local store.
+    if (definition.queries) throw unsupported(name, 'queries', 'the local store');
+
+    // 4. `when`: false skips the function (a result, not an error).
+    if (definition.when !== undefined && !isTruthy(await field(['when'], definition.when, ctx))) {
+      if (events.active)
+        events.emit({ type: 'skipped', correlationId, function: name, reason: 'when is false' });
+      return { status: 'skipped', reason: 'when is false', correlationId };
+    }
+
+    // 5-6. Guard function and its `when`.
+    if (definition.guard) throw unsupported(name, 'guard', 'the local store');
+
+    // 8. inputTransform builds the body from the parameter values.
+    const body =
+      definition.inputTransform === undefined
+        ? undefined
+        : { value: await field(['inputTransform'], definition.inputTransform, ctx.parameters, true) };
+
+    // 9. Conversions of the outgoing body.
+    if (definition.conversions) throw unsupported(name, 'conversions', 'the file store');
+
+    // The call: credentials are applied only now, after `when` (spec 4.3).
+    const { placed, secrets } = await applyCredentials(engine, parameters, signal);
+    const request = buildRequest(definition.method, definition.url, placed, body);
+    const summary: RequestSummary = { method: request.method, url: maskText(request.url, secrets) };
+    const secretHeaders = new Set(parameters.filter((p) => p.credential).map((p) => p.name.toLowerCase()));
+    const shownHeaders = maskHeaders(request.headers, secretHeaders);
+    ctx.request = { method: request.method, url: summary.url, headers: shownHeaders, body: body?.value };
+    if (events.active) {
+      events.emit({
+        type: 'request',
+        correlationId,
+        function: name,
+        ...summary,
+        headers: shownHeaders,
+        body: request.body && maskText(request.body, secrets),
+      });
+    }
+    const sent = performance.now();
+    const raw = await engine.transport.send(request, summary, signal);
+    if (events.active) {
+      events.emit({
+        type: 'response',
+        correlationId,
+        function: name,
+        status: raw.status,
+        durationMs: performance.now() - sent,
+        headers: raw.headers,
+      });
+    }
+
+    // The response, parsed by format; the provider's default check (status >= 400) makes it an error.
+    const format = definition.format as Format;
+    const parsed =
+      raw.status === 204 || request.method === 'HEAD'
+        ? null
+        : parseBody(format, raw.bytes, raw.headers['content-type'], summary);
+    ctx.response = {
+      ok: raw.status < 400,
+      status: raw.status,
+      statusText: raw.statusText,
+      headers: raw.headers,
+      body: parsed,
+    };
+    if (raw.status >= 400) throw new RemoteError(summary, ctx.response);
+
+    // outputTransform, then `output` (spec 2.1: the transform result, else the full response body).
+    const transformInput = format === 'pdf' ? { ...(parsed as object), inputs: ctx.parameters } : parsed;
+    let output =
+      definition.outputTransform === undefined
+        ? parsed
+        : await field(['outputTransform'], definition.outputTransform, transformInput, true);
+    ctx.output = output;
+    if (definition.output !== undefined) output = await field(['output'], definition.output, output);
+
+    const durationMs = performance.now() - started;
+    if (events.active) events.emit({ type: 'succeeded', correlationId, function: name, durationMs });
+    return {
+      status: 'ok',
+      output,
+      response: { status: raw.status, headers: raw.headers },
+      correlationId,
+      durationMs,
+    };
+  } catch (error) {
+    if (error instanceof CallError) error.correlationId = correlationId;
+    if (events.active) {
+      const code = (error as { code?: string }).code ?? 'ENGINE_ERROR';
+      events.emit({ type: 'failed', correlationId, function: name, code, message: (error as Error).message });
+    }
+    throw error;
+  }
+}
+
+function functionFile(
+  solution: Solution,
+  name: string,
+): SourceFile<'function'> & { definition: FunctionDefinition } {
+  const file = solution.functions.get(name);
+  if (!file) throw new FunctionNotFoundError(name, didYouMean(name, solution.functions.keys()));
+  if (!file.definition) {
+    const own: Diagnostic[] = solution.diagnostics.filter((d) => d.file === file.yaml.file);
+    throw new DefinitionError(
+      `function '${name}' is invalid (${file.yaml.file}); run 'restfn validate' for details`,
+      own,
+    );
+  }
+  return file as SourceFile<'function'> & { definition: FunctionDefinition };
+}
+
+/** Credential parameters become the values the provider gives for them; the rest pass through. */
+async function applyCredentials(
+  engine: Engine,
+  parameters: readonly ResolvedParameter[],
+  signal: AbortSignal | undefined,
+): Promise<{ placed: PlacedValue[]; secrets: string[] }> {
+  const placed: PlacedValue[] = [];
+  const secrets: string[] = [];
+  for (const p of parameters) {
+    if (!p.credential) {
+      placed.push(p);
+      continue;
+    }
+    const applied = await engine.credentials.apply(
+      { parameter: p.name, kind: p.credential, key: String(p.value), location: p.location },
+      signal,
+    );
+    for (const v of applied.values) {
+      placed.push(v);
+      secrets.push(v.value, v.value.replace(/^(Bearer|Basic)\s+/i, ''));
+    }
+  }
+  return { placed, secrets };
+}
+
+function unsupported(name: string, step: string, needs: string): UnsupportedStepError {
+  return new UnsupportedStepError(
+    `function '${name}' uses ${step}, which needs ${needs}; this runtime has none yet`,
+  );
+}

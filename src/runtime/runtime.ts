@@ -1,0 +1,59 @@
+import type { Solution } from '../definition/solution.js';
+import { Transport } from '../http/transport.js';
+import type { CallContext } from './context.js';
+import { type CredentialProvider, NO_CREDENTIALS } from './credentials.js';
+import { EventBus, type EventListener } from './events.js';
+import { type NormalizedOptions, normalizeOptions, type RuntimeOptions } from './options.js';
+import { type Engine, type ExecutionResult, executeFunction } from './pipeline.js';
+
+export interface CreateRuntimeOptions extends RuntimeOptions {
+  /** Turns credential keys into values; default: none (functions naming credentials fail, exit 4). */
+  readonly credentials?: CredentialProvider;
+}
+
+/** Runs the functions of one solution, sharing one connection pool and one expression cache. */
+export class Runtime {
+  readonly solution: Solution;
+  readonly options: NormalizedOptions;
+  private readonly engine: Engine;
+  private readonly events = new EventBus();
+
+  constructor(solution: Solution, options: CreateRuntimeOptions = {}) {
+    this.solution = solution;
+    this.options = normalizeOptions(solution, options);
+    this.engine = {
+      solution,
+      options: this.options,
+      transport: new Transport(this.options.http),
+      credentials: options.credentials ?? NO_CREDENTIALS,
+      events: this.events,
+    };
+  }
+
+  /**
+   * Executes the function `name` with the caller's parameter values. Resolves with the output, or with
+   * `status: 'skipped'` when its `when` is false; rejects with a `RestfnError` carrying a stable code.
+   */
+  execute(
+    name: string,
+    parameters: Readonly<Record<string, unknown>> = {},
+    context: CallContext = {},
+    options: { signal?: AbortSignal } = {},
+  ): Promise<ExecutionResult> {
+    return executeFunction(this.engine, name, parameters, context, options.signal);
+  }
+
+  /** Subscribes to execution events; returns the unsubscribe function. */
+  on(listener: EventListener): () => void {
+    return this.events.on(listener);
+  }
+
+  /** Closes pooled connections. */
+  close(): Promise<void> {
+    return this.engine.transport.close();
+  }
+}
+
+export function createRuntime(solution: Solution, options: CreateRuntimeOptions = {}): Runtime {
+  return new Runtime(solution, options);
+}
