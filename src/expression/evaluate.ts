@@ -27,9 +27,30 @@ export async function evaluateExpression(
   }
 }
 
-/** JSONata marks result arrays as sequences with extra properties; hand back plain JSON values. */
+/**
+ * JSONata marks the arrays it builds as sequences (extra own properties such as `sequence`); hand
+ * back plain JSON values, copying only the arrays that carry such marks.
+ */
 function normalise(value: unknown): unknown {
-  if (Array.isArray(value) && 'sequence' in value) return Array.from(value);
+  if (Array.isArray(value)) {
+    const marked = 'sequence' in value;
+    let copy: unknown[] | undefined = marked ? Array.from(value) : undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item = normalise(value[i]);
+      if (item !== value[i]) {
+        copy ??= Array.from(value);
+        copy[i] = item;
+      }
+    }
+    return copy ?? value;
+  }
+  if (value !== null && typeof value === 'object') {
+    for (const key in value) {
+      const record = value as Record<string, unknown>;
+      const item = normalise(record[key]);
+      if (item !== record[key]) record[key] = item;
+    }
+  }
   return value;
 }
 

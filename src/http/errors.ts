@@ -74,13 +74,10 @@ export class TimeoutError extends CallError {
   }
 }
 
+/** Too many redirects, or a redirect back to the same address. */
 export class RedirectLimitError extends CallError {
-  constructor(request: RequestSummary, limit: number) {
-    super(
-      'REDIRECT_LIMIT',
-      `${request.method} ${request.url} redirected more than ${limit} times (settings.http.maxRedirections)`,
-      request,
-    );
+  constructor(request: RequestSummary, detail: string) {
+    super('REDIRECT_LIMIT', `${request.method} ${request.url} ${detail}`, request);
   }
 }
 

@@ -47,7 +47,11 @@ export class Transport {
       });
       const bytes = Buffer.from(await res.body.arrayBuffer());
       if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location !== undefined) {
-        throw new RedirectLimitError(summary, this.options.maxRedirections);
+        const limit = this.options.maxRedirections;
+        throw new RedirectLimitError(
+          summary,
+          `redirected more than ${limit} times (settings.http.maxRedirections)`,
+        );
       }
       return {
         status: res.statusCode,
@@ -78,6 +82,12 @@ export class Transport {
       return new AbortedError(summary, error);
     }
     const code = (error as { code?: string })?.code;
+    if (code === 'UND_ERR_INVALID_ARG' && /redirect loop/i.test((error as Error).message)) {
+      return new RedirectLimitError(
+        summary,
+        'redirects back to an address it already visited (a redirect loop)',
+      );
+    }
     const detail =
       code === 'UND_ERR_SOCKET'
         ? 'the connection closed before the response was complete'

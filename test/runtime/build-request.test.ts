@@ -1,0 +1,68 @@
+import { describe, expect, test } from 'vitest';
+import { buildRequest, buildUrl, type PlacedValue } from '../../src/http/build-request.js';
+
+const v = (name: string, location: PlacedValue['location'], value: unknown): PlacedValue => ({
+  name,
+  location,
+  value,
+});
+
+describe('URL rules (spec 4.2)', () => {
+  test('path placeholders are replaced and percent-encoded', () => {
+    expect(buildUrl('http://h/a/{id}/b/{name}', [v('id', 'path', 'x/y z'), v('name', 'path', 'ä&?')])).toBe(
+      'http://h/a/x%2Fy%20z/b/%C3%A4%26%3F',
+    );
+    expect(buildUrl('http://h/{n}', [v('n', 'path', 42)])).toBe('http://h/42');
+  });
+
+  test('a query string written in url is replaced by the query parameters', () => {
+    expect(buildUrl('http://h/items?limit=10&x=1', [v('limit', 'query', 5)])).toBe('http://h/items?limit=5');
+    expect(buildUrl('http://h/items?limit=10', [])).toBe('http://h/items');
+  });
+
+  test('array query values repeat the key; absent values are left out', () => {
+    expect(
+      buildUrl('http://h/i', [
+        v('tag', 'query', ['a', 'b c']),
+        v('none', 'query', undefined),
+        v('z', 'query', null),
+      ]),
+    ).toBe('http://h/i?tag=a&tag=b+c');
+  });
+
+  test('a placeholder without a value, or a relative url, is a clear error', () => {
+    expect(() => buildUrl('http://h/{id}', [])).toThrow(expect.objectContaining({ code: 'INVALID_URL' }));
+    expect(() => buildUrl('/relative/{id}', [v('id', 'path', 1)])).toThrow(
+      expect.objectContaining({ code: 'INVALID_URL' }),
+    );
+  });
+});
+
+describe('headers and body', () => {
+  const values = [
+    v('X-Trace', 'header', 7),
+    v('name', 'body', 'n'),
+    v('count', 'body', 2),
+    v('secretOut', 'output', 's'),
+  ];
+
+  test('header parameters become headers, body parameters one JSON object; output ones go nowhere', () => {
+    const r = buildRequest('POST', 'http://h/x', values);
+    expect(r.headers).toEqual({ 'x-trace': '7', 'content-type': 'application/json' });
+    expect(JSON.parse(r.body!)).toEqual({ name: 'n', count: 2 });
+    expect(JSON.stringify(r)).not.toContain('secretOut');
+  });
+
+  test('the inputTransform result replaces the body parameters', () => {
+    const r = buildRequest('PUT', 'http://h/x', values, { value: { wrapped: true } });
+    expect(r.body).toBe('{"wrapped":true}');
+  });
+
+  test('GET and HEAD never carry a body', () => {
+    for (const method of ['GET', 'HEAD']) {
+      const r = buildRequest(method, 'http://h/x', values, { value: { a: 1 } });
+      expect(r.body).toBeUndefined();
+      expect(r.headers['content-type']).toBeUndefined();
+    }
+  });
+});
