@@ -10,7 +10,7 @@ import { buildRequest, type PlacedValue } from '../http/build-request.js';
 import { CallError, RemoteError, type RequestSummary } from '../http/errors.js';
 import { type Format, parseBody } from '../http/parse-body.js';
 import type { Transport } from '../http/transport.js';
-import { type CallContext, createContext, type ExecutionContext } from './context.js';
+import { type CallContext, createContext } from './context.js';
 import type { CredentialProvider } from './credentials.js';
 import { FunctionNotFoundError, UnsupportedStepError } from './errors.js';
 import type { EventBus } from './events.js';
