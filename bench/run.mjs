@@ -1,2 +1,3 @@
-// Runs every benchmark in turn (npm run bench builds first).
+// Runs every benchmark in turn (npm run bench builds first). One can be run alone: node bench/NAME.mjs
 await import('./validate.mjs');
+await import('./execute.mjs');

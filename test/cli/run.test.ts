@@ -1,0 +1,84 @@
+import { describe, expect, test } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { tempSolution } from '../helpers/temp-solution.js';
+
+const GET_ITEM = (url: string) => `provider: DATA_PROVIDER_REST
+method: GET
+url: ${url}/items/{id}
+parameters:
+  id: { location: path, type: string, required: true }
+  Authorization: { location: header, type: string }
+  page: { location: query, type: int }
+outputTransform: '{ "id": id, "name": name }'
+`;
+
+describe('restfn run', () => {
+  test('stdout is the output as JSON and nothing else; -p and --params set parameters', async () => {
+    const server = await testServer((req, res) => json(res, 200, { id: req.url.split(/[/?]/)[2], name: 'Ada', extra: 1 }));
+    const root = tempSolution({ 'functions/rest-get-item.platform': GET_ITEM(server.url) });
+    const r = await runCli(['run', 'rest-get-item', '-p', 'id=i-7', '--params', '{"page": 2}'], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ id: 'i-7', name: 'Ada' });
+    expect(r.stderr).toBe('');
+    expect(server.requests[0]!.url).toBe('/items/i-7?page=2');
+  });
+
+  test('--verbose traces to stderr with credentials masked', async () => {
+    const server = await testServer((_, res) => json(res, 200, { id: 'x', name: 'n' }));
+    const root = tempSolution({ 'functions/rest-get-item.platform': GET_ITEM(server.url) });
+    const r = await runCli(
+      ['run', 'rest-get-item', '-p', 'id=x', '-p', 'Authorization=Bearer sekret-token-123', '--verbose'],
+      { cwd: root },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(`> GET ${server.url}/items/x`);
+    expect(r.stderr).toContain('> authorization: ***');
+    expect(r.stderr).toMatch(/< 200 \(\d+ ms\)/);
+    expect(r.stderr + r.stdout).not.toContain('sekret-token-123');
+    expect(server.requests[0]!.headers.authorization).toBe('Bearer sekret-token-123');
+    expect(JSON.parse(r.stdout)).toEqual({ id: 'x', name: 'n' });
+  });
+
+  test('exit codes: 1 remote error, 2 usage, 3 invalid definition, 4 credentials', async () => {
+    const server = await testServer((_, res) => json(res, 500, { error: 'boom' }));
+    const root = tempSolution({
+      'functions/rest-get-item.platform': GET_ITEM(server.url),
+      'functions/rest-broken.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/{id}\n`,
+      'functions/rest-secret.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/s\nparameters:\n  x-api-key: { location: header, type: secret, value: k }\n`,
+    });
+    const remote = await runCli(['run', 'rest-get-item', '-p', 'id=1'], { cwd: root });
+    expect(remote.code).toBe(1);
+    expect(remote.stdout).toBe('');
+    expect(remote.stderr).toContain('error REMOTE_ERROR');
+    expect(remote.stderr).toContain('answered 500 Internal Server Error');
+
+    const missing = await runCli(['run', 'rest-get-item'], { cwd: root });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('PARAMETER_REQUIRED');
+    const unknown = await runCli(['run', 'rest-get-iten', '-p', 'id=1'], { cwd: root });
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("did you mean 'rest-get-item'");
+    const badPair = await runCli(['run', 'rest-get-item', '-p', 'id'], { cwd: root });
+    expect(badPair.code).toBe(2);
+
+    const invalid = await runCli(['run', 'rest-broken'], { cwd: root });
+    expect(invalid.code).toBe(3);
+    expect(invalid.stderr).toContain('URL_PLACEHOLDER_UNDECLARED');
+
+    const credentials = await runCli(['run', 'rest-secret'], { cwd: root });
+    expect(credentials.code).toBe(4);
+    expect(credentials.stderr).toContain('CREDENTIAL_UNAVAILABLE');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test('a skipped function prints null and says why on stderr', async () => {
+    const root = tempSolution({
+      'functions/rest-never.platform': 'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: http://127.0.0.1:9/\nwhen: false\n',
+    });
+    const r = await runCli(['run', 'rest-never'], { cwd: root });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toBe('null\n');
+    expect(r.stderr).toBe('restfn: rest-never skipped: when is false\n');
+  });
+});
