@@ -12,7 +12,7 @@ const body = Buffer.from(
     })),
   }),
 );
-const server = createServer((req, res) => {
+const server = createServer((_req, res) => {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
   res.end(body);
 });

@@ -15,9 +15,13 @@ outputTransform: '{ "id": id, "name": name }'
 
 describe('restfn run', () => {
   test('stdout is the output as JSON and nothing else; -p and --params set parameters', async () => {
-    const server = await testServer((req, res) => json(res, 200, { id: req.url.split(/[/?]/)[2], name: 'Ada', extra: 1 }));
+    const server = await testServer((req, res) =>
+      json(res, 200, { id: req.url.split(/[/?]/)[2], name: 'Ada', extra: 1 }),
+    );
     const root = tempSolution({ 'functions/rest-get-item.platform': GET_ITEM(server.url) });
-    const r = await runCli(['run', 'rest-get-item', '-p', 'id=i-7', '--params', '{"page": 2}'], { cwd: root });
+    const r = await runCli(['run', 'rest-get-item', '-p', 'id=i-7', '--params', '{"page": 2}'], {
+      cwd: root,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ id: 'i-7', name: 'Ada' });
     expect(r.stderr).toBe('');
@@ -74,7 +78,8 @@ describe('restfn run', () => {
 
   test('a skipped function prints null and says why on stderr', async () => {
     const root = tempSolution({
-      'functions/rest-never.platform': 'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: http://127.0.0.1:9/\nwhen: false\n',
+      'functions/rest-never.platform':
+        'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: http://127.0.0.1:9/\nwhen: false\n',
     });
     const r = await runCli(['run', 'rest-never'], { cwd: root });
     expect(r.code).toBe(0);

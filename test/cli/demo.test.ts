@@ -1,0 +1,24 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { expect, test } from 'vitest';
+import { EXAMPLES } from '../helpers/temp-solution.js';
+
+// The README's main job. It serves the demo API on the fixed port 4010 its function files name.
+test('npm start: the demo validates and runs its functions against the bundled API', async () => {
+  const child = spawn(process.execPath, [join(EXAMPLES, 'demo', 'run-demo.mjs')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.on('data', (c) => {
+    out += c;
+  });
+  child.stderr.on('data', (c) => {
+    out += c;
+  });
+  const code = await new Promise((resolve) => child.on('close', resolve));
+  expect(code, out).toBe(0);
+  expect(out).toContain('6 files checked: 0 errors, 0 warnings');
+  expect(out).toContain('"updatedAt": 1767744000000');
+  expect(out).toContain('"name": "Ada Lovelace"');
+  expect(out.match(/"region": "apac"/g)).toHaveLength(3);
+});
