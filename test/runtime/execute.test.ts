@@ -164,6 +164,24 @@ outputTransform: |
   });
 });
 
+describe('solution settings', () => {
+  test('settings.expressions sets the JSONata guardrails for every expression of the solution', async () => {
+    const server = await testServer((_, res) => json(res, 200, { n: 50 }));
+    const files = (maxSequence: number) => ({
+      'solution.yaml': `name: s\nsettings:\n  expressions:\n    maxSequence: ${maxSequence}\n`,
+      ...fn(
+        `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/x\noutputTransform: '[1..n].($ * 2)'\n`,
+      ),
+    });
+    await expect(runtimeFor(files(10)).execute('fn')).rejects.toMatchObject({
+      code: 'EXPRESSION_EVALUATION',
+      jsonataCode: 'D2015',
+    });
+    const ok = await runtimeFor(files(1000)).execute('fn');
+    expect((ok as { output: number[] }).output).toHaveLength(50);
+  });
+});
+
 describe('response formats', () => {
   // A real (minimal, one blank page) PDF, with the binary marker line PDF writers put in the header.
   const PDF = Buffer.concat([
