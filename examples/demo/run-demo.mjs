@@ -1,11 +1,17 @@
 // The README's main job (`npm start`): start the demo API on 127.0.0.1:4010, validate the demo
-// solution, and run its functions with the real CLI, printing what each returns.
+// solution, sync its datasource page by page into a real SQLite file, print what landed, and run
+// single functions with the real CLI.
 import { spawn } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDemoApi } from './api/server.mjs';
 
 const solution = fileURLToPath(new URL('.', import.meta.url));
 const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+// A fresh database each run, in the demo's state folder (git-ignored).
+const db = join(solution, '.restfn', 'demo.db');
+rmSync(db, { force: true });
 
 let server;
 try {
@@ -27,9 +33,18 @@ async function restfn(...args) {
 
 try {
   await restfn('validate');
+  await restfn('sync', 'customers', '--db', db);
+  await restfn(
+    'query',
+    "SELECT json_extract(data, '$.region') AS region, count(*) AS customers FROM [customers] GROUP BY 1",
+    '--db',
+    db,
+  );
   await restfn('run', 'rest-get-customer', '-p', 'id=c-007');
   await restfn('run', 'rest-update-customer', '-p', 'id=c-007', '-p', 'name=Ada Lovelace', '-p', 'region=eu');
-  await restfn('run', 'rest-get-customers', '-p', 'limit=3', '-p', 'region=apac');
+  console.log(
+    `\nThe local database is ${db}; try: node dist/cli/main.js query customers --db ${db} --solution examples/demo`,
+  );
 } catch (error) {
   console.error(error.message);
   process.exitCode = 1;

@@ -2,8 +2,10 @@
 import { Command, CommanderError } from 'commander';
 import { RestfnError } from '../errors/restfn-error.js';
 import { registerNew } from './commands/new.js';
+import { registerQuery } from './commands/query.js';
 import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
+import { registerSync } from './commands/sync.js';
 import { registerValidate } from './commands/validate.js';
 import { EXIT, exitCodeFor } from './exit-codes.js';
 
@@ -15,6 +17,8 @@ const program = new Command('restfn')
 
 registerValidate(program);
 registerRun(program);
+registerSync(program);
+registerQuery(program);
 registerSchema(program);
 registerNew(program);
 

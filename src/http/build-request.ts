@@ -33,6 +33,7 @@ export function buildRequest(
   url: string,
   values: readonly PlacedValue[],
   transformedBody?: { value: unknown },
+  keepQuery = false,
 ): OutboundRequest {
   const headers: Record<string, string> = {};
   for (const v of values) {
@@ -51,19 +52,26 @@ export function buildRequest(
     if (body !== undefined && headers['content-type'] === undefined)
       headers['content-type'] = 'application/json';
   }
-  return { method, url: buildUrl(url, values), headers, body };
+  return { method, url: buildUrl(url, values, keepQuery), headers, body };
 }
 
-export function buildUrl(template: string, values: readonly PlacedValue[]): string {
+/**
+ * With `keepQuery` (a continuation's next link, which carries its cursor in the query string) the
+ * written query is kept and the query values are appended to it.
+ */
+export function buildUrl(template: string, values: readonly PlacedValue[], keepQuery = false): string {
   const path = new Map(values.filter((v) => v.location === 'path').map((v) => [v.name, v.value]));
-  const base = template.replace(/[?#].*$/s, '');
+  const withoutFragment = template.replace(/#.*$/s, '');
+  const queryAt = withoutFragment.indexOf('?');
+  const base = queryAt === -1 ? withoutFragment : withoutFragment.slice(0, queryAt);
+  const written = keepQuery && queryAt !== -1 ? withoutFragment.slice(queryAt + 1) : '';
   const withPath = base.replace(/\{([^{}]*)\}/g, (_, name: string) => {
     const value = path.get(name);
     if (value === undefined || value === null)
       throw new InvalidUrlError(`url placeholder {${name}} has no value`);
     return encodeURIComponent(text(value));
   });
-  const query = new URLSearchParams();
+  const query = new URLSearchParams(written);
   for (const v of values) {
     if (v.location !== 'query' || v.value === undefined || v.value === null) continue;
     for (const item of Array.isArray(v.value) ? v.value : [v.value]) query.append(v.name, text(item));

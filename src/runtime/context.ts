@@ -23,6 +23,7 @@ export interface ExecutionContext {
     body: unknown;
   };
   output?: unknown;
+  guard?: { output: unknown; error?: { name: string; message: string } };
 }
 
 export function createContext(

@@ -8,6 +8,8 @@ export interface RuntimeOptions {
   readonly expressions?: Partial<ExpressionLimits>;
   /** `@ctx.user` for every execution, unless the call's context overrides it. */
   readonly user?: Record<string, unknown>;
+  /** Most continuation pages one sync follows. @default 1000 */
+  readonly maxPages?: number;
 }
 
 /** Every field set: defaults, then the solution's `settings`, then the caller's options. */
@@ -15,6 +17,7 @@ export interface NormalizedOptions {
   readonly http: HttpOptions;
   readonly expressions: ExpressionLimits;
   readonly user: Record<string, unknown>;
+  readonly maxPages: number;
 }
 
 export function normalizeOptions(solution: Solution, options: RuntimeOptions = {}): NormalizedOptions {
@@ -23,5 +26,6 @@ export function normalizeOptions(solution: Solution, options: RuntimeOptions = {
     http: { ...DEFAULT_HTTP, ...settings?.http, ...options.http },
     expressions: { ...DEFAULT_LIMITS, ...settings?.expressions, ...options.expressions },
     user: options.user ?? {},
+    maxPages: options.maxPages ?? settings?.sync?.maxPages ?? 1000,
   };
 }

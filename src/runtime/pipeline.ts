@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Diagnostic } from '../definition/diagnostic.js';
-import type { FunctionDefinition } from '../definition/schema/index.js';
+import type { FunctionDefinition, ParameterDefinition } from '../definition/schema/index.js';
 import type { Solution, SourceFile } from '../definition/solution.js';
 import { didYouMean } from '../definition/suggest.js';
 import type { PropertyPath } from '../definition/yaml-file.js';
@@ -10,7 +10,8 @@ import { buildRequest, type PlacedValue } from '../http/build-request.js';
 import { CallError, RemoteError, type RequestSummary } from '../http/errors.js';
 import { type Format, parseBody } from '../http/parse-body.js';
 import type { Transport } from '../http/transport.js';
-import { type CallContext, createContext } from './context.js';
+import type { LocalStore } from '../local/store.js';
+import { type CallContext, createContext, type ExecutionContext } from './context.js';
 import type { CredentialProvider } from './credentials.js';
 import { FunctionNotFoundError, UnsupportedStepError } from './errors.js';
 import type { EventBus } from './events.js';
@@ -18,6 +19,7 @@ import { evaluateField } from './field.js';
 import { maskHeaders, maskText } from './mask.js';
 import type { NormalizedOptions } from './options.js';
 import { type ResolvedParameter, resolveParameters } from './parameters.js';
+import { runQueries } from './queries.js';
 
 /** What one execution ends in when it does not throw. */
 export type ExecutionResult =
@@ -37,12 +39,30 @@ export interface Engine {
   readonly transport: Transport;
   readonly credentials: CredentialProvider;
   readonly events: EventBus;
+  /** The local database, for queries and table writes; absent in a runtime without one. */
+  readonly store: LocalStore | undefined;
 }
 
-/**
- * One function, one outbound call, in the spec's order (4.3). Table operations are not a step here:
- * they write the result into the local store, which the caller (a sync) does with the output.
- */
+export type FunctionFile = SourceFile<'function'> & { readonly definition: FunctionDefinition };
+
+/** A continuation call: its url (kept with its query), its parameters, and the previous page's context. */
+export interface PageRequest {
+  readonly page: number;
+  readonly url: string | undefined;
+  readonly parameters: Readonly<Record<string, ParameterDefinition>>;
+  readonly previous: ExecutionContext;
+}
+
+/** One execution with what the local-data steps after it need. */
+export interface Execution {
+  readonly result: ExecutionResult;
+  readonly ctx: ExecutionContext;
+  readonly file: FunctionFile;
+  /** The guard stopped the function: its operations are to be written instead. */
+  readonly guardFailed: boolean;
+}
+
+/** Executes one function (one call; continuation pages are followed by the sync). */
 export async function executeFunction(
   engine: Engine,
   name: string,
@@ -50,6 +70,21 @@ export async function executeFunction(
   call: CallContext,
   signal?: AbortSignal,
 ): Promise<ExecutionResult> {
+  return (await runFunction(engine, name, given, call, signal)).result;
+}
+
+/**
+ * One function, one outbound call, in the spec's order (4.3). Table operations are not a step here:
+ * they write the result into the local store, which the sync does with what this returns.
+ */
+export async function runFunction(
+  engine: Engine,
+  name: string,
+  given: Readonly<Record<string, unknown>>,
+  call: CallContext,
+  signal?: AbortSignal,
+  page?: PageRequest,
+): Promise<Execution> {
   const started = performance.now();
   const correlationId = randomUUID();
   const { events } = engine;
@@ -60,26 +95,68 @@ export async function executeFunction(
     const ctx = createContext(engine.solution, correlationId, engine.options.user, call);
     const field = (path: PropertyPath, raw: unknown, input: unknown, alwaysJsonata = false) =>
       evaluateField(file, path, raw, input, ctx, engine.options.expressions, alwaysJsonata);
+    const skip = (reason: string, guardFailed = false): Execution => {
+      if (events.active) events.emit({ type: 'skipped', correlationId, function: name, reason });
+      return { result: { status: 'skipped', reason, correlationId }, ctx, file, guardFailed };
+    };
 
-    // 2. Parameters: caller values, else defaults (which may read earlier parameters).
-    const parameters = await resolveParameters(definition.parameters ?? {}, given, (param, raw, soFar) => {
-      ctx.parameters = soFar;
-      return field(['parameters', param, 'value'], raw, ctx);
-    });
-    ctx.parameters = { ...given, ...Object.fromEntries(parameters.map((p) => [p.name, p.value])) };
+    // 2. Parameters: caller values, else defaults (which may read earlier parameters). A continuation
+    // call replaces them with its own, whose expressions see the previous call's context.
+    if (page) Object.assign(ctx, { response: page.previous.response, output: page.previous.output });
+    const parameterPath = page ? ['continuation', 'parameters'] : ['parameters'];
+    const parameters = await resolveParameters(
+      page ? page.parameters : (definition.parameters ?? {}),
+      page ? {} : given,
+      (param, raw, soFar) => {
+        ctx.parameters = page ? { ...page.previous.parameters, ...soFar } : soFar;
+        return field([...parameterPath, param, 'value'], raw, ctx);
+      },
+    );
+    ctx.parameters = {
+      ...(page ? {} : given),
+      ...Object.fromEntries(parameters.map((p) => [p.name, p.value])),
+    };
 
-    // 3. Queries (and their dependencies) read the local store.
-    if (definition.queries) throw unsupported(name, 'queries', 'the local store');
-
-    // 4. `when`: false skips the function (a result, not an error).
-    if (definition.when !== undefined && !isTruthy(await field(['when'], definition.when, ctx))) {
-      if (events.active)
-        events.emit({ type: 'skipped', correlationId, function: name, reason: 'when is false' });
-      return { status: 'skipped', reason: 'when is false', correlationId };
+    // 3. Queries (after their dependencies) read the local store.
+    if (definition.queries) {
+      if (!engine.store) throw unsupported(name, 'queries', 'a local store');
+      await runQueries(
+        engine.store,
+        definition.queries,
+        ctx.queries,
+        (path, raw) => field(path, raw, ctx),
+        page?.previous.queries,
+      );
     }
 
-    // 5-6. Guard function and its `when`.
-    if (definition.guard) throw unsupported(name, 'guard', 'the local store');
+    // 4. `when`: false skips the function (a result, not an error); re-evaluated on every page.
+    if (definition.when !== undefined && !isTruthy(await field(['when'], definition.when, ctx))) {
+      return skip('when is false');
+    }
+
+    // 5-6. Guard: its function runs first; when it fails or its `result` is falsy, the main
+    // function is skipped (and the sync writes the guard's operations instead).
+    const guard = definition.guard;
+    if (guard && (page ? guard.onContinuation !== false : guard.onInitial !== false)) {
+      if (guard.when === undefined || isTruthy(await field(['guard', 'when'], guard.when, ctx))) {
+        const args: Record<string, unknown> = {};
+        for (const [param, raw] of Object.entries(guard.parameters ?? {})) {
+          args[param] = await field(['guard', 'parameters', param], raw, ctx);
+        }
+        let passed = false;
+        try {
+          const outcome = await executeFunction(engine, guard.function, args, call, signal);
+          ctx.guard = { output: outcome.status === 'ok' ? outcome.output : null };
+          passed =
+            outcome.status === 'ok' &&
+            (guard.result === undefined || isTruthy(await field(['guard', 'result'], guard.result, ctx)));
+        } catch (error) {
+          if (!(error instanceof CallError)) throw error;
+          ctx.guard = { output: null, error: { name: error.code, message: error.message } };
+        }
+        if (!passed) return skip('the guard did not pass', true);
+      }
+    }
 
     // 8. inputTransform builds the body from the parameter values.
     const body =
@@ -92,7 +169,13 @@ export async function executeFunction(
 
     // The call: credentials are applied only now, after `when` (spec 4.3).
     const { placed, secrets } = await applyCredentials(engine, parameters, signal);
-    const request = buildRequest(definition.method, definition.url, placed, body);
+    const request = buildRequest(
+      definition.method,
+      page?.url ?? definition.url,
+      placed,
+      body,
+      page?.url !== undefined,
+    );
     const summary: RequestSummary = { method: request.method, url: maskText(request.url, secrets) };
     const secretHeaders = new Set(parameters.filter((p) => p.credential).map((p) => p.name.toLowerCase()));
     const shownHeaders = maskHeaders(request.headers, secretHeaders);
@@ -143,16 +226,18 @@ export async function executeFunction(
         : await field(['outputTransform'], definition.outputTransform, transformInput, true);
     ctx.output = output;
     if (definition.output !== undefined) output = await field(['output'], definition.output, output);
+    ctx.output = output;
 
     const durationMs = performance.now() - started;
     if (events.active) events.emit({ type: 'succeeded', correlationId, function: name, durationMs });
-    return {
-      status: 'ok',
+    const result = {
+      status: 'ok' as const,
       output,
       response: { status: raw.status, headers: raw.headers },
       correlationId,
       durationMs,
     };
+    return { result, ctx, file, guardFailed: false };
   } catch (error) {
     if (error instanceof CallError) error.correlationId = correlationId;
     if (events.active) {
@@ -176,7 +261,7 @@ function functionFile(
       own,
     );
   }
-  return file as SourceFile<'function'> & { definition: FunctionDefinition };
+  return file as FunctionFile;
 }
 
 /** Credential parameters become the values the provider gives for them; the rest pass through. */

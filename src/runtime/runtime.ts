@@ -1,14 +1,21 @@
-import type { Solution } from '../definition/solution.js';
+import type { Solution, SourceFile } from '../definition/solution.js';
+import { didYouMean } from '../definition/suggest.js';
+import { DefinitionError } from '../errors/definition-error.js';
+import { UsageError } from '../errors/restfn-error.js';
 import { Transport } from '../http/transport.js';
+import type { LocalStore } from '../local/store.js';
 import type { CallContext } from './context.js';
 import { type CredentialProvider, NO_CREDENTIALS } from './credentials.js';
 import { EventBus, type EventListener } from './events.js';
 import { type NormalizedOptions, normalizeOptions, type RuntimeOptions } from './options.js';
 import { type Engine, type ExecutionResult, executeFunction } from './pipeline.js';
+import { type DatasourceResult, runDatasource, type SyncProgress } from './sync.js';
 
 export interface CreateRuntimeOptions extends RuntimeOptions {
   /** Turns credential keys into values; default: none (functions naming credentials fail, exit 4). */
   readonly credentials?: CredentialProvider;
+  /** The local database: needed by queries, guards' operations and syncs. */
+  readonly store?: LocalStore;
 }
 
 /** Runs the functions of one solution, sharing one connection pool and one expression cache. */
@@ -27,6 +34,7 @@ export class Runtime {
       transport: new Transport(this.options.http),
       credentials: options.credentials ?? NO_CREDENTIALS,
       events: this.events,
+      store: options.store,
     };
   }
 
@@ -41,6 +49,37 @@ export class Runtime {
     options: { signal?: AbortSignal } = {},
   ): Promise<ExecutionResult> {
     return executeFunction(this.engine, name, parameters, context, options.signal);
+  }
+
+  /**
+   * Runs the datasource `name`: syncs each entity table from its function (every continuation page,
+   * the scope rules, operations) and runs its query. Needs the runtime's `store`.
+   */
+  async sync(
+    name: string,
+    options: {
+      context?: CallContext;
+      onProgress?: (progress: SyncProgress) => void;
+      signal?: AbortSignal;
+    } = {},
+  ): Promise<DatasourceResult> {
+    const store = this.engine.store;
+    if (!store) throw new UsageError('sync needs a local store: createRuntime(solution, { store })');
+    const file = this.solution.files.find((f) => f.kind === 'datasource' && f.name === name);
+    if (!file) {
+      const names = this.solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
+      throw new UsageError(
+        `datasource '${name}' does not exist${didYouMean(name, names)}`,
+        'DATASOURCE_NOT_FOUND',
+      );
+    }
+    return runDatasource(
+      { ...this.engine, store },
+      file as never,
+      options.context ?? {},
+      options.onProgress,
+      options.signal,
+    );
   }
 
   /** Subscribes to execution events; returns the unsubscribe function. */

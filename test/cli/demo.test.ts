@@ -4,7 +4,7 @@ import { expect, test } from 'vitest';
 import { EXAMPLES } from '../helpers/temp-solution.js';
 
 // The README's main job. It serves the demo API on the fixed port 4010 its function files name.
-test('npm start: the demo validates and runs its functions against the bundled API', async () => {
+test('npm start: the demo validates, syncs real pages into SQLite and runs functions against the bundled API', async () => {
   const child = spawn(process.execPath, [join(EXAMPLES, 'demo', 'run-demo.mjs')], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -20,5 +20,6 @@ test('npm start: the demo validates and runs its functions against the bundled A
   expect(out).toContain('6 files checked: 0 errors, 0 warnings');
   expect(out).toContain('"updatedAt": 1767744000000');
   expect(out).toContain('"name": "Ada Lovelace"');
-  expect(out.match(/"region": "apac"/g)).toHaveLength(3);
+  expect(out).toContain('customers <- rest-get-customers: 3 pages, 60 records, query returns 60 rows');
+  expect(out.match(/"customers": 20/g)).toHaveLength(3);
 });

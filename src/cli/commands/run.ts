@@ -7,12 +7,14 @@ import { UsageError } from '../../errors/restfn-error.js';
 import type { ExecutionEvent } from '../../runtime/events.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { solutionDir } from '../solution-dir.js';
+import { openStore } from '../store-path.js';
 
 interface Options {
   param: string[];
   params?: string;
   solution?: string;
   verbose?: boolean;
+  db?: string;
 }
 
 export function registerRun(program: Command): void {
@@ -24,6 +26,7 @@ export function registerRun(program: Command): void {
     .option('--params <json>', 'parameter values as a JSON object (-p values override)')
     .option('-s, --solution <dir>', 'solution folder (default: found from the current folder upward)')
     .option('-v, --verbose', 'trace requests and responses on stderr (credentials masked)')
+    .option('--db <file>', 'local database for queries and guards (default: <solution>/.restfn/local.db)')
     .action(async (name: string, options: Options) => {
       const parameters = parseParameters(options);
       const solution = loadSolution(solutionDir(options.solution));
@@ -35,7 +38,12 @@ export function registerRun(program: Command): void {
         if (errors > 0)
           throw new DefinitionError(`function '${name}' has ${errors} error(s); fix them first`, diagnostics);
       }
-      const runtime = createRuntime(solution);
+      // Queries and guards read the local database; other functions never touch it.
+      const store =
+        file?.definition?.queries || file?.definition?.guard
+          ? openStore(solution.root, options.db)
+          : undefined;
+      const runtime = createRuntime(solution, { store });
       if (options.verbose) runtime.on(trace);
       try {
         const result = await runtime.execute(name, parameters);
@@ -45,6 +53,7 @@ export function registerRun(program: Command): void {
         );
       } finally {
         await runtime.close();
+        store?.close();
       }
     });
 }

@@ -35,6 +35,11 @@ export const solutionDefinition = strict({
     })
       .optional()
       .describe('Outbound HTTP settings for every function of the solution.'),
+    sync: strict({
+      maxPages: positiveInt.optional().describe('Most continuation pages one sync follows. Default: 1000.'),
+    })
+      .optional()
+      .describe('Sync settings.'),
   }).optional(),
 });
 

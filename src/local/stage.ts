@@ -1,0 +1,209 @@
+import { randomUUID } from 'node:crypto';
+import type { Statement } from 'better-sqlite3';
+import type { RangeMatch, ValueMatch } from './scope.js';
+import { type LocalStore, quoteTable } from './store.js';
+
+export const COMMAND_QUEUE_TABLE = '_commandQueue';
+
+/** One row to write: its id and the record. */
+export interface StagedRow {
+  readonly id: string;
+  readonly data: unknown;
+}
+
+/** Everything a sync may write, recorded first and replayed at commit, in order. */
+export type StagedWrite =
+  | {
+      readonly kind: 'rows';
+      readonly table: string;
+      readonly merge: boolean;
+      readonly rows: readonly StagedRow[];
+    }
+  | {
+      readonly kind: 'delete';
+      readonly table: string;
+      readonly values: readonly ValueMatch[];
+      readonly ranges: readonly RangeMatch[];
+      readonly keepTempIds: boolean;
+    }
+  | {
+      readonly kind: 'sql';
+      readonly statement: string;
+      readonly parameters: unknown;
+      readonly tables: readonly string[];
+    }
+  | {
+      readonly kind: 'find-replace';
+      readonly find: string;
+      readonly replace: string;
+      readonly tables: readonly string[];
+      readonly includeCommandQueue: boolean;
+    };
+
+/** What the replay needs to know about each batch; row data and payloads stay in SQLite. */
+type Batch = { id: number; kind: 'rows'; table: string; merge: boolean } | { id: number; kind: 'payload' };
+
+export interface CommitSummary {
+  /** Tables written, in first-written order. */
+  readonly tables: string[];
+  /** Rows staged (inserted, replaced or merged). */
+  readonly rows: number;
+}
+
+/**
+ * A write log in a staging table of the same database. Each `add` is one short transaction, so pages
+ * stream to disk and memory stays flat; the real tables are untouched until `commit` replays the log
+ * in one transaction. `discard` (on any failure) leaves them exactly as they were.
+ */
+export class Stage {
+  private readonly table: string;
+  private readonly insert: Statement;
+  private readonly batches: Batch[] = [];
+  private rowCount = 0;
+  private open = true;
+
+  constructor(private readonly store: LocalStore) {
+    this.table = store.createStageTable();
+    this.insert = store.db.prepare(`INSERT INTO [${this.table}] (batch, id, data) VALUES (?, ?, ?)`);
+  }
+
+  add(writes: readonly StagedWrite[]): void {
+    this.store.db.transaction(() => {
+      for (const write of writes) {
+        if (write.kind === 'rows') {
+          const batch = this.rowBatch(write.table, write.merge);
+          for (const row of write.rows) this.insert.run(batch, row.id, JSON.stringify(row.data));
+          this.rowCount += write.rows.length;
+        } else {
+          const id = this.batches.length;
+          this.batches.push({ id, kind: 'payload' });
+          this.insert.run(id, null, JSON.stringify(write));
+        }
+      }
+    })();
+  }
+
+  /** Consecutive rows for the same table and mode share one batch, so the log stays small. */
+  private rowBatch(table: string, merge: boolean): number {
+    const last = this.batches.at(-1);
+    if (last?.kind === 'rows' && last.table === table && last.merge === merge) return last.id;
+    const id = this.batches.length;
+    this.batches.push({ id, kind: 'rows', table, merge });
+    return id;
+  }
+
+  commit(): CommitSummary {
+    const tables = new Set<string>();
+    const db = this.store.db;
+    db.transaction(() => {
+      for (const batch of this.batches) {
+        if (batch.kind === 'rows') {
+          const target = this.store.ensureTable(batch.table);
+          tables.add(batch.table);
+          // `WHERE true` keeps SQLite from reading ON CONFLICT as a join constraint.
+          const update = batch.merge ? `restfn_merge(${target}.data, excluded.data)` : 'excluded.data';
+          db.prepare(
+            `INSERT INTO ${target} (id, data) SELECT id, data FROM [${this.table}] WHERE batch = ? ORDER BY seq
+             ON CONFLICT(id) DO UPDATE SET data = ${update}`,
+          ).run(batch.id);
+        } else {
+          const { data } = db
+            .prepare(`SELECT data FROM [${this.table}] WHERE batch = ? AND id IS NULL`)
+            .get(batch.id) as {
+            data: string;
+          };
+          for (const table of replay(this.store, JSON.parse(data) as StagedWrite)) tables.add(table);
+        }
+      }
+    })();
+    this.drop();
+    return { tables: [...tables], rows: this.rowCount };
+  }
+
+  discard(): void {
+    this.drop();
+  }
+
+  private drop(): void {
+    if (!this.open) return;
+    this.open = false;
+    this.store.db.exec(`DROP TABLE IF EXISTS [${this.table}]`);
+  }
+}
+
+/** Applies one non-row write; returns the tables it touched. */
+function replay(store: LocalStore, write: StagedWrite): string[] {
+  const db = store.db;
+  switch (write.kind) {
+    case 'delete': {
+      const target = store.ensureTable(write.table);
+      const where: string[] = [];
+      const args: unknown[] = [];
+      for (const { column, value } of write.values) {
+        if (value === null || value === undefined) where.push(`json_extract(data, ?) IS NULL`);
+        else where.push(`json_extract(data, ?) = ?`);
+        args.push(jsonPath(column), ...(value === null || value === undefined ? [] : [sqlValue(value)]));
+      }
+      for (const { column, from, to } of write.ranges) {
+        where.push(`json_extract(data, ?) BETWEEN ? AND ?`);
+        args.push(jsonPath(column), sqlValue(from), sqlValue(to));
+      }
+      if (write.keepTempIds) where.push('restfn_is_temp_id(id) = 0');
+      db.prepare(`DELETE FROM ${target}${where.length ? ` WHERE ${where.join(' AND ')}` : ''}`).run(...args);
+      return [write.table];
+    }
+    case 'sql': {
+      for (const table of write.tables) store.ensureTable(table);
+      const statement = db.prepare(write.statement);
+      const parameters = write.parameters;
+      if (Array.isArray(parameters)) statement.run(...parameters.map(sqlValue));
+      else if (parameters && typeof parameters === 'object') {
+        statement.run(Object.fromEntries(Object.entries(parameters).map(([k, v]) => [k, sqlValue(v)])));
+      } else statement.run();
+      return [...write.tables];
+    }
+    case 'find-replace': {
+      const touched: string[] = [];
+      for (const table of write.tables) {
+        const target = store.ensureTable(table);
+        // OR REPLACE: a temp id replaced by a real id that already exists keeps one row, the replaced one.
+        db.prepare(
+          `UPDATE OR REPLACE ${target} SET id = replace(id, @find, @replace), data = replace(data, @find, @replace)
+           WHERE instr(id, @find) > 0 OR instr(data, @find) > 0`,
+        ).run({ find: write.find, replace: write.replace });
+        touched.push(table);
+      }
+      if (write.includeCommandQueue && store.hasTable(COMMAND_QUEUE_TABLE)) {
+        db.prepare(
+          `UPDATE [${COMMAND_QUEUE_TABLE}] SET payload = replace(payload, @find, @replace) WHERE instr(payload, @find) > 0`,
+        ).run({ find: write.find, replace: write.replace });
+      }
+      return touched;
+    }
+    case 'rows':
+      throw new Error('rows are replayed by batch');
+  }
+}
+
+/** `$."column"`: one top-level property, whatever characters its name holds. */
+function jsonPath(column: string): string {
+  return `$."${column.replaceAll('"', '""')}"`;
+}
+
+/** SQLite binds numbers, strings, bigints, buffers and null; booleans become 1/0, objects JSON. */
+export function sqlValue(value: unknown): unknown {
+  if (value === undefined || value === null) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'object' && !Buffer.isBuffer(value)) return JSON.stringify(value);
+  return value;
+}
+
+/** The row id of a record: `primaryKey` when given, else its `id`, else a fresh one (written into it). */
+export function toRow(record: unknown, primaryKey?: unknown): StagedRow {
+  const data =
+    record !== null && typeof record === 'object' && !Array.isArray(record) ? record : { value: record };
+  const given = primaryKey ?? (data as { id?: unknown }).id;
+  if (given !== undefined && given !== null && given !== '') return { id: String(given), data };
+  const id = randomUUID();
+  return { id, data: { ...data, id } };
+}

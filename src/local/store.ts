@@ -1,0 +1,97 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import { RestfnError } from '../errors/restfn-error.js';
+
+/** Prefix of the tables a sync stages its writes in; left-overs from a crash are dropped on open. */
+const STAGE_PREFIX = '_restfn_stage_';
+/** Temporary ids: created locally, not yet synced (conventions.md). */
+export const TEMP_ID_PREFIX = '_tmp_';
+
+export function isTempId(id: unknown): boolean {
+  return typeof id === 'string' && id.startsWith(TEMP_ID_PREFIX);
+}
+
+export function newTempId(): string {
+  return `${TEMP_ID_PREFIX}${randomUUID()}`;
+}
+
+export class StoreError extends RestfnError {}
+
+/** `[name]` for SQL; names are checked once so no identifier can break out of the brackets. */
+export function quoteTable(name: string): string {
+  if (!/^[^\]\u0000]{1,128}$/.test(name) || name.startsWith(STAGE_PREFIX)) {
+    throw new StoreError('INVALID_TABLE', `'${name}' cannot be a table name (1-128 characters, no ']')`);
+  }
+  return `[${name}]`;
+}
+
+/**
+ * The app's local SQLite database: one file per solution state folder, WAL mode, a table per entity
+ * (`id TEXT PRIMARY KEY, data JSON`) created on first use.
+ */
+export class LocalStore {
+  readonly db: Database.Database;
+  private readonly known = new Set<string>();
+
+  constructor(readonly file: string) {
+    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    this.db = new Database(file);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+    // Top-level merge for upsert-merge (json_patch would merge nested objects too).
+    this.db.function('restfn_merge', { deterministic: true }, (a: unknown, b: unknown) =>
+      JSON.stringify({ ...parseObject(a), ...parseObject(b) }),
+    );
+    this.db.function('restfn_is_temp_id', { deterministic: true }, (id: unknown) => (isTempId(id) ? 1 : 0));
+    for (const { name } of this.db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE ?")
+      .all(`${STAGE_PREFIX}%`) as Array<{ name: string }>) {
+      this.db.exec(`DROP TABLE [${name}]`);
+    }
+  }
+
+  /** Creates the entity table when it does not exist yet; returns its quoted name. */
+  ensureTable(name: string): string {
+    const quoted = quoteTable(name);
+    if (!this.known.has(name)) {
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${quoted} (id TEXT PRIMARY KEY, data JSON)`);
+      this.known.add(name);
+    }
+    return quoted;
+  }
+
+  hasTable(name: string): boolean {
+    return (
+      this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
+    );
+  }
+
+  /** A fresh staging table (see stage.ts); dropped by the stage when it commits or is discarded. */
+  createStageTable(): string {
+    const name = `${STAGE_PREFIX}${randomUUID().replaceAll('-', '')}`;
+    this.db.exec(
+      `CREATE TABLE [${name}] (seq INTEGER PRIMARY KEY, batch INTEGER NOT NULL, id TEXT, data TEXT)`,
+    );
+    return name;
+  }
+
+  /** All rows of a table as records (`data` parsed), in id order. */
+  rows(table: string): Array<Record<string, unknown>> {
+    if (!this.hasTable(table)) return [];
+    return (
+      this.db.prepare(`SELECT data FROM ${quoteTable(table)} ORDER BY id`).all() as Array<{ data: string }>
+    ).map((r) => JSON.parse(r.data));
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+function parseObject(text: unknown): Record<string, unknown> {
+  if (typeof text !== 'string') return {};
+  const value = JSON.parse(text);
+  return value !== null && typeof value === 'object' && !Array.isArray(value) ? value : {};
+}

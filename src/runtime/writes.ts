@@ -1,0 +1,173 @@
+import type { Operation } from '../definition/schema/index.js';
+import type { PropertyPath } from '../definition/yaml-file.js';
+import { isTruthy } from '../expression/evaluate.js';
+import { decideScope } from '../local/scope.js';
+import { type StagedRow, type StagedWrite, toRow } from '../local/stage.js';
+import { evaluateField } from './field.js';
+import type { Engine, Execution } from './pipeline.js';
+
+/**
+ * What one page of a sync writes, as staged writes: the scope deletion (first page only), then the
+ * records, or the function's operations, or (when the guard stopped the function) the guard's
+ * operations. Expressions are evaluated here; the stage only sees values.
+ */
+export async function planWrites(
+  engine: Engine,
+  execution: Execution,
+  entity: string,
+  firstPage: boolean,
+): Promise<StagedWrite[]> {
+  const { file, ctx } = execution;
+  const d = file.definition;
+  const limits = engine.options.expressions;
+  const field = (path: PropertyPath, raw: unknown, input: unknown, alwaysJsonata = false) =>
+    evaluateField(file, path, raw, input, ctx, limits, alwaysJsonata);
+
+  if (execution.guardFailed) {
+    return operationWrites(
+      d.guard?.operations ?? [],
+      ['guard', 'operations'],
+      ctx.output,
+      [],
+      entity,
+      firstPage,
+      field,
+      ctx,
+    );
+  }
+  const output = execution.result.status === 'ok' ? execution.result.output : undefined;
+  const records = asList(
+    d.records === undefined ? output : await field(['records'], d.records, output, true),
+  );
+  const scope = decideScope(d, ctx.parameters);
+  switch (scope.mode) {
+    case 'replace':
+    case 'delete-matching': {
+      const writes: StagedWrite[] = [];
+      if (firstPage) {
+        const { values = [], ranges = [] } = scope.mode === 'delete-matching' ? scope : {};
+        writes.push({ kind: 'delete', table: entity, values, ranges, keepTempIds: scope.keepTempIds });
+      }
+      writes.push({ kind: 'rows', table: entity, merge: false, rows: records.map((r) => toRow(r)) });
+      return writes;
+    }
+    case 'merge':
+      return [{ kind: 'rows', table: entity, merge: true, rows: records.map((r) => toRow(r)) }];
+    case 'operations':
+      return operationWrites(
+        d.operations ?? [],
+        ['operations'],
+        output,
+        records,
+        entity,
+        firstPage,
+        field,
+        ctx,
+      );
+  }
+}
+
+type Field = (path: PropertyPath, raw: unknown, input: unknown, alwaysJsonata?: boolean) => Promise<unknown>;
+
+async function operationWrites(
+  operations: readonly Operation[],
+  at: PropertyPath,
+  output: unknown,
+  records: readonly unknown[],
+  entity: string,
+  firstPage: boolean,
+  field: Field,
+  ctx: Record<string, unknown>,
+): Promise<StagedWrite[]> {
+  const writes: StagedWrite[] = [];
+  for (const [i, op] of operations.entries()) {
+    const path = [...at, i];
+    if (op.when !== undefined && !isTruthy(await field([...path, 'when'], op.when, ctx))) continue;
+    switch (op.type) {
+      case 'operation.execute-sql':
+        for (const [s, statement] of op.statements.entries()) {
+          const spath = [...path, 'statements', s];
+          writes.push({
+            kind: 'sql',
+            statement: String(await field([...spath, 'statement'], statement.statement, ctx)),
+            parameters: await evaluateEach(statement.parameters, [...spath, 'parameters'], field, ctx),
+            tables: op.tables ?? [],
+          });
+        }
+        break;
+      case 'operation.find-replace':
+        writes.push({
+          kind: 'find-replace',
+          find: String(await field([...path, 'find'], op.find, ctx)),
+          replace: String(await field([...path, 'replace'], op.replace, ctx)),
+          tables: op.tables ?? [entity],
+          includeCommandQueue: op.includeCommandQueue === true,
+        });
+        break;
+      default: {
+        const table =
+          op.table === undefined ? entity : String(await field([...path, 'table'], op.table, ctx));
+        const rows = await toRows(
+          op.records === undefined
+            ? records
+            : asList(await field([...path, 'records'], op.records, output, true)),
+          op.primaryKey,
+          [...path, 'primaryKey'],
+          field,
+          ctx,
+        );
+        if (op.type === 'operation.delete-insert' && firstPage) {
+          const parameters = ctx.parameters as Record<string, unknown>;
+          const scope = decideScope(
+            { forRowsWithValues: op.forRowsWithValues ?? {}, forRowsInRange: op.forRowsInRange },
+            parameters,
+          );
+          const { values = [], ranges = [] } = scope.mode === 'delete-matching' ? scope : {};
+          writes.push({ kind: 'delete', table, values, ranges, keepTempIds: false });
+        }
+        writes.push({ kind: 'rows', table, merge: op.type === 'operation.upsert-merge', rows });
+      }
+    }
+  }
+  return writes;
+}
+
+/** Rows for records; `primaryKey` is evaluated per record with the record as @ctx.record. */
+async function toRows(
+  records: readonly unknown[],
+  primaryKey: string | undefined,
+  path: PropertyPath,
+  field: Field,
+  ctx: Record<string, unknown>,
+): Promise<StagedRow[]> {
+  if (primaryKey === undefined) return records.map((r) => toRow(r));
+  const rows: StagedRow[] = [];
+  for (const record of records) {
+    ctx.record = record;
+    rows.push(toRow(record, await field(path, primaryKey, record)));
+  }
+  ctx.record = undefined;
+  return rows;
+}
+
+async function evaluateEach(
+  parameters: unknown,
+  path: PropertyPath,
+  field: Field,
+  ctx: unknown,
+): Promise<unknown> {
+  if (Array.isArray(parameters))
+    return Promise.all(parameters.map((raw, i) => field([...path, i], raw, ctx)));
+  if (parameters && typeof parameters === 'object') {
+    const out: Record<string, unknown> = {};
+    for (const [k, raw] of Object.entries(parameters)) out[k] = await field([...path, k], raw, ctx);
+    return out;
+  }
+  return undefined;
+}
+
+/** The records of an output: an array as it is, nothing for null, anything else as one record. */
+function asList(value: unknown): unknown[] {
+  if (value === undefined || value === null) return [];
+  return Array.isArray(value) ? value : [value];
+}
