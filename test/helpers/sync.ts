@@ -1,0 +1,43 @@
+import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
+import { loadSolution } from '../../src/definition/solution.js';
+import { LocalStore } from '../../src/local/store.js';
+import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { tempSolution } from './temp-solution.js';
+
+/** A runtime with a real SQLite file in a temporary solution; both closed when the test ends. */
+export function syncSetup(
+  files: Record<string, string>,
+  maxPages?: number,
+): { runtime: Runtime; store: LocalStore; root: string } {
+  const root = tempSolution(files);
+  const store = new LocalStore(join(root, '.restfn', 'local.db'));
+  const runtime = createRuntime(loadSolution(root, { displayBase: root }), {
+    store,
+    ...(maxPages ? { maxPages } : {}),
+  });
+  onTestFinished(async () => {
+    await runtime.close();
+    store.close();
+  });
+  return { runtime, store, root };
+}
+
+/** A datasource file filling `entity` from `fn` with the given parameters. */
+export function datasource(
+  entity: string,
+  fn: string,
+  parameters: Record<string, unknown> = {},
+  query?: string,
+): string {
+  const params = Object.entries(parameters)
+    .map(([k, v]) => `        ${k}: ${JSON.stringify(v)}\n`)
+    .join('');
+  return `type: datasource.sqlite
+options:
+  provider: DATA_PROVIDER_LOCAL
+  entities:
+    - entity: ${entity}
+      function: ${fn}
+${params ? `      functionParameters:\n${params}` : ''}${query ? `  query: ${JSON.stringify(query)}\n` : ''}`;
+}

@@ -1,0 +1,259 @@
+import { describe, expect, test } from 'vitest';
+import type { LocalStore } from '../../src/local/store.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { datasource, syncSetup } from '../helpers/sync.js';
+
+function seed(store: LocalStore, table: string, rows: Array<Record<string, unknown>>): void {
+  store.ensureTable(table);
+  const insert = store.db.prepare(`INSERT INTO [${table}] (id, data) VALUES (?, ?)`);
+  for (const row of rows) insert.run(String(row.id), JSON.stringify(row));
+}
+
+const ids = (store: LocalStore, table: string) => store.rows(table).map((r) => r.id);
+
+/** Serves `rows` (optionally split into pages of `size`, linked by `next`). */
+async function itemsServer(rows: unknown[], size = rows.length) {
+  return testServer((req, res) => {
+    const url = new URL(req.url, 'http://x');
+    const offset = Number(url.searchParams.get('offset') ?? 0);
+    const page = rows.slice(offset, offset + size);
+    const next =
+      offset + size < rows.length ? `http://${req.headers.host}/items?offset=${offset + size}` : undefined;
+    json(res, 200, { items: page, ...(next ? { next } : {}) });
+  });
+}
+
+const GET = (url: string, extra = '') => `provider: DATA_PROVIDER_REST
+method: GET
+url: ${url}/items
+outputTransform: $.items
+${extra}`;
+
+describe('scope rules', () => {
+  test('no scope field: the whole table is replaced; temp-id rows go too unless keepTempIds', async () => {
+    const server = await itemsServer([{ id: 'a' }, { id: 'b' }]);
+    for (const keep of [false, true]) {
+      const { runtime, store } = syncSetup({
+        'functions/rest-get-items.platform': GET(server.url, keep ? 'keepTempIds: true\n' : ''),
+        'datasources/items.platform': datasource('items', 'rest-get-items'),
+      });
+      seed(store, 'items', [{ id: 'old' }, { id: '_tmp_1', draft: true }]);
+      const result = await runtime.sync('items');
+      expect(result.entities[0]).toMatchObject({ pages: 1, records: 2, stopped: 'done' });
+      expect(ids(store, 'items')).toEqual(keep ? ['_tmp_1', 'a', 'b'] : ['a', 'b']);
+    }
+  });
+
+  test('forRowsWithMatchingIds: top-level merge on id, other rows untouched', async () => {
+    const server = await itemsServer([
+      { id: 'a', name: 'new', nested: { y: 2 } },
+      { id: 'c', name: 'added' },
+    ]);
+    const { runtime, store } = syncSetup({
+      'functions/rest-get-items.platform': GET(server.url, 'forRowsWithMatchingIds: true\n'),
+      'datasources/items.platform': datasource('items', 'rest-get-items'),
+    });
+    seed(store, 'items', [
+      { id: 'a', name: 'old', keep: 1, nested: { x: 1 } },
+      { id: 'z', name: 'untouched' },
+    ]);
+    await runtime.sync('items');
+    expect(store.rows('items')).toEqual([
+      { id: 'a', name: 'new', keep: 1, nested: { y: 2 } },
+      { id: 'c', name: 'added' },
+      { id: 'z', name: 'untouched' },
+    ]);
+  });
+
+  test('forRowsWithValues: only rows whose column equals the parameter are replaced', async () => {
+    const server = await itemsServer([{ id: 'c', region: 'eu' }]);
+    const { runtime, store } = syncSetup({
+      'functions/rest-get-items.platform': GET(
+        server.url,
+        'parameters:\n  region: { location: query, type: string }\nforRowsWithValues:\n  region: region\n',
+      ),
+      'datasources/items.platform': datasource('items', 'rest-get-items', { region: 'eu' }),
+    });
+    seed(store, 'items', [
+      { id: 'a', region: 'eu' },
+      { id: 'b', region: 'us' },
+    ]);
+    await runtime.sync('items');
+    expect(ids(store, 'items')).toEqual(['b', 'c']);
+    expect(server.requests[0]!.url).toBe('/items?region=eu');
+  });
+
+  test('forRowsInRange is inclusive, and combines with forRowsWithValues', async () => {
+    const server = await itemsServer([{ id: 'new', n: 3, kind: 'x' }]);
+    const { runtime, store } = syncSetup({
+      'functions/rest-get-items.platform': GET(
+        server.url,
+        `parameters:
+  from: { location: query, type: number }
+  to: { location: query, type: number }
+  kind: { location: query, type: string }
+forRowsInRange:
+  n: { from: from, to: to }
+forRowsWithValues:
+  kind: kind
+`,
+      ),
+      'datasources/items.platform': datasource('items', 'rest-get-items', { from: 2, to: 4, kind: 'x' }),
+    });
+    seed(
+      store,
+      'items',
+      [1, 2, 3, 4, 5].map((n) => ({ id: `r${n}`, n, kind: 'x' })),
+    );
+    seed(store, 'items', [{ id: 'y3', n: 3, kind: 'y' }]);
+    await runtime.sync('items');
+    expect(ids(store, 'items')).toEqual(['new', 'r1', 'r5', 'y3']);
+  });
+
+  test('records picks the rows out of the output; a record without id gets one', async () => {
+    const server = await testServer((_, res) =>
+      json(res, 200, { data: { rows: [{ id: 1, v: 'a' }, { v: 'no id' }] } }),
+    );
+    const { runtime, store } = syncSetup({
+      'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/x\nrecords: $.data.rows\n`,
+      'datasources/items.platform': datasource('items', 'rest-get-items'),
+    });
+    await runtime.sync('items');
+    const rows = store.rows('items');
+    expect(rows).toHaveLength(2);
+    expect(rows.find((r) => r.v === 'a')).toEqual({ id: 1, v: 'a' });
+    expect(rows.find((r) => r.v === 'no id')!.id).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('continuation', () => {
+  const rows = Array.from({ length: 10 }, (_, i) => ({ id: `i${i}` }));
+
+  test('next link in the body: every page lands, the link is followed as given', async () => {
+    const server = await itemsServer(rows, 4);
+    const { runtime, store } = syncSetup({
+      'functions/rest-get-items.platform': GET(
+        server.url,
+        'continuation:\n  when: =$exists(@ctx.response.body.next)\n  url: =@ctx.response.body.next\n',
+      ),
+      'datasources/items.platform': datasource('items', 'rest-get-items'),
+    });
+    const result = await runtime.sync('items');
+    expect(result.entities[0]).toMatchObject({ pages: 3, records: 10, stopped: 'done' });
+    expect(server.requests.map((r) => r.url)).toEqual(['/items', '/items?offset=4', '/items?offset=8']);
+    expect(ids(store, 'items')).toHaveLength(10);
+  });
+
+  test('page counter: the new parameters see the previous call; the function when re-evaluates each page', async () => {
+    const server = await testServer((req, res) => {
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
+      json(res, 200, { items: [{ id: `p${page}` }] });
+    });
+    const { runtime, store } = syncSetup({
+      'functions/rest-get-items.platform': GET(
+        server.url,
+        `parameters:
+  page: { location: query, type: int, value: 1 }
+when: =@ctx.parameters.page <= 4
+continuation:
+  when: =$count(@ctx.output) > 0
+  parameters:
+    page: { location: query, type: int, value: =$number(@ctx.parameters.page) + 1 }
+`,
+      ),
+      'datasources/items.platform': datasource('items', 'rest-get-items'),
+    });
+    const result = await runtime.sync('items');
+    expect(server.requests.map((r) => r.url)).toEqual([
+      '/items?page=1',
+      '/items?page=2',
+      '/items?page=3',
+      '/items?page=4',
+    ]);
+    expect(result.entities[0]).toMatchObject({ pages: 4, stopped: 'done' });
+    expect(ids(store, 'items')).toEqual(['p1', 'p2', 'p3', 'p4']);
+  });
+
+  test('cursor: the next cursor comes from the previous response', async () => {
+    const server = await testServer((req, res) => {
+      const cursor = new URL(req.url, 'http://x').searchParams.get('cursor') ?? 'start';
+      const next = { start: 'c1', c1: 'c2', c2: null }[cursor];
+      json(res, 200, { items: [{ id: cursor }], nextCursor: next });
+    });
+    const { runtime, store } = syncSetup({
+      'functions/rest-get-items.platform': GET(
+        server.url,
+        `continuation:
+  when: =@ctx.response.body.nextCursor != null
+  parameters:
+    cursor: { location: query, type: string, value: =@ctx.response.body.nextCursor }
+`,
+      ),
+      'datasources/items.platform': datasource('items', 'rest-get-items'),
+    });
+    await runtime.sync('items');
+    expect(server.requests.map((r) => r.url)).toEqual(['/items', '/items?cursor=c1', '/items?cursor=c2']);
+    expect(ids(store, 'items')).toEqual(['c1', 'c2', 'start']);
+  });
+
+  test('the page cap stops an endless service, and says so', async () => {
+    let n = 0;
+    const server = await testServer((_, res) => json(res, 200, { items: [{ id: `n${n++}` }], more: true }));
+    const { runtime, store } = syncSetup(
+      {
+        'functions/rest-get-items.platform': GET(
+          server.url,
+          'continuation:\n  when: =@ctx.response.body.more\n',
+        ),
+        'datasources/items.platform': datasource('items', 'rest-get-items'),
+      },
+      5,
+    );
+    const result = await runtime.sync('items');
+    expect(result.entities[0]).toMatchObject({ pages: 5, stopped: 'page-cap' });
+    expect(server.requests).toHaveLength(5);
+    expect(ids(store, 'items')).toHaveLength(5);
+  });
+
+  test('a page that repeats the previous one exactly stops paging, and says so', async () => {
+    const server = await testServer((_, res) => json(res, 200, { items: [{ id: 'same' }], next: true }));
+    const { runtime } = syncSetup({
+      'functions/rest-get-items.platform': GET(
+        server.url,
+        'continuation:\n  when: =@ctx.response.body.next\n',
+      ),
+      'datasources/items.platform': datasource('items', 'rest-get-items'),
+    });
+    const result = await runtime.sync('items');
+    expect(result.entities[0]).toMatchObject({ pages: 1, stopped: 'repeated-page' });
+    expect(server.requests).toHaveLength(2);
+  });
+
+  test('a failure on a later page leaves the table exactly as it was, and no staging behind', async () => {
+    const server = await testServer((req, res) => {
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('page') ?? 1);
+      if (page === 3) json(res, 500, { error: 'boom' });
+      else json(res, 200, { items: [{ id: `p${page}` }] });
+    });
+    const { runtime, store } = syncSetup({
+      'functions/rest-get-items.platform': GET(
+        server.url,
+        `parameters:
+  page: { location: query, type: int, value: 1 }
+continuation:
+  when: true
+  parameters:
+    page: { location: query, type: int, value: =$number(@ctx.parameters.page) + 1 }
+`,
+      ),
+      'datasources/items.platform': datasource('items', 'rest-get-items'),
+    });
+    seed(store, 'items', [{ id: 'before-1' }, { id: 'before-2' }]);
+    const before = store.db.prepare('SELECT id, data FROM [items] ORDER BY id').all();
+    await expect(runtime.sync('items')).rejects.toMatchObject({ code: 'REMOTE_ERROR', status: 500 });
+    expect(server.requests).toHaveLength(3);
+    expect(store.db.prepare('SELECT id, data FROM [items] ORDER BY id').all()).toEqual(before);
+    const tables = store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all();
+    expect(tables).toEqual([{ name: 'items' }]);
+  });
+});
