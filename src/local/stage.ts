@@ -166,11 +166,16 @@ function replay(store: LocalStore, write: StagedWrite): string[] {
       const touched: string[] = [];
       for (const table of write.tables) {
         const target = store.ensureTable(table);
-        // OR REPLACE: a temp id replaced by a real id that already exists keeps one row, the replaced one.
+        // A row already holding the new id is the real one: it wins, and the temp row is dropped.
+        // References in other rows' data are replaced as text.
+        const args = { find: write.find, replace: write.replace };
         db.prepare(
-          `UPDATE OR REPLACE ${target} SET id = replace(id, @find, @replace), data = replace(data, @find, @replace)
-           WHERE instr(id, @find) > 0 OR instr(data, @find) > 0`,
-        ).run({ find: write.find, replace: write.replace });
+          `UPDATE OR IGNORE ${target} SET id = replace(id, @find, @replace) WHERE instr(id, @find) > 0`,
+        ).run(args);
+        db.prepare(`DELETE FROM ${target} WHERE instr(id, @find) > 0`).run({ find: write.find });
+        db.prepare(
+          `UPDATE ${target} SET data = replace(data, @find, @replace) WHERE instr(data, @find) > 0`,
+        ).run(args);
         touched.push(table);
       }
       if (write.includeCommandQueue && store.hasTable(COMMAND_QUEUE_TABLE)) {

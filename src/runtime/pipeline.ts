@@ -101,23 +101,28 @@ export async function runFunction(
     };
 
     // 2. Parameters: caller values, else defaults (which may read earlier parameters). A continuation
-    // call replaces them with its own, whose expressions see the previous call's context.
+    // call replaces them with its own, whose expressions see the previous call's context. Defaults
+    // that read @ctx.queries wait for step 3.
     if (page) Object.assign(ctx, { response: page.previous.response, output: page.previous.output });
     const parameterPath = page ? ['continuation', 'parameters'] : ['parameters'];
-    const parameters = await resolveParameters(
+    const callerValues = page ? {} : given;
+    const [early, late] = splitByQueryUse(
       page ? page.parameters : (definition.parameters ?? {}),
-      page ? {} : given,
-      (param, raw, soFar) => {
-        ctx.parameters = page ? { ...page.previous.parameters, ...soFar } : soFar;
-        return field([...parameterPath, param, 'value'], raw, ctx);
-      },
+      callerValues,
     );
-    ctx.parameters = {
-      ...(page ? {} : given),
-      ...Object.fromEntries(parameters.map((p) => [p.name, p.value])),
+    const parameters: ResolvedParameter[] = [];
+    const resolve = async (definitions: Readonly<Record<string, ParameterDefinition>>) => {
+      const base = page ? page.previous.parameters : {};
+      const resolved = await resolveParameters(definitions, callerValues, (param, raw, soFar) => {
+        ctx.parameters = { ...base, ...valuesOf(parameters), ...soFar };
+        return field([...parameterPath, param, 'value'], raw, ctx);
+      });
+      parameters.push(...resolved);
+      ctx.parameters = { ...callerValues, ...valuesOf(parameters) };
     };
+    await resolve(early);
 
-    // 3. Queries (after their dependencies) read the local store.
+    // 3. Queries (after their dependencies) read the local store; then the defaults that use them.
     if (definition.queries) {
       if (!engine.store) throw unsupported(name, 'queries', 'a local store');
       await runQueries(
@@ -128,6 +133,7 @@ export async function runFunction(
         page?.previous.queries,
       );
     }
+    if (Object.keys(late).length > 0) await resolve(late);
 
     // 4. `when`: false skips the function (a result, not an error); re-evaluated on every page.
     if (definition.when !== undefined && !isTruthy(await field(['when'], definition.when, ctx))) {
@@ -246,6 +252,29 @@ export async function runFunction(
     }
     throw error;
   }
+}
+
+const READS_QUERIES = /@(?:ctx)?\.queries\b/;
+
+/** Parameters whose default reads @ctx.queries (and the caller did not set) resolve after the queries. */
+function splitByQueryUse(
+  definitions: Readonly<Record<string, ParameterDefinition>>,
+  given: Readonly<Record<string, unknown>>,
+): [Record<string, ParameterDefinition>, Record<string, ParameterDefinition>] {
+  const early: Record<string, ParameterDefinition> = {};
+  const late: Record<string, ParameterDefinition> = {};
+  for (const [name, definition] of Object.entries(definitions)) {
+    const waits =
+      given[name] === undefined &&
+      typeof definition.value === 'string' &&
+      READS_QUERIES.test(definition.value);
+    (waits ? late : early)[name] = definition;
+  }
+  return [early, late];
+}
+
+function valuesOf(parameters: readonly ResolvedParameter[]): Record<string, unknown> {
+  return Object.fromEntries(parameters.map((p) => [p.name, p.value]));
 }
 
 function functionFile(
