@@ -10,6 +10,8 @@ import { buildRequest, type PlacedValue } from '../http/build-request.js';
 import { CallError, RemoteError, type RequestSummary } from '../http/errors.js';
 import { type Format, parseBody } from '../http/parse-body.js';
 import type { Transport } from '../http/transport.js';
+import { applyConversions, type Conversion } from '../local/conversions.js';
+import type { FileStore } from '../local/files.js';
 import type { LocalStore } from '../local/store.js';
 import { type CallContext, createContext, type ExecutionContext } from './context.js';
 import type { CredentialProvider } from './credentials.js';
@@ -41,6 +43,8 @@ export interface Engine {
   readonly events: EventBus;
   /** The local database, for queries and table writes; absent in a runtime without one. */
   readonly store: LocalStore | undefined;
+  /** The device file store for `local-uri` conversions. */
+  readonly files: FileStore | undefined;
 }
 
 export type FunctionFile = SourceFile<'function'> & { readonly definition: FunctionDefinition };
@@ -170,11 +174,23 @@ export async function runFunction(
         ? undefined
         : { value: await field(['inputTransform'], definition.inputTransform, ctx.parameters, true) };
 
-    // 9. Conversions of the outgoing body.
-    if (definition.conversions) throw unsupported(name, 'conversions', 'the file store');
-
     // The call: credentials are applied only now, after `when` (spec 4.3).
     const { placed, secrets } = await applyCredentials(engine, parameters, signal);
+
+    // 9. Conversions of the outgoing body (the inputTransform result, else the body parameters).
+    if (definition.conversions) {
+      const list = await conversionList(definition.conversions, ['conversions'], field, ctx);
+      if (body) await applyConversions(body.value, list, engine.files);
+      else {
+        const values = Object.fromEntries(
+          placed.filter((p) => p.location === 'body').map((p) => [p.name, p.value]),
+        );
+        await applyConversions(values, list, engine.files);
+        placed.forEach((p, i) => {
+          if (p.location === 'body') placed[i] = { ...p, value: values[p.name] };
+        });
+      }
+    }
     const request = buildRequest(
       definition.method,
       page?.url ?? definition.url,
@@ -252,6 +268,17 @@ export async function runFunction(
     }
     throw error;
   }
+}
+
+/** A `conversions` value: a list, or an expression giving one. */
+export async function conversionList(
+  raw: string | readonly Conversion[],
+  path: PropertyPath,
+  field: (path: PropertyPath, raw: unknown, input: unknown) => Promise<unknown>,
+  ctx: ExecutionContext,
+): Promise<Conversion[]> {
+  const value = typeof raw === 'string' ? await field(path, raw, ctx) : raw;
+  return (Array.isArray(value) ? value : value ? [value] : []) as Conversion[];
 }
 
 const READS_QUERIES = /@(?:ctx)?\.queries\b/;

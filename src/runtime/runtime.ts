@@ -3,6 +3,7 @@ import { didYouMean } from '../definition/suggest.js';
 import { DefinitionError } from '../errors/definition-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { Transport } from '../http/transport.js';
+import type { FileStore } from '../local/files.js';
 import type { LocalStore } from '../local/store.js';
 import type { CallContext } from './context.js';
 import { type CredentialProvider, NO_CREDENTIALS } from './credentials.js';
@@ -16,6 +17,8 @@ export interface CreateRuntimeOptions extends RuntimeOptions {
   readonly credentials?: CredentialProvider;
   /** The local database: needed by queries, guards' operations and syncs. */
   readonly store?: LocalStore;
+  /** The device file store for `local-uri` conversions. */
+  readonly files?: FileStore;
 }
 
 /** Runs the functions of one solution, sharing one connection pool and one expression cache. */
@@ -35,6 +38,7 @@ export class Runtime {
       credentials: options.credentials ?? NO_CREDENTIALS,
       events: this.events,
       store: options.store,
+      files: options.files,
     };
   }
 

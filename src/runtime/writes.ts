@@ -1,10 +1,11 @@
-import type { Operation } from '../definition/schema/index.js';
+import type { FunctionDefinition, Operation } from '../definition/schema/index.js';
 import type { PropertyPath } from '../definition/yaml-file.js';
 import { isTruthy } from '../expression/evaluate.js';
+import { applyConversions } from '../local/conversions.js';
 import { decideScope } from '../local/scope.js';
 import { type StagedRow, type StagedWrite, toRow } from '../local/stage.js';
 import { evaluateField } from './field.js';
-import type { Engine, Execution } from './pipeline.js';
+import { conversionList, type Engine, type Execution } from './pipeline.js';
 
 /**
  * What one page of a sync writes, as staged writes: the scope deletion (first page only), then the
@@ -22,24 +23,20 @@ export async function planWrites(
   const limits = engine.options.expressions;
   const field = (path: PropertyPath, raw: unknown, input: unknown, alwaysJsonata = false) =>
     evaluateField(file, path, raw, input, ctx, limits, alwaysJsonata);
+  const convert: Convert = async (records, conversions, at) =>
+    applyConversions(records, await conversionList(conversions, at, field, ctx), engine.files);
+  const operations = (ops: readonly Operation[], at: PropertyPath, output: unknown, records: unknown[]) =>
+    operationWrites(ops, at, output, records, entity, firstPage, field, ctx, convert);
 
-  if (execution.guardFailed) {
-    return operationWrites(
-      d.guard?.operations ?? [],
-      ['guard', 'operations'],
-      ctx.output,
-      [],
-      entity,
-      firstPage,
-      field,
-      ctx,
-    );
-  }
+  if (execution.guardFailed)
+    return operations(d.guard?.operations ?? [], ['guard', 'operations'], ctx.output, []);
   const output = execution.result.status === 'ok' ? execution.result.output : undefined;
   const records = asList(
     d.records === undefined ? output : await field(['records'], d.records, output, true),
   );
   const scope = decideScope(d, ctx.parameters);
+  // Function-level conversions shape what the scope rules write; operations carry their own.
+  if (d.conversions && scope.mode !== 'operations') await convert(records, d.conversions, ['conversions']);
   switch (scope.mode) {
     case 'replace':
     case 'delete-matching': {
@@ -54,20 +51,16 @@ export async function planWrites(
     case 'merge':
       return [{ kind: 'rows', table: entity, merge: true, rows: records.map((r) => toRow(r)) }];
     case 'operations':
-      return operationWrites(
-        d.operations ?? [],
-        ['operations'],
-        output,
-        records,
-        entity,
-        firstPage,
-        field,
-        ctx,
-      );
+      return operations(d.operations ?? [], ['operations'], output, records);
   }
 }
 
 type Field = (path: PropertyPath, raw: unknown, input: unknown, alwaysJsonata?: boolean) => Promise<unknown>;
+type Convert = (
+  records: unknown[],
+  conversions: NonNullable<FunctionDefinition['conversions']>,
+  at: PropertyPath,
+) => Promise<void>;
 
 async function operationWrites(
   operations: readonly Operation[],
@@ -78,6 +71,7 @@ async function operationWrites(
   firstPage: boolean,
   field: Field,
   ctx: Record<string, unknown>,
+  convert: Convert,
 ): Promise<StagedWrite[]> {
   const writes: StagedWrite[] = [];
   for (const [i, op] of operations.entries()) {
@@ -107,15 +101,17 @@ async function operationWrites(
       default: {
         const table =
           op.table === undefined ? entity : String(await field([...path, 'table'], op.table, ctx));
-        const rows = await toRows(
+        let opRecords: readonly unknown[] =
           op.records === undefined
             ? records
-            : asList(await field([...path, 'records'], op.records, output, true)),
-          op.primaryKey,
-          [...path, 'primaryKey'],
-          field,
-          ctx,
-        );
+            : asList(await field([...path, 'records'], op.records, output, true));
+        if (op.conversions) {
+          // On a copy: records may be shared with other operations, which do not share conversions.
+          const copy = structuredClone(opRecords) as unknown[];
+          await convert(copy, op.conversions, [...path, 'conversions']);
+          opRecords = copy;
+        }
+        const rows = await toRows(opRecords, op.primaryKey, [...path, 'primaryKey'], field, ctx);
         if (op.type === 'operation.delete-insert' && firstPage) {
           const parameters = ctx.parameters as Record<string, unknown>;
           const scope = decideScope(

@@ -7,7 +7,7 @@ import { UsageError } from '../../errors/restfn-error.js';
 import type { ExecutionEvent } from '../../runtime/events.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { solutionDir } from '../solution-dir.js';
-import { openStore } from '../store-path.js';
+import { openFiles, openStore } from '../store-path.js';
 
 interface Options {
   param: string[];
@@ -43,7 +43,7 @@ export function registerRun(program: Command): void {
         file?.definition?.queries || file?.definition?.guard
           ? openStore(solution.root, options.db)
           : undefined;
-      const runtime = createRuntime(solution, { store });
+      const runtime = createRuntime(solution, { store, files: store && openFiles(store) });
       if (options.verbose) runtime.on(trace);
       try {
         const result = await runtime.execute(name, parameters);

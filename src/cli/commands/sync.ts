@@ -6,7 +6,7 @@ import { DefinitionError } from '../../errors/definition-error.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import type { EntitySync, SyncProgress } from '../../runtime/sync.js';
 import { solutionDir } from '../solution-dir.js';
-import { openStore } from '../store-path.js';
+import { openFiles, openStore } from '../store-path.js';
 
 interface Options {
   solution?: string;
@@ -32,7 +32,7 @@ export function registerSync(program: Command): void {
       }
       const all = solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
       const store = openStore(solution.root, options.db);
-      const runtime = createRuntime(solution, { store });
+      const runtime = createRuntime(solution, { store, files: store && openFiles(store) });
       const progress = progressReporter();
       try {
         for (const name of names.length > 0 ? names : all) {

@@ -1,0 +1,43 @@
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { RestfnError } from '../errors/restfn-error.js';
+
+/**
+ * The device's file store for `local-uri` values (conventions.md): files in the state folder,
+ * addressed as `file://` URIs. Only URIs inside the store are read, so a record cannot make restfn
+ * send an arbitrary file of the machine.
+ */
+export class FileStore {
+  readonly root: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+  }
+
+  save(bytes: Uint8Array, extension: string): string {
+    mkdirSync(this.root, { recursive: true });
+    const path = join(this.root, `${randomUUID()}.${extension}`);
+    writeFileSync(path, bytes);
+    return pathToFileURL(path).href;
+  }
+
+  read(uri: string): Buffer {
+    let path: string;
+    try {
+      path = fileURLToPath(uri);
+    } catch {
+      throw new RestfnError('CONVERSION_INPUT', `'${uri.slice(0, 60)}' is not a file:// URI`);
+    }
+    const inside = relative(this.root, resolve(path));
+    if (inside.startsWith('..') || inside.startsWith(sep) || inside === '') {
+      throw new RestfnError('CONVERSION_INPUT', `${uri} is outside the file store (${this.root})`);
+    }
+    try {
+      return readFileSync(path);
+    } catch {
+      throw new RestfnError('CONVERSION_INPUT', `${uri} does not exist in the file store`);
+    }
+  }
+}
