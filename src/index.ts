@@ -37,6 +37,8 @@ export {
   TimeoutError,
 } from './http/errors.js';
 export { DEFAULT_HTTP, type HttpOptions } from './http/options.js';
+export { FileStore } from './local/files.js';
+export { isTempId, LocalStore, newTempId } from './local/store.js';
 export type { CallContext } from './runtime/context.js';
 export type { AppliedCredential, CredentialProvider, CredentialRequest } from './runtime/credentials.js';
 export {
@@ -49,3 +51,4 @@ export type { EventListener, ExecutionEvent } from './runtime/events.js';
 export type { RuntimeOptions } from './runtime/options.js';
 export type { ExecutionResult } from './runtime/pipeline.js';
 export { type CreateRuntimeOptions, createRuntime, Runtime } from './runtime/runtime.js';
+export type { DatasourceResult, EntitySync, SyncProgress } from './runtime/sync.js';

@@ -1,5 +1,6 @@
 import jsonata from 'jsonata';
 import { ExpressionError, isJsonataFailure } from './errors.js';
+import { CUSTOM_FUNCTIONS } from './functions.js';
 import { DEFAULT_LIMITS, type ExpressionLimits } from './limits.js';
 import { translateContext } from './translate.js';
 
@@ -35,7 +36,9 @@ function parse(source: string, limits: ExpressionLimits): Compiled {
   const translation = translateContext(source);
   try {
     const options = { timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence };
-    return { ok: true, expression: jsonata(translation.text, options as jsonata.JsonataOptions) };
+    const expression = jsonata(translation.text, options as jsonata.JsonataOptions);
+    for (const f of CUSTOM_FUNCTIONS) expression.registerFunction(f.name, f.implementation, f.signature);
+    return { ok: true, expression };
   } catch (error) {
     if (!isJsonataFailure(error)) throw error;
     // JSONata's `position` is the index just past the offending token.

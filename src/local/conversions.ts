@@ -1,4 +1,3 @@
-import heicConvert from 'heic-convert';
 import { RestfnError } from '../errors/restfn-error.js';
 import type { FileStore } from './files.js';
 
@@ -50,6 +49,8 @@ function walk(value: unknown, path: readonly string[]): Record<string, unknown> 
 async function convert(value: unknown, c: Conversion, files: FileStore | undefined): Promise<unknown> {
   let bytes = read(value, c, files);
   if (c.convertHeicToJpg && isHeic(bytes)) {
+    // Loaded on first use: the decoder is an 8 MB WebAssembly bundle most runs never need.
+    const { default: heicConvert } = await import('heic-convert');
     bytes = Buffer.from(await heicConvert({ buffer: bytes, format: 'JPEG', quality: 0.92 }));
   }
   const type = sniff(bytes);

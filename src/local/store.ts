@@ -3,15 +3,12 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { RestfnError } from '../errors/restfn-error.js';
+import { isTempId, TEMP_ID_PREFIX } from '../expression/functions.js';
 
 /** Prefix of the tables a sync stages its writes in; left-overs from a crash are dropped on open. */
 const STAGE_PREFIX = '_restfn_stage_';
-/** Temporary ids: created locally, not yet synced (conventions.md). */
-export const TEMP_ID_PREFIX = '_tmp_';
 
-export function isTempId(id: unknown): boolean {
-  return typeof id === 'string' && id.startsWith(TEMP_ID_PREFIX);
-}
+export { isTempId, TEMP_ID_PREFIX } from '../expression/functions.js';
 
 export function newTempId(): string {
   return `${TEMP_ID_PREFIX}${randomUUID()}`;

@@ -10,7 +10,7 @@ export type StopReason = 'done' | 'skipped' | 'page-cap' | 'repeated-page';
 /**
  * Runs a function and follows its `continuation` page by page, handing each page to `onPage` before
  * the next is fetched (so pages stream). Stops when `continuation.when` is falsy, when the function's
- * `when` turns false, at the page cap, or when a page's output repeats the previous one exactly (that
+ * `when` turns false, at the page cap, or when a response body repeats the previous one exactly (that
  * page is not handed on).
  */
 export async function paginate(

@@ -64,6 +64,8 @@ export interface Execution {
   readonly file: FunctionFile;
   /** The guard stopped the function: its operations are to be written instead. */
   readonly guardFailed: boolean;
+  /** The raw response body, for paging's repeated-page check. */
+  readonly bytes?: Buffer;
 }
 
 /** Executes one function (one call; continuation pages are followed by the sync). */
@@ -259,7 +261,7 @@ export async function runFunction(
       correlationId,
       durationMs,
     };
-    return { result, ctx, file, guardFailed: false };
+    return { result, ctx, file, guardFailed: false, bytes: raw.bytes };
   } catch (error) {
     if (error instanceof CallError) error.correlationId = correlationId;
     if (events.active) {

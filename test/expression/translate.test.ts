@@ -63,6 +63,11 @@ const EVALUATIONS: Array<{ expr: string; input?: unknown; ctx?: unknown; result?
     },
     { expr: 'Order@$o.$o.id', input: { Order: [{ id: 7 }] }, result: 7 },
     { expr: '$string(1) & @ctx.missing', ctx: {}, result: '1' },
+    {
+      expr: '[$isTempId("_tmp_1"), $isTempId("srv-1"), $isTempId(@ctx.x)]',
+      ctx: { x: 5 },
+      result: [true, false, false],
+    },
     { expr: '$number("x")', error: 'EXPRESSION_EVALUATION' },
     { expr: '($f := function($n) { 1 + $f($n) }; $f(1))', error: 'EXPRESSION_EVALUATION' },
     { expr: '[1..2000000]', error: 'EXPRESSION_EVALUATION' },
