@@ -8,6 +8,6 @@ export function isTempId(id: unknown): boolean {
 /** Functions the platform adds to JSONata, with their JSONata signatures. */
 export const CUSTOM_FUNCTIONS: ReadonlyArray<{
   name: string;
-  implementation: (...args: never[]) => unknown;
+  implementation: (value: unknown) => unknown;
   signature: string;
 }> = [{ name: 'isTempId', implementation: isTempId, signature: '<j-:b>' }];
