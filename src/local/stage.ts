@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { RangeMatch, ValueMatch } from './scope.js';
-import { type LocalStore, quoteTable } from './store.js';
+import type { LocalStore } from './store.js';
 
 export const COMMAND_QUEUE_TABLE = '_commandQueue';
 

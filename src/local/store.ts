@@ -18,7 +18,9 @@ export class StoreError extends RestfnError {}
 
 /** `[name]` for SQL; names are checked once so no identifier can break out of the brackets. */
 export function quoteTable(name: string): string {
-  if (!/^[^\]\u0000]{1,128}$/.test(name) || name.startsWith(STAGE_PREFIX)) {
+  const bad =
+    name.length === 0 || name.length > 128 || name.includes(']') || name.includes(String.fromCharCode(0));
+  if (bad || name.startsWith(STAGE_PREFIX)) {
     throw new StoreError('INVALID_TABLE', `'${name}' cannot be a table name (1-128 characters, no ']')`);
   }
   return `[${name}]`;

@@ -30,8 +30,9 @@ export async function paginate(
       return { pages: page - 1, stopped: page === 1 ? 'skipped' : 'done' };
     }
     const output = execution.result.output;
+    // An exact repeat is the same response body, byte for byte.
     const signature = createHash('sha1')
-      .update(JSON.stringify(output) ?? '')
+      .update(execution.bytes ?? '')
       .digest('hex');
     if (signature === previousSignature) return { pages: page - 1, stopped: 'repeated-page' };
     previousSignature = signature;

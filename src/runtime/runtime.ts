@@ -77,9 +77,15 @@ export class Runtime {
         'DATASOURCE_NOT_FOUND',
       );
     }
+    if (!file.definition) {
+      throw new DefinitionError(
+        `datasource '${name}' is invalid (${file.yaml.file}); run 'restfn validate' for details`,
+      );
+    }
+    const datasource = file as SourceFile<'datasource'>;
     return runDatasource(
       { ...this.engine, store },
-      file as never,
+      datasource,
       options.context ?? {},
       options.onProgress,
       options.signal,

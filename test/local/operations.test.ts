@@ -258,6 +258,17 @@ guard:
 });
 
 describe('datasources', () => {
+  test('an unknown or invalid datasource is a clear error, not a crash', async () => {
+    const { runtime } = syncSetup({
+      'datasources/broken.platform': 'type: datasource.sqlite\noptions:\n  provider: DATA_PROVIDER_LOCAL\n',
+    });
+    await expect(runtime.sync('broken')).rejects.toMatchObject({ code: 'INVALID_DEFINITION' });
+    await expect(runtime.sync('brokn')).rejects.toMatchObject({
+      code: 'DATASOURCE_NOT_FOUND',
+      message: "datasource 'brokn' does not exist (did you mean 'broken'?)",
+    });
+  });
+
   test('functionParameters are expressions over the context; the query runs over what landed', async () => {
     const server = await testServer((req, res) => {
       const limit = Number(new URL(req.url, 'http://x').searchParams.get('limit'));

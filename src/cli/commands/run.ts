@@ -38,11 +38,10 @@ export function registerRun(program: Command): void {
         if (errors > 0)
           throw new DefinitionError(`function '${name}' has ${errors} error(s); fix them first`, diagnostics);
       }
-      // Queries and guards read the local database; other functions never touch it.
+      // Queries, guards and conversions use the local state folder; other functions never touch it.
+      const d = file?.definition;
       const store =
-        file?.definition?.queries || file?.definition?.guard
-          ? openStore(solution.root, options.db)
-          : undefined;
+        d?.queries || d?.guard || d?.conversions ? openStore(solution.root, options.db) : undefined;
       const runtime = createRuntime(solution, { store, files: store && openFiles(store) });
       if (options.verbose) runtime.on(trace);
       try {
