@@ -24,6 +24,8 @@ export interface ExecutionContext {
   };
   output?: unknown;
   guard?: { output: unknown; error?: { name: string; message: string } };
+  /** Set after an attempt that got no usable answer: the error's code and message. */
+  error?: { name: string; message: string } | undefined;
 }
 
 export function createContext(

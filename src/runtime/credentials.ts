@@ -9,6 +9,8 @@ export interface CredentialRequest {
   /** The credential key (the parameter's value). */
   readonly key: string;
   readonly location: Location;
+  /** Set on a 401 retry: the current token was refused, get a fresh one. */
+  readonly refresh?: boolean;
 }
 
 /** Where the credential's value goes: one or more placed values (an Authorization header, a query value, ...). */

@@ -1,3 +1,5 @@
+import type { Alert } from '../errors/alerts.js';
+
 /** What an execution reports as it goes; the CLI, logs and the console consume these. */
 export type ExecutionEvent =
   | {
@@ -27,7 +29,8 @@ export type ExecutionEvent =
     }
   | { type: 'skipped'; correlationId: string; function: string; reason: string }
   | { type: 'failed'; correlationId: string; function: string; code: string; message: string }
-  | { type: 'succeeded'; correlationId: string; function: string; durationMs: number };
+  | { type: 'succeeded'; correlationId: string; function: string; durationMs: number }
+  | { type: 'alert'; correlationId: string; function: string; alert: Alert };
 
 export type EventListener = (event: ExecutionEvent) => void;
 

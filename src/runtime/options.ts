@@ -1,4 +1,7 @@
 import type { Solution } from '../definition/solution.js';
+import type { Clock } from '../errors/clock.js';
+import { SYSTEM_CLOCK } from '../errors/clock.js';
+import { DEFAULT_RETRY, type RetryDefaults } from '../errors/retry.js';
 import { DEFAULT_LIMITS, type ExpressionLimits } from '../expression/limits.js';
 import { DEFAULT_HTTP, type HttpOptions } from '../http/options.js';
 
@@ -10,6 +13,12 @@ export interface RuntimeOptions {
   readonly user?: Record<string, unknown>;
   /** Most continuation pages one sync follows. @default 1000 */
   readonly maxPages?: number;
+  /** The user's locale, for localised error texts. @default the LANG environment variable, else 'en' */
+  readonly locale?: string;
+  /** Retry defaults (spec 7.5); tests shorten them. */
+  readonly retry?: Partial<RetryDefaults>;
+  /** Time for retry delays and alert grouping; tests inject one that records instead of waiting. */
+  readonly clock?: Clock;
 }
 
 /** Every field set: defaults, then the solution's `settings`, then the caller's options. */
@@ -18,6 +27,9 @@ export interface NormalizedOptions {
   readonly expressions: ExpressionLimits;
   readonly user: Record<string, unknown>;
   readonly maxPages: number;
+  readonly locale: string;
+  readonly retry: RetryDefaults;
+  readonly clock: Clock;
 }
 
 export function normalizeOptions(solution: Solution, options: RuntimeOptions = {}): NormalizedOptions {
@@ -27,5 +39,8 @@ export function normalizeOptions(solution: Solution, options: RuntimeOptions = {
     expressions: { ...DEFAULT_LIMITS, ...settings?.expressions, ...options.expressions },
     user: options.user ?? {},
     maxPages: options.maxPages ?? settings?.sync?.maxPages ?? 1000,
+    locale: options.locale ?? process.env.LANG?.split('.')[0] ?? 'en',
+    retry: { ...DEFAULT_RETRY, ...options.retry },
+    clock: options.clock ?? SYSTEM_CLOCK,
   };
 }

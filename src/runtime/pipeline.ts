@@ -4,21 +4,22 @@ import type { FunctionDefinition, ParameterDefinition } from '../definition/sche
 import type { Solution, SourceFile } from '../definition/solution.js';
 import { didYouMean } from '../definition/suggest.js';
 import type { PropertyPath } from '../definition/yaml-file.js';
+import type { AlertCenter } from '../errors/alerts.js';
 import { DefinitionError } from '../errors/definition-error.js';
 import { isTruthy } from '../expression/evaluate.js';
-import { buildRequest, type PlacedValue } from '../http/build-request.js';
-import { CallError, RemoteError, type RequestSummary } from '../http/errors.js';
-import { type Format, parseBody } from '../http/parse-body.js';
+import type { PlacedValue } from '../http/build-request.js';
+import { CallError } from '../http/errors.js';
+import type { Format } from '../http/parse-body.js';
 import type { Transport } from '../http/transport.js';
-import { applyConversions, type Conversion } from '../local/conversions.js';
+import type { Conversion } from '../local/conversions.js';
 import type { FileStore } from '../local/files.js';
 import type { LocalStore } from '../local/store.js';
+import { callWithRetries } from './call.js';
 import { type CallContext, createContext, type ExecutionContext } from './context.js';
 import type { CredentialProvider } from './credentials.js';
 import { FunctionNotFoundError, UnsupportedStepError } from './errors.js';
 import type { EventBus } from './events.js';
 import { evaluateField } from './field.js';
-import { maskHeaders, maskText } from './mask.js';
 import type { NormalizedOptions } from './options.js';
 import { type ResolvedParameter, resolveParameters } from './parameters.js';
 import { runQueries } from './queries.js';
@@ -45,6 +46,7 @@ export interface Engine {
   readonly store: LocalStore | undefined;
   /** The device file store for `local-uri` conversions. */
   readonly files: FileStore | undefined;
+  readonly alerts: AlertCenter;
 }
 
 export type FunctionFile = SourceFile<'function'> & { readonly definition: FunctionDefinition };
@@ -176,71 +178,19 @@ export async function runFunction(
         ? undefined
         : { value: await field(['inputTransform'], definition.inputTransform, ctx.parameters, true) };
 
-    // The call: credentials are applied only now, after `when` (spec 4.3).
-    const { placed, secrets } = await applyCredentials(engine, parameters, signal);
-
-    // 9. Conversions of the outgoing body (the inputTransform result, else the body parameters).
-    if (definition.conversions) {
-      const list = await conversionList(definition.conversions, ['conversions'], field, ctx);
-      if (body) await applyConversions(body.value, list, engine.files);
-      else {
-        const values = Object.fromEntries(
-          placed.filter((p) => p.location === 'body').map((p) => [p.name, p.value]),
-        );
-        await applyConversions(values, list, engine.files);
-        placed.forEach((p, i) => {
-          if (p.location === 'body') placed[i] = { ...p, value: values[p.name] };
-        });
-      }
-    }
-    const request = buildRequest(
-      definition.method,
-      page?.url ?? definition.url,
-      placed,
+    // The call, judged by the error handlers and retried as they or the defaults decide (spec 7).
+    // Credentials are applied only now, after `when` (spec 4.3).
+    const { raw, parsed } = await callWithRetries({
+      engine,
+      file,
+      ctx,
+      field,
+      parameters,
       body,
-      page?.url !== undefined,
-    );
-    const summary: RequestSummary = { method: request.method, url: maskText(request.url, secrets) };
-    const secretHeaders = new Set(parameters.filter((p) => p.credential).map((p) => p.name.toLowerCase()));
-    const shownHeaders = maskHeaders(request.headers, secretHeaders);
-    ctx.request = { method: request.method, url: summary.url, headers: shownHeaders, body: body?.value };
-    if (events.active) {
-      events.emit({
-        type: 'request',
-        correlationId,
-        function: name,
-        ...summary,
-        headers: shownHeaders,
-        body: request.body && maskText(request.body, secrets),
-      });
-    }
-    const sent = performance.now();
-    const raw = await engine.transport.send(request, summary, signal);
-    if (events.active) {
-      events.emit({
-        type: 'response',
-        correlationId,
-        function: name,
-        status: raw.status,
-        durationMs: performance.now() - sent,
-        headers: raw.headers,
-      });
-    }
-
-    // The response, parsed by format; the provider's default check (status >= 400) makes it an error.
+      page,
+      signal,
+    });
     const format = definition.format as Format;
-    const parsed =
-      raw.status === 204 || request.method === 'HEAD'
-        ? null
-        : parseBody(format, raw.bytes, raw.headers['content-type'], summary);
-    ctx.response = {
-      ok: raw.status < 400,
-      status: raw.status,
-      statusText: raw.statusText,
-      headers: raw.headers,
-      body: parsed,
-    };
-    if (raw.status >= 400) throw new RemoteError(summary, ctx.response);
 
     // outputTransform, then `output` (spec 2.1: the transform result, else the full response body).
     const transformInput = format === 'pdf' ? { ...(parsed as object), inputs: ctx.parameters } : parsed;
@@ -322,11 +272,15 @@ function functionFile(
   return file as FunctionFile;
 }
 
-/** Credential parameters become the values the provider gives for them; the rest pass through. */
-async function applyCredentials(
+/**
+ * Credential parameters become the values the provider gives for them; the rest pass through. With
+ * `refresh`, OAuth credentials are asked for a fresh token (a 401 retry).
+ */
+export async function applyCredentials(
   engine: Engine,
   parameters: readonly ResolvedParameter[],
   signal: AbortSignal | undefined,
+  refresh = false,
 ): Promise<{ placed: PlacedValue[]; secrets: string[] }> {
   const placed: PlacedValue[] = [];
   const secrets: string[] = [];
@@ -335,8 +289,9 @@ async function applyCredentials(
       placed.push(p);
       continue;
     }
+    const request = { parameter: p.name, kind: p.credential, key: String(p.value), location: p.location };
     const applied = await engine.credentials.apply(
-      { parameter: p.name, kind: p.credential, key: String(p.value), location: p.location },
+      { ...request, refresh: refresh && p.credential === 'oauth' },
       signal,
     );
     for (const v of applied.values) {

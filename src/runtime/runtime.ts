@@ -1,5 +1,6 @@
 import type { Solution, SourceFile } from '../definition/solution.js';
 import { didYouMean } from '../definition/suggest.js';
+import { AlertCenter } from '../errors/alerts.js';
 import { DefinitionError } from '../errors/definition-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { Transport } from '../http/transport.js';
@@ -39,6 +40,7 @@ export class Runtime {
       events: this.events,
       store: options.store,
       files: options.files,
+      alerts: new AlertCenter(this.options.clock),
     };
   }
 

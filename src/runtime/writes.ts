@@ -55,6 +55,22 @@ export async function planWrites(
   }
 }
 
+/** Writes for a list of operations outside a sync page: error-handler operations (spec 7.3). */
+export async function planOperations(
+  engine: Engine,
+  file: Execution['file'],
+  ctx: Execution['ctx'],
+  operations: readonly Operation[],
+  at: PropertyPath,
+  defaultTable: string,
+): Promise<StagedWrite[]> {
+  const field = (path: PropertyPath, raw: unknown, input: unknown, alwaysJsonata = false) =>
+    evaluateField(file, path, raw, input, ctx, engine.options.expressions, alwaysJsonata);
+  const convert: Convert = async (records, conversions, path) =>
+    applyConversions(records, await conversionList(conversions, path, field, ctx), engine.files);
+  return operationWrites(operations, at, ctx.output, [], defaultTable, true, field, ctx, convert);
+}
+
 type Field = (path: PropertyPath, raw: unknown, input: unknown, alwaysJsonata?: boolean) => Promise<unknown>;
 type Convert = (
   records: unknown[],

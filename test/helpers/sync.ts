@@ -3,6 +3,7 @@ import { onTestFinished } from 'vitest';
 import { loadSolution } from '../../src/definition/solution.js';
 import { LocalStore } from '../../src/local/store.js';
 import { createRuntime, type Runtime } from '../../src/runtime/runtime.js';
+import { recordingClock } from './clock.js';
 import { tempSolution } from './temp-solution.js';
 
 /** A runtime with a real SQLite file in a temporary solution; both closed when the test ends. */
@@ -14,6 +15,7 @@ export function syncSetup(
   const store = new LocalStore(join(root, '.restfn', 'local.db'));
   const runtime = createRuntime(loadSolution(root, { displayBase: root }), {
     store,
+    clock: recordingClock(),
     ...(maxPages ? { maxPages } : {}),
   });
   onTestFinished(async () => {

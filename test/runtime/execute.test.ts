@@ -305,7 +305,13 @@ describe('failures', () => {
       'solution.yaml': 'name: s\nsettings:\n  http:\n    headersTimeoutMs: 100\n',
       ...fn(`provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/slow\n`),
     });
-    await expect(runtime.execute('fn')).rejects.toMatchObject({ code: 'TIMEOUT', phase: 'headers' });
+    // GET is idempotent: the timeout is retried twice before it is raised.
+    await expect(runtime.execute('fn')).rejects.toMatchObject({
+      code: 'TIMEOUT',
+      phase: 'headers',
+      attempts: 3,
+    });
+    expect(server.requests).toHaveLength(3);
   });
 
   test('a body that stalls: TIMEOUT (body)', async () => {

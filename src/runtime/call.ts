@@ -1,0 +1,216 @@
+import { decideRetry, type Failure } from '../errors/retry.js';
+import { parseRetryAfter } from '../errors/retry-after.js';
+import { buildRequest } from '../http/build-request.js';
+import {
+  AbortedError,
+  CallError,
+  NetworkError,
+  RemoteError,
+  type RequestSummary,
+  TimeoutError,
+} from '../http/errors.js';
+import { type Format, parseBody } from '../http/parse-body.js';
+import type { RawResponse } from '../http/transport.js';
+import { applyConversions } from '../local/conversions.js';
+import type { ExecutionContext } from './context.js';
+import { type Field, handlerRetry, judge, reportFailure } from './failure.js';
+import { maskHeaders, maskText } from './mask.js';
+import type { ResolvedParameter } from './parameters.js';
+import {
+  applyCredentials,
+  conversionList,
+  type Engine,
+  type FunctionFile,
+  type PageRequest,
+} from './pipeline.js';
+
+export interface CallArgs {
+  readonly engine: Engine;
+  readonly file: FunctionFile;
+  readonly ctx: ExecutionContext;
+  readonly field: Field;
+  readonly parameters: readonly ResolvedParameter[];
+  /** The inputTransform result, when there is one. */
+  readonly body: { value: unknown } | undefined;
+  readonly page: PageRequest | undefined;
+  readonly signal: AbortSignal | undefined;
+}
+
+export interface CallResult {
+  readonly raw: RawResponse;
+  readonly parsed: unknown;
+  readonly attempts: number;
+}
+
+/**
+ * The outbound call with spec 7's error handling: after every attempt the `error` handlers judge the
+ * result; an error is retried as the matching handler or the defaults decide (one pure decision),
+ * sleeping on the injectable clock; the final failure is reported (texts, alert, error tables) and
+ * thrown with its attempt count.
+ */
+export async function callWithRetries(args: CallArgs): Promise<CallResult> {
+  const { engine, file, ctx, field, signal } = args;
+  const definition = file.definition;
+  const canRefreshToken =
+    !definition.disableTokenRefresh && args.parameters.some((p) => p.credential === 'oauth');
+  let refreshToken = false;
+  for (let retries = 0; ; retries++) {
+    let outcome: { ok: true; raw: RawResponse; parsed: unknown } | { ok: false; error: CallError };
+    try {
+      outcome = { ok: true, ...(await attempt(args, refreshToken)) };
+      ctx.error = undefined;
+    } catch (error) {
+      if (!(error instanceof CallError) || error instanceof AbortedError) throw error;
+      ctx.error = { name: error.code, message: error.message };
+      outcome = { ok: false, error };
+    }
+
+    const defaultFailed = !outcome.ok || outcome.raw.status >= 400;
+    const verdict = definition.error?.length
+      ? await judge(definition.error, defaultFailed, ctx, field)
+      : { isError: defaultFailed };
+    if (!verdict.isError) {
+      // A handler cannot turn a call that got no answer into a success.
+      if (!outcome.ok) throw outcome.error;
+      return { raw: outcome.raw, parsed: outcome.parsed, attempts: retries + 1 };
+    }
+
+    const failure: Failure = outcome.ok
+      ? {
+          kind: 'status',
+          status: outcome.raw.status,
+          retryAfterMs: parseRetryAfter(outcome.raw.headers['retry-after'], engine.options.clock.now()),
+        }
+      : {
+          kind:
+            outcome.error instanceof TimeoutError
+              ? 'timeout'
+              : outcome.error instanceof NetworkError
+                ? 'network'
+                : 'other',
+        };
+    const decision = decideRetry({
+      retries,
+      method: definition.method,
+      failure,
+      ...(verdict.handler ? { handler: { retry: await handlerRetry(verdict, ctx, field) } } : {}),
+      canRefreshToken,
+      defaults: engine.options.retry,
+    });
+    if (decision.retry) {
+      if (engine.events.active) {
+        engine.events.emit({
+          type: 'retried',
+          correlationId: ctx.correlationId,
+          function: file.name,
+          attempt: retries + 2,
+          delayMs: decision.delayMs,
+          reason: decision.reason,
+        });
+      }
+      await engine.options.clock.sleep(decision.delayMs, signal);
+      refreshToken = decision.refreshToken;
+      continue;
+    }
+
+    const error = outcome.ok ? new RemoteError(summaryOf(ctx), ctx.response!) : outcome.error;
+    error.attempts = retries + 1;
+    if (verdict.index !== undefined) Object.assign(error, { handler: verdict.index + 1 });
+    await reportFailure(engine, file, ctx, verdict, error, field);
+    throw error;
+  }
+}
+
+function summaryOf(ctx: ExecutionContext): RequestSummary {
+  return { method: ctx.request!.method, url: ctx.request!.url };
+}
+
+/** One attempt: credentials, conversions, the request, the response parsed by format. */
+async function attempt(
+  args: CallArgs,
+  refreshToken: boolean,
+): Promise<{ raw: RawResponse; parsed: unknown }> {
+  const { engine, file, ctx, field, parameters, body, page, signal } = args;
+  const definition = file.definition;
+  const { events } = engine;
+  const { placed, secrets } = await applyCredentials(engine, parameters, signal, refreshToken);
+
+  // 9. Conversions of the outgoing body (the inputTransform result, else the body parameters).
+  let outgoing = body;
+  if (definition.conversions) {
+    const list = await conversionList(definition.conversions, ['conversions'], field, ctx);
+    if (outgoing) {
+      outgoing = { value: structuredClone(outgoing.value) };
+      await applyConversions(outgoing.value, list, engine.files);
+    } else {
+      const values = Object.fromEntries(
+        placed.filter((p) => p.location === 'body').map((p) => [p.name, p.value]),
+      );
+      await applyConversions(values, list, engine.files);
+      placed.forEach((p, i) => {
+        if (p.location === 'body') placed[i] = { ...p, value: values[p.name] };
+      });
+    }
+  }
+
+  const request = buildRequest(
+    definition.method,
+    page?.url ?? definition.url,
+    placed,
+    outgoing,
+    page?.url !== undefined,
+  );
+  const summary: RequestSummary = { method: request.method, url: maskText(request.url, secrets) };
+  const secretHeaders = new Set(parameters.filter((p) => p.credential).map((p) => p.name.toLowerCase()));
+  const shownHeaders = maskHeaders(request.headers, secretHeaders);
+  ctx.request = { method: request.method, url: summary.url, headers: shownHeaders, body: body?.value };
+  const correlationId = ctx.correlationId;
+  if (events.active) {
+    const shownBody = request.body && maskText(request.body, secrets);
+    events.emit({
+      type: 'request',
+      correlationId,
+      function: file.name,
+      ...summary,
+      headers: shownHeaders,
+      body: shownBody,
+    });
+  }
+  const sent = performance.now();
+  const raw = await engine.transport.send(request, summary, signal);
+  if (events.active) {
+    const durationMs = performance.now() - sent;
+    events.emit({
+      type: 'response',
+      correlationId,
+      function: file.name,
+      status: raw.status,
+      durationMs,
+      headers: raw.headers,
+    });
+  }
+  const format = definition.format as Format;
+  const noBody = raw.status === 204 || request.method === 'HEAD';
+  // Error bodies are parsed leniently: a 500 page in HTML must not hide the status behind a format error.
+  const parsed = noBody
+    ? null
+    : raw.status >= 400
+      ? lenient(format, raw, summary)
+      : parseBody(format, raw.bytes, raw.headers['content-type'], summary);
+  ctx.response = {
+    ok: raw.status < 400,
+    status: raw.status,
+    statusText: raw.statusText,
+    headers: raw.headers,
+    body: parsed,
+  };
+  return { raw, parsed };
+}
+
+function lenient(format: Format, raw: RawResponse, summary: RequestSummary): unknown {
+  try {
+    return parseBody(format, raw.bytes, raw.headers['content-type'], summary);
+  } catch {
+    return raw.bytes.toString('utf8');
+  }
+}

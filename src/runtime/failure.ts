@@ -1,0 +1,144 @@
+import type { ErrorHandler } from '../definition/schema/index.js';
+import type { PropertyPath } from '../definition/yaml-file.js';
+import { localize } from '../errors/localize.js';
+import { isTruthy } from '../expression/evaluate.js';
+import { type CallError, RemoteError } from '../http/errors.js';
+import { Stage } from '../local/stage.js';
+import type { ExecutionContext } from './context.js';
+import type { Engine, FunctionFile } from './pipeline.js';
+import { planOperations } from './writes.js';
+
+export type Field = (
+  path: PropertyPath,
+  raw: unknown,
+  input: unknown,
+  alwaysJsonata?: boolean,
+) => Promise<unknown>;
+
+/** Whether a result is an error, and which handler said so (spec 7.1). */
+export interface Verdict {
+  readonly isError: boolean;
+  readonly handler?: ErrorHandler;
+  readonly index?: number;
+}
+
+/**
+ * The `error` handlers, top to bottom, on every result: the first whose `when` holds decides that
+ * it is an error. A handler without `when` is the provider's default check. With no match, the
+ * default check alone decides (a failure to get a response, or a status of 400 and above).
+ */
+export async function judge(
+  handlers: readonly ErrorHandler[],
+  defaultFailed: boolean,
+  ctx: ExecutionContext,
+  field: Field,
+): Promise<Verdict> {
+  for (const [index, handler] of handlers.entries()) {
+    const matches =
+      handler.when === undefined
+        ? defaultFailed
+        : isTruthy(await field(['error', index, 'when'], handler.when, ctx));
+    if (matches) return { isError: true, handler, index };
+  }
+  return { isError: defaultFailed };
+}
+
+/** A matched handler's `retry`, evaluated: delay in ms (default 1000), maxRetries (default 3). */
+export async function handlerRetry(verdict: Verdict, ctx: ExecutionContext, field: Field) {
+  const retry = verdict.handler?.retry;
+  if (!retry) return undefined;
+  const at = ['error', verdict.index!, 'retry'];
+  const delayMs = retry.delay === undefined ? 1000 : Number(await field([...at, 'delay'], retry.delay, ctx));
+  const maxRetries =
+    retry.maxRetries === undefined ? 3 : Number(await field([...at, 'maxRetries'], retry.maxRetries, ctx));
+  return {
+    delayMs: Number.isFinite(delayMs) ? delayMs : 1000,
+    maxRetries: Number.isFinite(maxRetries) ? maxRetries : 0,
+  };
+}
+
+const DETAILS_LIMIT = 2000;
+
+/**
+ * Reports a final failure: title, description and details on the error (handler texts, localised,
+ * else the provider's), the handler's error-table operations written at once (default table
+ * `{entity}_error`), and an alert when the handler asks for one or no custom handler matched.
+ */
+export async function reportFailure(
+  engine: Engine,
+  file: FunctionFile,
+  ctx: ExecutionContext,
+  verdict: Verdict,
+  error: CallError,
+  field: Field,
+): Promise<void> {
+  const handler = verdict.handler;
+  const at: PropertyPath = ['error', verdict.index ?? 0];
+  const locale = engine.options.locale;
+  const status = error instanceof RemoteError ? `${error.status} ${error.statusText}`.trim() : undefined;
+  const title = localize(handler?.title, locale) ?? (status ? 'Request failed' : 'Service unreachable');
+  const description =
+    localize(handler?.description, locale) ?? (status ? `The service answered ${status}` : error.message);
+  const rawDetails =
+    handler?.details !== undefined
+      ? await field([...at, 'details'], handler.details, ctx)
+      : ctx.response?.body;
+  const details = rawDetails === undefined || rawDetails === null ? undefined : truncate(rawDetails);
+  Object.assign(error, { title, description });
+  Object.defineProperty(error, 'details', { value: details, enumerable: false });
+
+  const entity = typeof ctx.entity === 'string' ? ctx.entity : file.name;
+  if (handler?.operations?.length && engine.store) {
+    const writes = await planOperations(
+      engine,
+      file,
+      ctx,
+      handler.operations,
+      [...at, 'operations'],
+      `${entity}_error`,
+    );
+    const stage = new Stage(engine.store);
+    try {
+      stage.add(writes);
+      stage.commit();
+    } catch (writeError) {
+      stage.discard();
+      throw writeError;
+    }
+  }
+
+  const notify =
+    handler === undefined ||
+    handler.notification === true ||
+    (handler.notification === undefined && handler.alert !== undefined);
+  if (notify) {
+    const alert = handler?.alert;
+    const raised = engine.alerts.raise(
+      {
+        title: localize(alert?.title, locale) ?? title,
+        description: localize(alert?.description, locale) ?? description,
+        icon: alert?.icon,
+        isNegative: alert?.style?.isNegative ?? true,
+        presentAs: alert?.presentAs ?? 'toast',
+        groupId: alert?.group?.id,
+        correlationId: ctx.correlationId,
+        function: file.name,
+      },
+      handler === undefined,
+    );
+    if (engine.events.active)
+      engine.events.emit({
+        type: 'alert',
+        correlationId: ctx.correlationId,
+        function: file.name,
+        alert: raised,
+      });
+  }
+}
+
+function truncate(value: unknown): string {
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  return text.length > DETAILS_LIMIT
+    ? `${text.slice(0, DETAILS_LIMIT)}... (${text.length} characters)`
+    : text;
+}
