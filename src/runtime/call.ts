@@ -115,7 +115,10 @@ export async function callWithRetries(args: CallArgs): Promise<CallResult> {
 
     const error = outcome.ok ? new RemoteError(summaryOf(ctx), ctx.response!) : outcome.error;
     error.attempts = retries + 1;
-    if (verdict.index !== undefined) Object.assign(error, { handler: verdict.index + 1 });
+    if (verdict.index !== undefined) {
+      Object.assign(error, { handler: verdict.index + 1 });
+      error.message += ` (error handler ${verdict.index + 1} matched)`;
+    }
     await reportFailure(engine, file, ctx, verdict, error, field);
     throw error;
   }

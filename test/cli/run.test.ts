@@ -76,6 +76,27 @@ describe('restfn run', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  test('alerts are printed on stderr', async () => {
+    const server = await testServer((_, res) => json(res, 403, {}));
+    const root = tempSolution({
+      'functions/rest-locked.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${server.url}/locked
+error:
+  - when: =@ctx.response.status = 403
+    title: Not allowed
+    alert:
+      title: Access denied
+      description: Ask an administrator.
+      presentAs: modal
+`,
+    });
+    const r = await runCli(['run', 'rest-locked'], { cwd: root });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('restfn: alert [modal] Access denied: Ask an administrator.');
+    expect(r.stderr).toContain('(error handler 1 matched)');
+  });
+
   test('a skipped function prints null and says why on stderr', async () => {
     const root = tempSolution({
       'functions/rest-never.platform':

@@ -6,6 +6,7 @@ import { DefinitionError } from '../../errors/definition-error.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import type { ExecutionEvent } from '../../runtime/events.js';
 import { createRuntime } from '../../runtime/runtime.js';
+import { printAlert } from '../alerts.js';
 import { solutionDir } from '../solution-dir.js';
 import { openFiles, openStore } from '../store-path.js';
 
@@ -43,6 +44,7 @@ export function registerRun(program: Command): void {
       const store =
         d?.queries || d?.guard || d?.conversions ? openStore(solution.root, options.db) : undefined;
       const runtime = createRuntime(solution, { store, files: store && openFiles(store) });
+      runtime.on(printAlert);
       if (options.verbose) runtime.on(trace);
       try {
         const result = await runtime.execute(name, parameters);

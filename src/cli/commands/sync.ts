@@ -5,6 +5,7 @@ import { validateSolution } from '../../definition/validate.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import type { EntitySync, SyncProgress } from '../../runtime/sync.js';
+import { printAlert } from '../alerts.js';
 import { solutionDir } from '../solution-dir.js';
 import { openFiles, openStore } from '../store-path.js';
 
@@ -33,6 +34,7 @@ export function registerSync(program: Command): void {
       const all = solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
       const store = openStore(solution.root, options.db);
       const runtime = createRuntime(solution, { store, files: store && openFiles(store) });
+      runtime.on(printAlert);
       const progress = progressReporter();
       try {
         for (const name of names.length > 0 ? names : all) {

@@ -1,0 +1,149 @@
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { DEFAULT_RETRY, decideRetry, type Failure, type RetryInput } from '../../src/errors/retry.js';
+import { parseRetryAfter } from '../../src/errors/retry-after.js';
+
+const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
+
+describe('parseRetryAfter', () => {
+  test.each([
+    ['120', 120_000],
+    ['0', 0],
+    [' 7 ', 7000],
+    ['Sat, 21 Nov 2026 12:00:30 GMT', 30_000],
+    ['Sat, 21 Nov 2026 11:00:00 GMT', 0],
+    ['-5', undefined],
+    ['1.5', undefined],
+    ['soon', undefined],
+    ['', undefined],
+    ['Saturday, 21-Nov-26 12:00:30 GMT', undefined],
+    ['Sat, 31 Feb 2026 12:00:30 GMT', undefined],
+    ['Sat, 21 Nov 2026 25:00:30 GMT', undefined],
+    [undefined, undefined],
+  ])('%s -> %s', (value, expected) => {
+    expect(parseRetryAfter(value, NOW)).toBe(expected);
+  });
+
+  test('seconds: any whole number of seconds is that many milliseconds (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 9_999_999 }),
+        (s) => parseRetryAfter(String(s), NOW) === s * 1000,
+      ),
+    );
+  });
+
+  test('dates: any instant written as an HTTP date is its distance from now, never negative (property)', () => {
+    fc.assert(
+      fc.property(fc.integer({ min: NOW - 10 ** 10, max: NOW + 10 ** 10 }), (at) => {
+        const whole = Math.floor(at / 1000) * 1000;
+        return parseRetryAfter(new Date(whole).toUTCString(), NOW) === Math.max(0, whole - NOW);
+      }),
+    );
+  });
+
+  test('anything else is undefined, never a throw or a negative delay (property)', () => {
+    fc.assert(
+      fc.property(fc.string(), (text) => {
+        const ms = parseRetryAfter(text, NOW);
+        return ms === undefined || (Number.isInteger(ms) && ms >= 0);
+      }),
+    );
+  });
+});
+
+const failure = fc.oneof(
+  fc.record({
+    kind: fc.constant('status' as const),
+    status: fc.integer({ min: 400, max: 599 }),
+    retryAfterMs: fc.option(fc.integer({ min: 0, max: 10 ** 9 }), { nil: undefined }),
+  }),
+  fc.record({ kind: fc.constantFrom('network' as const, 'timeout' as const, 'other' as const) }),
+) as fc.Arbitrary<Failure>;
+
+const input: fc.Arbitrary<RetryInput> = fc.record({
+  retries: fc.integer({ min: 0, max: 10 }),
+  method: fc.constantFrom('GET', 'HEAD', 'PUT', 'DELETE', 'POST', 'PATCH'),
+  failure,
+  handler: fc.option(
+    fc.record({
+      retry: fc.option(
+        fc.record({
+          delayMs: fc.integer({ min: 0, max: 10 ** 6 }),
+          maxRetries: fc.integer({ min: 0, max: 5 }),
+        }),
+        {
+          nil: undefined,
+        },
+      ),
+    }),
+    { nil: undefined },
+  ),
+  canRefreshToken: fc.boolean(),
+  defaults: fc.constant(DEFAULT_RETRY),
+}) as fc.Arbitrary<RetryInput>;
+
+describe('decideRetry', () => {
+  test('never retries past the applicable limit, never with a negative delay (property)', () => {
+    fc.assert(
+      fc.property(input, (i) => {
+        const d = decideRetry(i);
+        if (!d.retry) return true;
+        const limit = i.handler
+          ? (i.handler.retry?.maxRetries ?? 0)
+          : i.failure.kind === 'status' && i.failure.status === 429
+            ? DEFAULT_RETRY.rateLimitRetries
+            : i.failure.kind === 'status'
+              ? DEFAULT_RETRY.unauthorizedRetries
+              : DEFAULT_RETRY.networkRetries;
+        return i.retries < limit && d.delayMs >= 0;
+      }),
+    );
+  });
+
+  test('a matching handler decides alone; unknown failures and non-idempotent network failures never retry (property)', () => {
+    fc.assert(
+      fc.property(input, (i) => {
+        const d = decideRetry(i);
+        if (i.handler && !i.handler.retry) return !d.retry;
+        if (i.handler?.retry) return d.retry === i.retries < i.handler.retry.maxRetries;
+        if (i.failure.kind === 'other') return !d.retry;
+        if (i.failure.kind !== 'status' && ['POST', 'PATCH'].includes(i.method)) return !d.retry;
+        return true;
+      }),
+    );
+  });
+
+  test('429 waits what the server asks, capped; 401 retries only with a token to refresh', () => {
+    const base = { retries: 0, method: 'POST', canRefreshToken: false, defaults: DEFAULT_RETRY };
+    expect(
+      decideRetry({ ...base, failure: { kind: 'status', status: 429, retryAfterMs: undefined } }),
+    ).toMatchObject({ retry: true, delayMs: 5000 });
+    expect(
+      decideRetry({ ...base, failure: { kind: 'status', status: 429, retryAfterMs: 2000 } }),
+    ).toMatchObject({ delayMs: 2000 });
+    expect(
+      decideRetry({ ...base, failure: { kind: 'status', status: 429, retryAfterMs: 10 ** 8 } }),
+    ).toMatchObject({ delayMs: 60_000 });
+    expect(
+      decideRetry({ ...base, retries: 3, failure: { kind: 'status', status: 429, retryAfterMs: undefined } }),
+    ).toMatchObject({ retry: false });
+    expect(
+      decideRetry({ ...base, failure: { kind: 'status', status: 401, retryAfterMs: undefined } }),
+    ).toMatchObject({ retry: false });
+    expect(
+      decideRetry({
+        ...base,
+        canRefreshToken: true,
+        failure: { kind: 'status', status: 401, retryAfterMs: undefined },
+      }),
+    ).toMatchObject({ retry: true, refreshToken: true, delayMs: 0 });
+    expect(
+      decideRetry({ ...base, failure: { kind: 'status', status: 500, retryAfterMs: undefined } }),
+    ).toMatchObject({ retry: false });
+    expect(decideRetry({ ...base, method: 'GET', retries: 1, failure: { kind: 'network' } })).toMatchObject({
+      retry: true,
+      delayMs: 2000,
+    });
+  });
+});
