@@ -108,7 +108,11 @@ export async function callWithRetries(args: CallArgs): Promise<CallResult> {
           reason: decision.reason,
         });
       }
-      await engine.options.clock.sleep(decision.delayMs, signal);
+      try {
+        await engine.options.clock.sleep(decision.delayMs, signal);
+      } catch (error) {
+        throw signal?.aborted ? new AbortedError(summaryOf(ctx), error) : error;
+      }
       refreshToken = decision.refreshToken;
       continue;
     }

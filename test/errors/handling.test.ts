@@ -84,6 +84,18 @@ describe('rate limiting (429)', () => {
   });
 });
 
+test('an abort during a retry wait ends it at once (real clock)', async () => {
+  const server = await sequenceServer([{ status: 429, headers: { 'retry-after': '30' } }]);
+  const { SYSTEM_CLOCK } = await import('../../src/errors/clock.js');
+  const runtime = runtimeFor(fn(`${server.url}/x`), { clock: SYSTEM_CLOCK });
+  const controller = new AbortController();
+  const pending = runtime.execute('fn', {}, {}, { signal: controller.signal });
+  setTimeout(() => controller.abort(), 50);
+  await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
+  // Had the abort not cut the 30 s wait short, the test would run into vitest's 5 s timeout.
+  expect(server.requests).toHaveLength(1);
+});
+
 describe('authorization (401, 403)', () => {
   const oauth = `parameters:
   accessToken: { location: header, type: crm.oauth, value: crm }
