@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { RestfnError } from '../errors/restfn-error.js';
+import { registerCredentials } from './commands/credentials.js';
 import { registerNew } from './commands/new.js';
 import { registerQuery } from './commands/query.js';
 import { registerRun } from './commands/run.js';
@@ -19,6 +20,7 @@ registerValidate(program);
 registerRun(program);
 registerSync(program);
 registerQuery(program);
+registerCredentials(program);
 registerSchema(program);
 registerNew(program);
 

@@ -75,6 +75,10 @@ export const RULES = {
     severity: 'error',
     summary: 'A datasource, action or guard names a function that does not exist.',
   },
+  LOCAL_CALL_CREDENTIAL: {
+    severity: 'error',
+    summary: 'A local call (`useLocalCall: true`) can only use OAuth; it names a secret or basic credential.',
+  },
   DEPRECATED_KEY: {
     severity: 'warning',
     summary: 'A key of an older format (`errorTransform`); the message names its replacement.',

@@ -1,6 +1,6 @@
 import { compareDiagnostics, type Diagnostic } from './diagnostic.js';
 import { bodyOnGet, inputTransformFormat } from './rules/body.js';
-import { literalCredential } from './rules/credentials.js';
+import { literalCredential, localCallCredential } from './rules/credentials.js';
 import { expressionSyntax } from './rules/expressions.js';
 import { handlerMatchesSuccess } from './rules/handlers.js';
 import { fileName, functionId, uniqueName } from './rules/naming.js';
@@ -25,6 +25,7 @@ const FUNCTION_RULES: FunctionRule[] = [
   scopeParameters,
   queryDependencies,
   literalCredential,
+  localCallCredential,
   handlerMatchesSuccess,
   deprecatedErrorTransform,
 ];

@@ -140,7 +140,8 @@ async function attempt(
   const { engine, file, ctx, field, parameters, body, page, signal } = args;
   const definition = file.definition;
   const { events } = engine;
-  const { placed, secrets } = await applyCredentials(engine, parameters, signal, refreshToken);
+  const localCall = definition.useLocalCall === true;
+  const { placed, secrets } = await applyCredentials(engine, parameters, signal, refreshToken, localCall);
 
   // 9. Conversions of the outgoing body (the inputTransform result, else the body parameters).
   let outgoing = body;

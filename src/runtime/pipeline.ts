@@ -17,7 +17,7 @@ import type { LocalStore } from '../local/store.js';
 import { callWithRetries } from './call.js';
 import { type CallContext, createContext, type ExecutionContext } from './context.js';
 import type { CredentialProvider } from './credentials.js';
-import { FunctionNotFoundError, UnsupportedStepError } from './errors.js';
+import { CredentialError, FunctionNotFoundError, UnsupportedStepError } from './errors.js';
 import type { EventBus } from './events.js';
 import { evaluateField } from './field.js';
 import type { NormalizedOptions } from './options.js';
@@ -281,6 +281,7 @@ export async function applyCredentials(
   parameters: readonly ResolvedParameter[],
   signal: AbortSignal | undefined,
   refresh = false,
+  localCall = false,
 ): Promise<{ placed: PlacedValue[]; secrets: string[] }> {
   const placed: PlacedValue[] = [];
   const secrets: string[] = [];
@@ -288,6 +289,13 @@ export async function applyCredentials(
     if (!p.credential) {
       placed.push(p);
       continue;
+    }
+    // Spec 5: a local call is made by the device itself, where only OAuth is available.
+    if (localCall && p.credential !== 'oauth') {
+      throw new CredentialError(
+        'LOCAL_CALL_CREDENTIAL',
+        `parameter '${p.name}' needs a ${p.credential} credential, which a local call (useLocalCall: true) cannot use: only OAuth works on the device`,
+      );
     }
     const request = { parameter: p.name, kind: p.credential, key: String(p.value), location: p.location };
     const applied = await engine.credentials.apply(

@@ -7,6 +7,7 @@ import { UsageError } from '../../errors/restfn-error.js';
 import type { ExecutionEvent } from '../../runtime/events.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { printAlert } from '../alerts.js';
+import { credentialProvider } from '../credentials.js';
 import { solutionDir } from '../solution-dir.js';
 import { openFiles, openStore } from '../store-path.js';
 
@@ -43,7 +44,11 @@ export function registerRun(program: Command): void {
       const d = file?.definition;
       const store =
         d?.queries || d?.guard || d?.conversions ? openStore(solution.root, options.db) : undefined;
-      const runtime = createRuntime(solution, { store, files: store && openFiles(store) });
+      const runtime = createRuntime(solution, {
+        store,
+        files: store && openFiles(store),
+        credentials: credentialProvider(solution.root),
+      });
       runtime.on(printAlert);
       if (options.verbose) runtime.on(trace);
       try {

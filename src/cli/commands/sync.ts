@@ -6,6 +6,7 @@ import { DefinitionError } from '../../errors/definition-error.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import type { EntitySync, SyncProgress } from '../../runtime/sync.js';
 import { printAlert } from '../alerts.js';
+import { credentialProvider } from '../credentials.js';
 import { solutionDir } from '../solution-dir.js';
 import { openFiles, openStore } from '../store-path.js';
 
@@ -33,7 +34,11 @@ export function registerSync(program: Command): void {
       }
       const all = solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
       const store = openStore(solution.root, options.db);
-      const runtime = createRuntime(solution, { store, files: store && openFiles(store) });
+      const runtime = createRuntime(solution, {
+        store,
+        files: store && openFiles(store),
+        credentials: credentialProvider(solution.root),
+      });
       runtime.on(printAlert);
       const progress = progressReporter();
       try {

@@ -51,3 +51,17 @@ export const literalCredential: FunctionRule = (file, r) => {
     }
   }
 };
+
+/** Spec 5: with `useLocalCall`, functions needing secrets or other non-OAuth credentials do not run. */
+export const localCallCredential: FunctionRule = (file, r) => {
+  if (file.definition.useLocalCall !== true) return;
+  for (const [name, parameter] of Object.entries(file.definition.parameters ?? {})) {
+    if (credentialKind(name, parameter) === 'secret') {
+      r.report(
+        'LOCAL_CALL_CREDENTIAL',
+        `parameter '${name}' is a secret, which a local call cannot use (only OAuth works on the device); remove useLocalCall or use an OAuth credential`,
+        ['parameters', name, 'type'],
+      );
+    }
+  }
+};

@@ -1,0 +1,105 @@
+import type { Clock } from '../errors/clock.js';
+import type { AppliedCredential, CredentialProvider, CredentialRequest } from '../runtime/credentials.js';
+import { CredentialError } from '../runtime/errors.js';
+import { clientCredentialsGrant, refreshGrant } from './oauth.js';
+import type { CredentialStore, OAuthCredential } from './store.js';
+
+/** Tokens this close to expiry are refreshed before the call. */
+const EXPIRY_SKEW_MS = 30_000;
+
+/**
+ * Credentials from the encrypted store (spec 5): a secret goes to its parameter's location; a basic
+ * credential becomes `Authorization: Basic ...`; an OAuth credential becomes `Authorization: Bearer
+ * <token>`, refreshed before the call when it is about to expire, or when a 401 asks for it.
+ * Concurrent refreshes of one credential are a single flight, and a rotated refresh token is saved
+ * before the new access token is used.
+ */
+export class StoreCredentialProvider implements CredentialProvider {
+  private store: CredentialStore | undefined;
+  private readonly inFlight = new Map<string, Promise<string>>();
+
+  constructor(
+    private readonly openStore: () => CredentialStore,
+    private readonly clock: Clock,
+  ) {}
+
+  async apply(request: CredentialRequest): Promise<AppliedCredential> {
+    this.store ??= this.openStore();
+    const credential = this.store.get(request.key);
+    if (!credential) {
+      throw new CredentialError(
+        'CREDENTIAL_NOT_FOUND',
+        `parameter '${request.parameter}' needs the credential '${request.key}', which is not stored; add it with 'restfn credentials set ${request.key} --kind ${request.kind === 'oauth' ? 'oauth' : 'secret'}'`,
+      );
+    }
+    if (request.kind === 'oauth') {
+      if (credential.kind !== 'oauth') throw kindMismatch(request, credential.kind);
+      const token = await this.token(request.key, credential, request.refresh === true);
+      return { values: [bearer(request, token)] };
+    }
+    if (credential.kind === 'basic') {
+      const value = `Basic ${Buffer.from(`${credential.username}:${credential.password}`).toString('base64')}`;
+      return { values: [{ name: 'authorization', location: 'header', value }] };
+    }
+    if (credential.kind !== 'secret') throw kindMismatch(request, credential.kind);
+    return { values: [{ name: request.parameter, location: request.location, value: credential.value }] };
+  }
+
+  private token(key: string, credential: OAuthCredential, forceRefresh: boolean): Promise<string> {
+    const running = this.inFlight.get(key);
+    if (running) return running;
+    const current = this.store!.getTokens(key);
+    const now = this.clock.now();
+    if (
+      current &&
+      !forceRefresh &&
+      (current.expiresAt === undefined || current.expiresAt - EXPIRY_SKEW_MS > now)
+    ) {
+      return Promise.resolve(current.accessToken);
+    }
+    const flight = (async () => {
+      let next: Awaited<ReturnType<typeof refreshGrant>>;
+      if (current?.refreshToken) {
+        try {
+          next = await refreshGrant(credential, current.refreshToken, now);
+        } catch (error) {
+          // A refresh token the server no longer takes is useless: forget it so the next run asks to log in.
+          if (error instanceof CredentialError && error.code === 'LOGIN_REQUIRED')
+            this.store!.clearTokens(key);
+          throw loginRequired(key, error);
+        }
+      } else if (credential.grantType === 'client_credentials') {
+        next = await clientCredentialsGrant(credential, now);
+      } else {
+        throw loginRequired(key);
+      }
+      // Saved before use: a rotated refresh token must never be lost with the process.
+      this.store!.setTokens(key, next);
+      return next.accessToken;
+    })();
+    this.inFlight.set(key, flight);
+    return flight.finally(() => this.inFlight.delete(key));
+  }
+}
+
+function bearer(request: CredentialRequest, token: string): AppliedCredential['values'][number] {
+  if (request.location === 'header')
+    return { name: 'authorization', location: 'header', value: `Bearer ${token}` };
+  return { name: request.parameter, location: request.location, value: token };
+}
+
+function kindMismatch(request: CredentialRequest, stored: string): CredentialError {
+  return new CredentialError(
+    'CREDENTIAL_KIND',
+    `parameter '${request.parameter}' expects a${request.kind === 'oauth' ? 'n OAuth' : ' secret or basic'} credential, but '${request.key}' is stored as ${stored}`,
+  );
+}
+
+function loginRequired(key: string, cause?: unknown): CredentialError {
+  const error = new CredentialError(
+    'LOGIN_REQUIRED',
+    `credential '${key}' needs a login: run 'restfn login ${key}'`,
+  );
+  if (cause) Object.defineProperty(error, 'cause', { value: cause, enumerable: false });
+  return error;
+}
