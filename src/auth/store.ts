@@ -49,13 +49,17 @@ const TOKEN_PREFIX = 'token:';
  * `list` never returns them. Every write replaces the file atomically (write, then rename), mode 0600.
  */
 export class CredentialStore {
-  private readonly key: Buffer;
+  private cachedKey: Buffer | undefined;
 
+  /** `key` may be a function: it is then called on the first encryption or decryption only. */
   constructor(
     readonly file: string,
-    key: Buffer,
-  ) {
-    this.key = key;
+    private readonly keySource: Buffer | (() => Buffer),
+  ) {}
+
+  private get key(): Buffer {
+    this.cachedKey ??= typeof this.keySource === 'function' ? this.keySource() : this.keySource;
+    return this.cachedKey;
   }
 
   list(): Array<{ key: string; kind: Credential['kind']; hasToken: boolean }> {

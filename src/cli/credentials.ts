@@ -7,7 +7,9 @@ import { STATE_FOLDER } from './store-path.js';
 
 /** A solution's credentials live encrypted in its state folder; the key lives elsewhere (auth/key.ts). */
 export function openCredentials(solutionRoot: string, create = false): CredentialStore {
-  return new CredentialStore(join(solutionRoot, STATE_FOLDER, 'credentials.json'), loadKey({ create }));
+  // The key is loaded when a value is first read or written: looking up a credential that was never
+  // stored needs none, so it reports CREDENTIAL_NOT_FOUND rather than a missing key.
+  return new CredentialStore(join(solutionRoot, STATE_FOLDER, 'credentials.json'), () => loadKey({ create }));
 }
 
 /** The provider run and sync use: the store is opened only when a function names a credential. */

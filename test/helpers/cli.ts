@@ -10,11 +10,14 @@ export interface CliResult {
 }
 
 /** Runs the built CLI as a subprocess (`npm test` builds first), optionally feeding stdin. */
-export function runCli(args: string[], options: { cwd?: string; input?: string } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { cwd?: string; input?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd ?? process.cwd(),
-      env: { ...process.env, NO_COLOR: '1' },
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
     });
     let stdout = '';
     let stderr = '';

@@ -1,0 +1,108 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { tempSolution } from '../helpers/temp-solution.js';
+
+const API_KEY = 'ak-Zq8mK2pLx9Rv4Tn7Wc3Y';
+const PASSWORD = 'pw-Hd6Yb3cW7nT4vR9x';
+const SECRET = 'sec-M2pL9x4TnKz8q7WcY';
+
+/** A resource server that checks each kind of credential and answers 401 otherwise. */
+async function resourceServer() {
+  return testServer((req, res) => {
+    const ok =
+      req.headers['x-api-key'] === API_KEY ||
+      req.headers.authorization === `Basic ${Buffer.from(`ada:${PASSWORD}`).toString('base64')}` ||
+      req.headers['x-secret'] === SECRET;
+    json(res, ok ? 200 : 401, ok ? { items: [{ id: 1 }] } : { error: 'unauthorized' });
+  });
+}
+
+describe('credentials from the CLI, used by the templates', () => {
+  test('set (from stdin), list, templates run against a real server; no plaintext anywhere', async () => {
+    const server = await resourceServer();
+    const root = tempSolution({ 'solution.yaml': 'name: t\n' });
+    const env = { XDG_CONFIG_HOME: join(root, 'config') };
+    const outputs: string[] = [];
+    const cli = async (args: string[], input?: string) => {
+      const r = await runCli(args, { cwd: root, env, ...(input === undefined ? {} : { input }) });
+      outputs.push(r.stdout, r.stderr);
+      return r;
+    };
+
+    for (const template of ['api-key', 'basic-auth', 'secret']) {
+      expect((await cli(['new', `rest-${template}`, '-t', template, '--url', `${server.url}/items`])).code).toBe(0);
+      // Before the credential is stored: exit 4, nothing sent with a credential.
+      const before = await cli(['run', `rest-${template}`]);
+      expect(before.code).toBe(4);
+      expect(before.stderr).toContain('CREDENTIAL_NOT_FOUND');
+    }
+    expect(server.requests).toHaveLength(0);
+
+    expect((await cli(['credentials', 'set', 'api-key', '--kind', 'secret'], `${API_KEY}\n`)).code).toBe(0);
+    expect((await cli(['credentials', 'set', 'basic-auth', '--kind', 'basic', '--username', 'ada'], PASSWORD)).code).toBe(0);
+    expect((await cli(['credentials', 'set', 'secret', '--kind', 'secret'], SECRET)).code).toBe(0);
+    const list = await cli(['credentials', 'list']);
+    expect(list.stdout).toBe('api-key\tsecret\nbasic-auth\tbasic\nsecret\tsecret\n');
+
+    for (const template of ['api-key', 'basic-auth', 'secret']) {
+      const run = await cli(['run', `rest-${template}`, '--verbose']);
+      expect(run.code, run.stderr).toBe(0);
+      expect(JSON.parse(run.stdout)).toEqual({ items: [{ id: 1 }] });
+    }
+    expect(server.requests.map((r) => r.headers['x-api-key'] ?? r.headers['x-secret'] ?? r.headers.authorization?.slice(0, 6))).toEqual([
+      API_KEY,
+      'Basic ',
+      SECRET,
+    ]);
+
+    const storeBytes = readFileSync(join(root, '.restfn', 'credentials.json'), 'utf8');
+    for (const plain of [API_KEY, PASSWORD, SECRET, Buffer.from(`ada:${PASSWORD}`).toString('base64')]) {
+      expect(storeBytes).not.toContain(plain);
+      for (const out of outputs) expect(out).not.toContain(plain);
+    }
+    expect(outputs.join('')).toContain('> x-api-key: ***');
+    expect(outputs.join('')).toContain('> authorization: ***');
+
+    expect((await cli(['credentials', 'delete', 'secret'])).code).toBe(0);
+    expect((await cli(['run', 'rest-secret'])).code).toBe(4);
+  }, 30_000); // about fifteen CLI processes
+
+  test('secrets are never taken from arguments; a wrong key is a clear error', async () => {
+    const root = tempSolution({ 'solution.yaml': 'name: t\n' });
+    const env = { XDG_CONFIG_HOME: join(root, 'config') };
+    const argv = await runCli(['credentials', 'set', 'k', '--kind', 'secret', API_KEY], { cwd: root, env });
+    expect(argv.code).toBe(2);
+    const empty = await runCli(['credentials', 'set', 'k', '--kind', 'secret'], { cwd: root, env, input: '' });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toContain('SECRET_MISSING');
+    await runCli(['credentials', 'set', 'k', '--kind', 'secret'], { cwd: root, env, input: API_KEY });
+    const otherKey = { RESTFN_CREDENTIALS_KEY: Buffer.alloc(32, 7).toString('base64') };
+    const server = await resourceServer();
+    await runCli(['new', 'rest-k', '-t', 'api-key', '--url', `${server.url}/x`], { cwd: root, env });
+    const fnPath = join(root, 'functions', 'rest-k.platform');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(fnPath, readFileSync(fnPath, 'utf8').replace('value: api-key', 'value: k'));
+    const wrong = await runCli(['run', 'rest-k'], { cwd: root, env: { ...env, ...otherKey } });
+    expect(wrong.code).toBe(4);
+    expect(wrong.stderr).toContain('CREDENTIAL_DECRYPT');
+    expect(wrong.stderr).not.toContain(API_KEY);
+  });
+
+  test('a local call that needs a secret does not execute', async () => {
+    const server = await resourceServer();
+    const root = tempSolution({
+      'functions/rest-local.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/x\nuseLocalCall: true\nparameters:\n  x-api-key: { location: header, type: secret, value: api-key }\n`,
+    });
+    const { loadSolution } = await import('../../src/definition/solution.js');
+    const { createRuntime } = await import('../../src/runtime/runtime.js');
+    const runtime = createRuntime(loadSolution(root), {
+      credentials: { apply: async () => ({ values: [{ name: 'x-api-key', location: 'header', value: API_KEY }] }) },
+    });
+    await expect(runtime.execute('rest-local')).rejects.toMatchObject({ code: 'LOCAL_CALL_CREDENTIAL' });
+    await runtime.close();
+    expect(server.requests).toHaveLength(0);
+  });
+});
