@@ -99,6 +99,7 @@ function loginRequired(key: string, cause?: unknown): CredentialError {
   const error = new CredentialError(
     'LOGIN_REQUIRED',
     `credential '${key}' needs a login: run 'restfn login ${key}'`,
+    key,
   );
   if (cause) Object.defineProperty(error, 'cause', { value: cause, enumerable: false });
   return error;

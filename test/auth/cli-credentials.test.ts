@@ -33,7 +33,9 @@ describe('credentials from the CLI, used by the templates', () => {
     };
 
     for (const template of ['api-key', 'basic-auth', 'secret']) {
-      expect((await cli(['new', `rest-${template}`, '-t', template, '--url', `${server.url}/items`])).code).toBe(0);
+      expect(
+        (await cli(['new', `rest-${template}`, '-t', template, '--url', `${server.url}/items`])).code,
+      ).toBe(0);
       // Before the credential is stored: exit 4, nothing sent with a credential.
       const before = await cli(['run', `rest-${template}`]);
       expect(before.code).toBe(4);
@@ -42,7 +44,10 @@ describe('credentials from the CLI, used by the templates', () => {
     expect(server.requests).toHaveLength(0);
 
     expect((await cli(['credentials', 'set', 'api-key', '--kind', 'secret'], `${API_KEY}\n`)).code).toBe(0);
-    expect((await cli(['credentials', 'set', 'basic-auth', '--kind', 'basic', '--username', 'ada'], PASSWORD)).code).toBe(0);
+    expect(
+      (await cli(['credentials', 'set', 'basic-auth', '--kind', 'basic', '--username', 'ada'], PASSWORD))
+        .code,
+    ).toBe(0);
     expect((await cli(['credentials', 'set', 'secret', '--kind', 'secret'], SECRET)).code).toBe(0);
     const list = await cli(['credentials', 'list']);
     expect(list.stdout).toBe('api-key\tsecret\nbasic-auth\tbasic\nsecret\tsecret\n');
@@ -52,11 +57,11 @@ describe('credentials from the CLI, used by the templates', () => {
       expect(run.code, run.stderr).toBe(0);
       expect(JSON.parse(run.stdout)).toEqual({ items: [{ id: 1 }] });
     }
-    expect(server.requests.map((r) => r.headers['x-api-key'] ?? r.headers['x-secret'] ?? r.headers.authorization?.slice(0, 6))).toEqual([
-      API_KEY,
-      'Basic ',
-      SECRET,
-    ]);
+    expect(
+      server.requests.map(
+        (r) => r.headers['x-api-key'] ?? r.headers['x-secret'] ?? r.headers.authorization?.slice(0, 6),
+      ),
+    ).toEqual([API_KEY, 'Basic ', SECRET]);
 
     const storeBytes = readFileSync(join(root, '.restfn', 'credentials.json'), 'utf8');
     for (const plain of [API_KEY, PASSWORD, SECRET, Buffer.from(`ada:${PASSWORD}`).toString('base64')]) {
@@ -75,7 +80,11 @@ describe('credentials from the CLI, used by the templates', () => {
     const env = { XDG_CONFIG_HOME: join(root, 'config') };
     const argv = await runCli(['credentials', 'set', 'k', '--kind', 'secret', API_KEY], { cwd: root, env });
     expect(argv.code).toBe(2);
-    const empty = await runCli(['credentials', 'set', 'k', '--kind', 'secret'], { cwd: root, env, input: '' });
+    const empty = await runCli(['credentials', 'set', 'k', '--kind', 'secret'], {
+      cwd: root,
+      env,
+      input: '',
+    });
     expect(empty.code).toBe(2);
     expect(empty.stderr).toContain('SECRET_MISSING');
     await runCli(['credentials', 'set', 'k', '--kind', 'secret'], { cwd: root, env, input: API_KEY });
@@ -99,7 +108,9 @@ describe('credentials from the CLI, used by the templates', () => {
     const { loadSolution } = await import('../../src/definition/solution.js');
     const { createRuntime } = await import('../../src/runtime/runtime.js');
     const runtime = createRuntime(loadSolution(root), {
-      credentials: { apply: async () => ({ values: [{ name: 'x-api-key', location: 'header', value: API_KEY }] }) },
+      credentials: {
+        apply: async () => ({ values: [{ name: 'x-api-key', location: 'header', value: API_KEY }] }),
+      },
     });
     await expect(runtime.execute('rest-local')).rejects.toMatchObject({ code: 'LOCAL_CALL_CREDENTIAL' });
     await runtime.close();

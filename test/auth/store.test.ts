@@ -20,7 +20,10 @@ describe('credential store', () => {
     s.setTokens('api', { accessToken: `${SECRET}-token`, refreshToken: `${SECRET}-refresh`, expiresAt: 5 });
     expect(s.get('api')).toEqual({ kind: 'secret', value: SECRET });
     expect(s.get('basic')).toEqual({ kind: 'basic', username: 'ada', password: SECRET });
-    expect(s.getTokens('api')).toMatchObject({ accessToken: `${SECRET}-token`, refreshToken: `${SECRET}-refresh` });
+    expect(s.getTokens('api')).toMatchObject({
+      accessToken: `${SECRET}-token`,
+      refreshToken: `${SECRET}-refresh`,
+    });
     const bytes = readFileSync(s.file);
     expect(bytes.includes(SECRET)).toBe(false);
     expect(bytes.includes('ada')).toBe(false);
@@ -47,7 +50,9 @@ describe('credential store', () => {
     const s = store(key);
     s.set('a', { kind: 'secret', value: SECRET });
     s.set('b', { kind: 'secret', value: 'other' });
-    expect(() => new CredentialStore(s.file, randomBytes(32)).get('a')).toThrow(expect.objectContaining({ code: 'CREDENTIAL_DECRYPT' }));
+    expect(() => new CredentialStore(s.file, randomBytes(32)).get('a')).toThrow(
+      expect.objectContaining({ code: 'CREDENTIAL_DECRYPT' }),
+    );
 
     const file = JSON.parse(readFileSync(s.file, 'utf8'));
     const moved = { ...file, records: { ...file.records, b: file.records.a } };
@@ -56,7 +61,10 @@ describe('credential store', () => {
 
     const data = Buffer.from(file.records.a.data, 'base64');
     data[0] = (data[0] ?? 0) ^ 1;
-    writeFileSync(s.file, JSON.stringify({ ...file, records: { a: { ...file.records.a, data: data.toString('base64') } } }));
+    writeFileSync(
+      s.file,
+      JSON.stringify({ ...file, records: { a: { ...file.records.a, data: data.toString('base64') } } }),
+    );
     expect(() => s.get('a')).toThrow(expect.objectContaining({ code: 'CREDENTIAL_DECRYPT' }));
     writeFileSync(s.file, 'not json');
     expect(() => s.get('a')).toThrow(expect.objectContaining({ code: 'CREDENTIAL_STORE_CORRUPT' }));
@@ -65,13 +73,17 @@ describe('credential store', () => {
   test('the key comes from the environment, or a 0600 key file created outside the store', () => {
     const config = tempSolution();
     const env = { XDG_CONFIG_HOME: config };
-    expect(() => loadKey({ create: false, env })).toThrow(expect.objectContaining({ code: 'CREDENTIAL_KEY_MISSING' }));
+    expect(() => loadKey({ create: false, env })).toThrow(
+      expect.objectContaining({ code: 'CREDENTIAL_KEY_MISSING' }),
+    );
     const created = loadKey({ create: true, env });
     expect(created).toHaveLength(32);
     expect(statSync(keyFilePath(env)).mode & 0o777).toBe(0o600);
     expect(loadKey({ create: false, env }).equals(created)).toBe(true);
     const fromEnv = randomBytes(32);
-    expect(loadKey({ create: false, env: { RESTFN_CREDENTIALS_KEY: fromEnv.toString('base64') } }).equals(fromEnv)).toBe(true);
+    expect(
+      loadKey({ create: false, env: { RESTFN_CREDENTIALS_KEY: fromEnv.toString('base64') } }).equals(fromEnv),
+    ).toBe(true);
     expect(() => loadKey({ create: false, env: { RESTFN_CREDENTIALS_KEY: 'short' } })).toThrow(
       expect.objectContaining({ code: 'CREDENTIAL_KEY_INVALID' }),
     );

@@ -72,7 +72,7 @@ describe('restfn run', () => {
 
     const credentials = await runCli(['run', 'rest-secret'], { cwd: root });
     expect(credentials.code).toBe(4);
-    expect(credentials.stderr).toContain('CREDENTIAL_UNAVAILABLE');
+    expect(credentials.stderr).toContain('CREDENTIAL_NOT_FOUND');
     expect(server.requests).toHaveLength(1);
   });
 

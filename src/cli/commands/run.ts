@@ -1,13 +1,17 @@
+import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
+import { login } from '../../auth/login.js';
 import { formatDiagnostic } from '../../definition/diagnostic.js';
 import { loadSolution } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
+import { SYSTEM_CLOCK } from '../../errors/clock.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { UsageError } from '../../errors/restfn-error.js';
+import { CredentialError } from '../../runtime/errors.js';
 import type { ExecutionEvent } from '../../runtime/events.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { printAlert } from '../alerts.js';
-import { credentialProvider } from '../credentials.js';
+import { credentialProvider, openCredentials } from '../credentials.js';
 import { solutionDir } from '../solution-dir.js';
 import { openFiles, openStore } from '../store-path.js';
 
@@ -52,7 +56,7 @@ export function registerRun(program: Command): void {
       runtime.on(printAlert);
       if (options.verbose) runtime.on(trace);
       try {
-        const result = await runtime.execute(name, parameters);
+        const result = await executeOfferingLogin(() => runtime.execute(name, parameters), solution.root);
         if (result.status === 'skipped') process.stderr.write(`restfn: ${name} skipped: ${result.reason}\n`);
         process.stdout.write(
           `${JSON.stringify(result.status === 'ok' ? result.output : null, null, 2) ?? 'null'}\n`,
@@ -62,6 +66,29 @@ export function registerRun(program: Command): void {
         store?.close();
       }
     });
+}
+
+/**
+ * On a terminal, a function whose OAuth credential needs a login offers to start it, then runs once
+ * more. Elsewhere (pipes, CI) the LOGIN_REQUIRED error stands (exit 4).
+ */
+async function executeOfferingLogin<T>(execute: () => Promise<T>, solutionRoot: string): Promise<T> {
+  try {
+    return await execute();
+  } catch (error) {
+    const key =
+      error instanceof CredentialError && error.code === 'LOGIN_REQUIRED' ? error.credential : undefined;
+    if (!key || !process.stdin.isTTY || !process.stderr.isTTY) throw error;
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    const answer = await rl.question(`${(error as Error).message}\nLog in to '${key}' now? [Y/n] `);
+    rl.close();
+    if (/^n/i.test(answer.trim())) throw error;
+    await login(openCredentials(solutionRoot), key, {
+      clock: SYSTEM_CLOCK,
+      onUrl: (url) => process.stderr.write(`Open this address in a browser to log in:\n${url}\n`),
+    });
+    return execute();
+  }
 }
 
 function collect(value: string, previous: string[]): string[] {
