@@ -16,17 +16,17 @@ describe('credential store', () => {
   test('round trip per kind; the file holds no plaintext; list shows keys and kinds only', () => {
     const s = store();
     s.set('api', { kind: 'secret', value: SECRET });
-    s.set('basic', { kind: 'basic', username: 'ada', password: SECRET });
+    s.set('basic', { kind: 'basic', username: 'user-Qx7Lm2Pz9Wk4Rt', password: SECRET });
     s.setTokens('api', { accessToken: `${SECRET}-token`, refreshToken: `${SECRET}-refresh`, expiresAt: 5 });
     expect(s.get('api')).toEqual({ kind: 'secret', value: SECRET });
-    expect(s.get('basic')).toEqual({ kind: 'basic', username: 'ada', password: SECRET });
+    expect(s.get('basic')).toEqual({ kind: 'basic', username: 'user-Qx7Lm2Pz9Wk4Rt', password: SECRET });
     expect(s.getTokens('api')).toMatchObject({
       accessToken: `${SECRET}-token`,
       refreshToken: `${SECRET}-refresh`,
     });
     const bytes = readFileSync(s.file);
     expect(bytes.includes(SECRET)).toBe(false);
-    expect(bytes.includes('ada')).toBe(false);
+    expect(bytes.includes('user-Qx7Lm2Pz9Wk4Rt')).toBe(false);
     expect(JSON.stringify(s.list())).not.toContain(SECRET);
     expect(s.list()).toEqual([
       { key: 'api', kind: 'secret', hasToken: true },
