@@ -43,3 +43,10 @@ options:
       function: ${fn}
 ${params ? `      functionParameters:\n${params}` : ''}${query ? `  query: ${JSON.stringify(query)}\n` : ''}`;
 }
+
+/** Rows already in a table before the test acts: each row's `id` is its row id. */
+export function seed(store: LocalStore, table: string, rows: Array<Record<string, unknown>>): void {
+  store.ensureTable(table);
+  const insert = store.db.prepare(`INSERT INTO [${table}] (id, data) VALUES (?, ?)`);
+  for (const row of rows) insert.run(String(row.id), JSON.stringify(row));
+}

@@ -1,13 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import type { LocalStore } from '../../src/local/store.js';
 import { json, testServer } from '../helpers/http-server.js';
-import { datasource, syncSetup } from '../helpers/sync.js';
-
-function seed(store: LocalStore, table: string, rows: Array<Record<string, unknown>>): void {
-  store.ensureTable(table);
-  const insert = store.db.prepare(`INSERT INTO [${table}] (id, data) VALUES (?, ?)`);
-  for (const row of rows) insert.run(String(row.id), JSON.stringify(row));
-}
+import { datasource, seed, syncSetup } from '../helpers/sync.js';
 
 describe('operations', () => {
   test('find-replace renames a temp id that has no real row yet, in ids and in references', async () => {
