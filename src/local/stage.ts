@@ -46,8 +46,6 @@ type Batch = { id: number; kind: 'rows'; table: string; merge: boolean } | { id:
 export interface CommitSummary {
   /** Tables written, in first-written order. */
   readonly tables: string[];
-  /** Rows staged (inserted, replaced or merged). */
-  readonly rows: number;
 }
 
 /**
@@ -59,7 +57,7 @@ export class Stage {
   private readonly table: string;
   private readonly insert: Statement;
   private readonly batches: Batch[] = [];
-  private rowCount = 0;
+
   private open = true;
 
   constructor(private readonly store: LocalStore) {
@@ -73,11 +71,13 @@ export class Stage {
         if (write.kind === 'rows') {
           const batch = this.rowBatch(write.table, write.merge);
           for (const row of write.rows) this.insert.run(batch, row.id, JSON.stringify(row.data));
-          this.rowCount += write.rows.length;
         } else {
           const id = this.batches.length;
           this.batches.push({ id, kind: 'payload' });
-          this.insert.run(id, null, JSON.stringify(write));
+          // SQL parameters are made bindable now: JSON would drop undefined and turn bytes into text.
+          const staged =
+            write.kind === 'sql' ? { ...write, parameters: stageParameters(write.parameters) } : write;
+          this.insert.run(id, null, JSON.stringify(staged));
         }
       }
     })();
@@ -94,6 +94,17 @@ export class Stage {
 
   commit(): CommitSummary {
     const tables = new Set<string>();
+    try {
+      this.replayAll(tables);
+    } catch (error) {
+      this.store.resetTableCache();
+      throw error;
+    }
+    this.drop();
+    return { tables: [...tables] };
+  }
+
+  private replayAll(tables: Set<string>): void {
     const db = this.store.db;
     db.transaction(() => {
       for (const batch of this.batches) {
@@ -116,8 +127,6 @@ export class Stage {
         }
       }
     })();
-    this.drop();
-    return { tables: [...tables], rows: this.rowCount };
   }
 
   discard(): void {
@@ -155,11 +164,10 @@ function replay(store: LocalStore, write: StagedWrite): string[] {
     case 'sql': {
       for (const table of write.tables) store.ensureTable(table);
       const statement = db.prepare(write.statement);
-      const parameters = write.parameters;
-      if (Array.isArray(parameters)) statement.run(...parameters.map(sqlValue));
-      else if (parameters && typeof parameters === 'object') {
-        statement.run(Object.fromEntries(Object.entries(parameters).map(([k, v]) => [k, sqlValue(v)])));
-      } else statement.run();
+      const parameters = unstageParameters(write.parameters);
+      if (Array.isArray(parameters)) statement.run(...parameters);
+      else if (parameters && typeof parameters === 'object') statement.run(parameters);
+      else statement.run();
       return [...write.tables];
     }
     case 'find-replace': {
@@ -188,6 +196,30 @@ function replay(store: LocalStore, write: StagedWrite): string[] {
     case 'rows':
       throw new Error('rows are replayed by batch');
   }
+}
+
+/** SQL parameters for the write log: bindable values, bytes as `{ "$bytes": base64 }`. */
+function stageParameters(parameters: unknown): unknown {
+  const one = (v: unknown) => {
+    const value = sqlValue(v);
+    return Buffer.isBuffer(value) ? { $bytes: value.toString('base64') } : value;
+  };
+  return mapParameters(parameters, one);
+}
+
+function unstageParameters(parameters: unknown): unknown {
+  const one = (v: unknown) =>
+    v !== null && typeof v === 'object' && '$bytes' in v ? Buffer.from(String(v.$bytes), 'base64') : v;
+  return mapParameters(parameters, one);
+}
+
+/** A list (for `?`) or a map (for `@name`) of values, each mapped. */
+function mapParameters(parameters: unknown, one: (v: unknown) => unknown): unknown {
+  if (Array.isArray(parameters)) return parameters.map(one);
+  if (parameters && typeof parameters === 'object') {
+    return Object.fromEntries(Object.entries(parameters).map(([k, v]) => [k, one(v)]));
+  }
+  return undefined;
 }
 
 /** `$."column"`: one top-level property, whatever characters its name holds. */

@@ -8,7 +8,7 @@ import { isTempId, TEMP_ID_PREFIX } from '../expression/functions.js';
 /** Prefix of the tables a sync stages its writes in; left-overs from a crash are dropped on open. */
 const STAGE_PREFIX = '_restfn_stage_';
 
-export { isTempId, TEMP_ID_PREFIX } from '../expression/functions.js';
+export { isTempId } from '../expression/functions.js';
 
 export function newTempId(): string {
   return `${TEMP_ID_PREFIX}${randomUUID()}`;
@@ -44,11 +44,7 @@ export class LocalStore {
       JSON.stringify({ ...parseObject(a), ...parseObject(b) }),
     );
     this.db.function('restfn_is_temp_id', { deterministic: true }, (id: unknown) => (isTempId(id) ? 1 : 0));
-    for (const { name } of this.db
-      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE ?")
-      .all(`${STAGE_PREFIX}%`) as Array<{ name: string }>) {
-      this.db.exec(`DROP TABLE [${name}]`);
-    }
+    this.dropAbandonedStages();
   }
 
   /** Creates the entity table when it does not exist yet; returns its quoted name. */
@@ -67,9 +63,28 @@ export class LocalStore {
     );
   }
 
+  /** Forgets which tables exist: after a rolled-back transaction, tables it created are gone again. */
+  resetTableCache(): void {
+    this.known.clear();
+  }
+
+  /**
+   * Staging tables left by a process that died mid-sync. Each is named after its process, so a
+   * store opened while another process syncs into the same file leaves that one alone.
+   */
+  private dropAbandonedStages(): void {
+    const stages = this.db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ?) = ?")
+      .all(STAGE_PREFIX.length, STAGE_PREFIX) as Array<{ name: string }>;
+    for (const { name } of stages) {
+      const pid = Number(name.slice(STAGE_PREFIX.length).split('_')[0]);
+      if (!processAlive(pid)) this.db.exec(`DROP TABLE [${name}]`);
+    }
+  }
+
   /** A fresh staging table (see stage.ts); dropped by the stage when it commits or is discarded. */
   createStageTable(): string {
-    const name = `${STAGE_PREFIX}${randomUUID().replaceAll('-', '')}`;
+    const name = `${STAGE_PREFIX}${process.pid}_${randomUUID().replaceAll('-', '')}`;
     this.db.exec(
       `CREATE TABLE [${name}] (seq INTEGER PRIMARY KEY, batch INTEGER NOT NULL, id TEXT, data TEXT)`,
     );
@@ -86,6 +101,17 @@ export class LocalStore {
 
   close(): void {
     this.db.close();
+  }
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

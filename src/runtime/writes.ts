@@ -30,6 +30,8 @@ export async function planWrites(
 
   if (execution.guardFailed)
     return operations(d.guard?.operations ?? [], ['guard', 'operations'], ctx.output, []);
+  // A function its `when` skipped wrote nothing: the table stays as it is.
+  if (execution.result.status === 'skipped') return [];
   const output = execution.result.status === 'ok' ? execution.result.output : undefined;
   const records = asList(
     d.records === undefined ? output : await field(['records'], d.records, output, true),
@@ -105,15 +107,22 @@ async function operationWrites(
           });
         }
         break;
-      case 'operation.find-replace':
+      case 'operation.find-replace': {
+        const find = await field([...path, 'find'], op.find, ctx);
+        const replace = await field([...path, 'replace'], op.replace, ctx);
+        // Nothing to find (an empty or absent value, e.g. a record without a temp id): a match on ''
+        // would hit every row.
+        if (find === undefined || find === null || find === '' || replace === undefined || replace === null)
+          break;
         writes.push({
           kind: 'find-replace',
-          find: String(await field([...path, 'find'], op.find, ctx)),
-          replace: String(await field([...path, 'replace'], op.replace, ctx)),
+          find: String(find),
+          replace: String(replace),
           tables: op.tables ?? [entity],
           includeCommandQueue: op.includeCommandQueue === true,
         });
         break;
+      }
       default: {
         const table =
           op.table === undefined ? entity : String(await field([...path, 'table'], op.table, ctx));
