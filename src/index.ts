@@ -1,4 +1,6 @@
 /** restfn's public API. The CLI is a thin layer over these. */
+
+export type { AppliedCredential, CredentialProvider, CredentialRequest } from './auth/credential-provider.js';
 export { type Diagnostic, formatDiagnostic } from './definition/diagnostic.js';
 export { jsonSchema } from './definition/json-schema.js';
 export { RULES, type RuleCode, type Severity } from './definition/rule-codes.js';
@@ -22,6 +24,7 @@ export {
 } from './definition/solution.js';
 export { renderTemplate, TEMPLATE_NAMES, type TemplateName } from './definition/templates.js';
 export { type ValidationResult, validateSolution } from './definition/validate.js';
+export { CredentialError } from './errors/credential-error.js';
 export { DefinitionError } from './errors/definition-error.js';
 export { RestfnError, UsageError } from './errors/restfn-error.js';
 export { ExpressionError } from './expression/errors.js';
@@ -40,9 +43,7 @@ export { DEFAULT_HTTP, type HttpOptions } from './http/options.js';
 export { FileStore } from './local/files.js';
 export { isTempId, LocalStore, newTempId } from './local/store.js';
 export type { CallContext } from './runtime/context.js';
-export type { AppliedCredential, CredentialProvider, CredentialRequest } from './runtime/credentials.js';
 export {
-  CredentialError,
   FunctionNotFoundError,
   ParameterError,
   UnsupportedStepError,

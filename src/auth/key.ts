@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { CredentialError } from '../runtime/errors.js';
+import { CredentialError } from '../errors/credential-error.js';
 
 export const KEY_ENV = 'RESTFN_CREDENTIALS_KEY';
 

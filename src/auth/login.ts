@@ -1,7 +1,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../errors/clock.js';
-import { CredentialError } from '../runtime/errors.js';
+import { CredentialError } from '../errors/credential-error.js';
 import { finishAuthorization, isLoopback, startAuthorization } from './oauth.js';
 import type { CredentialStore } from './store.js';
 

@@ -1,5 +1,5 @@
 import * as oauth from 'oauth4webapi';
-import { CredentialError } from '../runtime/errors.js';
+import { CredentialError } from '../errors/credential-error.js';
 import type { OAuthCredential, TokenSet } from './store.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Clock } from '../errors/clock.js';
-import type { AppliedCredential, CredentialProvider, CredentialRequest } from '../runtime/credentials.js';
-import { CredentialError } from '../runtime/errors.js';
+import { CredentialError } from '../errors/credential-error.js';
+import type { AppliedCredential, CredentialProvider, CredentialRequest } from './credential-provider.js';
 import { clientCredentialsGrant, refreshGrant } from './oauth.js';
 import type { CredentialStore, OAuthCredential } from './store.js';
 
@@ -63,9 +63,10 @@ export class StoreCredentialProvider implements CredentialProvider {
         try {
           next = await refreshGrant(credential, current.refreshToken, now);
         } catch (error) {
-          // A refresh token the server no longer takes is useless: forget it so the next run asks to log in.
-          if (error instanceof CredentialError && error.code === 'LOGIN_REQUIRED')
-            this.store!.clearTokens(key);
+          // Only a refused grant means a new login; an outage of the token endpoint stays what it is.
+          if (!(error instanceof CredentialError && error.code === 'LOGIN_REQUIRED')) throw error;
+          // The refresh token is useless now: forget it so the next run asks to log in.
+          this.store!.clearTokens(key);
           throw loginRequired(key, error);
         }
       } else if (credential.grantType === 'client_credentials') {

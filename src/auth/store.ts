@@ -1,7 +1,7 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { CredentialError } from '../runtime/errors.js';
+import { CredentialError } from '../errors/credential-error.js';
 
 /** What a credential entry holds, by kind (conventions.md). */
 export interface SecretCredential {
@@ -90,7 +90,7 @@ export class CredentialStore {
 
   delete(key: string): boolean {
     const file = this.read();
-    if (!(key in file.records)) return false;
+    if (!Object.hasOwn(file.records, key)) return false;
     delete file.records[key];
     delete file.records[`${TOKEN_PREFIX}${key}`];
     this.save(file);
@@ -111,7 +111,8 @@ export class CredentialStore {
   }
 
   private open(name: string): Entry | undefined {
-    const record = this.read().records[name];
+    const records = this.read().records;
+    const record = Object.hasOwn(records, name) ? records[name] : undefined;
     if (!record) return undefined;
     const blob = Buffer.from(record.data, 'base64');
     try {

@@ -1,10 +1,11 @@
 import { CommanderError } from 'commander';
 import { SolutionNotFoundError } from '../definition/solution.js';
+import { CredentialError } from '../errors/credential-error.js';
 import { DefinitionError } from '../errors/definition-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { ExpressionError } from '../expression/errors.js';
 import { InvalidUrlError } from '../http/build-request.js';
-import { CredentialError, FunctionNotFoundError, ParameterError } from '../runtime/errors.js';
+import { FunctionNotFoundError, ParameterError } from '../runtime/errors.js';
 
 /** The documented exit codes, used by every command. Errors become exit codes here and only here. */
 export const EXIT = {

@@ -8,7 +8,7 @@ import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
 import { registerSync } from './commands/sync.js';
 import { registerValidate } from './commands/validate.js';
-import { EXIT, exitCodeFor } from './exit-codes.js';
+import { exitCodeFor } from './exit-codes.js';
 
 const program = new Command('restfn')
   .description('run declarative REST function definitions (.platform files)')
@@ -38,5 +38,3 @@ try {
   }
   process.exitCode = exitCodeFor(error);
 }
-
-export { EXIT };

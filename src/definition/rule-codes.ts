@@ -75,6 +75,10 @@ export const RULES = {
     severity: 'error',
     summary: 'A datasource, action or guard names a function that does not exist.',
   },
+  GUARD_CYCLE: {
+    severity: 'error',
+    summary: "Guards call each other in a cycle (a function's guard leads back to it).",
+  },
   LOCAL_CALL_CREDENTIAL: {
     severity: 'error',
     summary: 'A local call (`useLocalCall: true`) can only use OAuth; it names a secret or basic credential.',

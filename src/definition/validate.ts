@@ -6,7 +6,7 @@ import { handlerMatchesSuccess } from './rules/handlers.js';
 import { fileName, functionId, uniqueName } from './rules/naming.js';
 import { deprecatedErrorTransform, parameterLocation } from './rules/parameters.js';
 import { queryDependencies } from './rules/queries.js';
-import { functionReferences } from './rules/references.js';
+import { functionReferences, guardCycle } from './rules/references.js';
 import { type FunctionRule, reporterFor, type ValidFunction } from './rules/reporter.js';
 import { scopeConflict, scopeParameters } from './rules/scope.js';
 import { pathParameters, urlQuery } from './rules/url.js';
@@ -51,6 +51,7 @@ export async function validateSolution(
     const r = reporterFor(file, found);
     expressionSyntax(file, r);
     functionReferences(file, r, solution);
+    guardCycle(file, r, solution);
     if (file.kind !== 'function') continue;
     fileName(file as ValidFunction, r, solution);
     if (!file.definition) continue;

@@ -3,8 +3,8 @@
  * `code`, never on message text. Three families are kept apart on purpose:
  * - the author's definition or expression is wrong (`DefinitionError`, `ExpressionError`),
  * - the caller used restfn wrongly (`UsageError`),
- * - the engine itself failed (plain `RestfnError` with an `ENGINE_*` code).
- * The remote service answering with an error gets its own tree with the execution engine.
+ * - the call to the remote service failed (`CallError` and its kinds, in http/errors.ts).
+ * Anything else that escapes is a bug in restfn (the CLI prints it with RESTFN_DEBUG=1).
  */
 export class RestfnError extends Error {
   readonly code: string;

@@ -1,8 +1,4 @@
-/**
- * Translates the platform's context notation into plain JSONata: `@ctx` and its short alias `@.`
- * become the bound variable `$ctx`. Only code is translated: string literals, backquoted names and
- * comments are copied as they are, and JSONata's own `@$var` binding is left alone.
- */
+/** The JSONata variable `@ctx` and `@.` become (`$ctx`). */
 export const CONTEXT_VARIABLE = 'ctx';
 
 export interface Translation {
@@ -13,6 +9,11 @@ export interface Translation {
 
 const IDENTIFIER_CHAR = /[A-Za-z0-9_$]/;
 
+/**
+ * Translates the platform's context notation into plain JSONata: `@ctx` and its short alias `@.`
+ * become the bound variable `$ctx`. Only code is translated: string literals, backquoted names and
+ * comments are copied as they are, and JSONata's own `@$var` binding is left alone.
+ */
 export function translateContext(source: string): Translation {
   let out = '';
   // Each anchor says: translated index `to` corresponds to source index `from`.

@@ -35,30 +35,55 @@ export class Transport {
     this.dispatcher = agent.compose(interceptors.redirect({ maxRedirections: options.maxRedirections }));
   }
 
-  /** Sends the request and reads the whole body. `summary` names the request in errors (masked URL). */
-  async send(req: OutboundRequest, summary: RequestSummary, signal?: AbortSignal): Promise<RawResponse> {
+  /**
+   * Sends the request and reads the whole body. `summary` names the request in errors (masked URL).
+   * A request that carries credentials follows redirects only within its origin: undici would pass
+   * custom credential headers (an `x-api-key`) on to whatever host a redirect names.
+   */
+  async send(
+    req: OutboundRequest,
+    summary: RequestSummary,
+    signal?: AbortSignal,
+    carriesCredentials = false,
+  ): Promise<RawResponse> {
+    const limit = this.options.maxRedirections;
     try {
-      const res = await request(req.url, {
-        dispatcher: this.dispatcher,
-        method: req.method as Dispatcher.HttpMethod,
-        headers: req.headers,
-        body: req.body,
-        signal,
-      });
-      const bytes = Buffer.from(await res.body.arrayBuffer());
-      if (res.statusCode >= 300 && res.statusCode < 400 && res.headers.location !== undefined) {
-        const limit = this.options.maxRedirections;
-        throw new RedirectLimitError(
-          summary,
-          `redirected more than ${limit} times (settings.http.maxRedirections)`,
-        );
+      let current = req;
+      for (let hops = 0; ; hops++) {
+        const res = await request(current.url, {
+          dispatcher: this.dispatcher,
+          method: current.method as Dispatcher.HttpMethod,
+          headers: current.headers,
+          body: current.body,
+          signal,
+          ...(carriesCredentials ? { maxRedirections: 0 } : {}),
+        });
+        const bytes = Buffer.from(await res.body.arrayBuffer());
+        const location = res.headers.location;
+        if (res.statusCode >= 300 && res.statusCode < 400 && location !== undefined) {
+          if (!carriesCredentials || hops >= limit) {
+            throw new RedirectLimitError(
+              summary,
+              `redirected more than ${limit} times (settings.http.maxRedirections)`,
+            );
+          }
+          const next = new URL(String(location), current.url);
+          if (next.origin !== new URL(current.url).origin) {
+            throw new RedirectLimitError(
+              summary,
+              `redirects to another origin (${next.origin}); not followed because the request carries credentials`,
+            );
+          }
+          current = redirected(current, next.href, res.statusCode);
+          continue;
+        }
+        return {
+          status: res.statusCode,
+          statusText: STATUS_CODES[res.statusCode] ?? '',
+          headers: flatten(res.headers),
+          bytes,
+        };
       }
-      return {
-        status: res.statusCode,
-        statusText: STATUS_CODES[res.statusCode] ?? '',
-        headers: flatten(res.headers),
-        bytes,
-      };
     } catch (error) {
       throw this.translate(error, summary);
     }
@@ -94,6 +119,13 @@ export class Transport {
         : systemDetail(code, error);
     return new NetworkError(summary, code, detail, error);
   }
+}
+
+/** The request a redirect asks for: 307/308 repeat it; the others become a GET without a body. */
+function redirected(req: OutboundRequest, url: string, status: number): OutboundRequest {
+  if (status === 307 || status === 308 || req.method === 'HEAD') return { ...req, url };
+  const { 'content-type': _, ...headers } = req.headers;
+  return { method: 'GET', url, headers, body: undefined };
 }
 
 function systemDetail(code: string | undefined, error: unknown): string {

@@ -133,6 +133,18 @@ export class Stage {
     this.drop();
   }
 
+  /** Stages and commits `writes` at once (writes outside a sync, such as error tables). */
+  static apply(store: LocalStore, writes: readonly StagedWrite[]): CommitSummary {
+    const stage = new Stage(store);
+    try {
+      stage.add(writes);
+      return stage.commit();
+    } catch (error) {
+      stage.discard();
+      throw error;
+    }
+  }
+
   private drop(): void {
     if (!this.open) return;
     this.open = false;

@@ -1,5 +1,6 @@
 import { decideRetry, type Failure } from '../errors/retry.js';
 import { parseRetryAfter } from '../errors/retry-after.js';
+import { isExpression } from '../expression/source.js';
 import { buildRequest } from '../http/build-request.js';
 import {
   AbortedError,
@@ -13,7 +14,8 @@ import { type Format, parseBody } from '../http/parse-body.js';
 import type { RawResponse } from '../http/transport.js';
 import { applyConversions } from '../local/conversions.js';
 import type { ExecutionContext } from './context.js';
-import { type Field, handlerRetry, judge, reportFailure } from './failure.js';
+import { handlerRetry, judge, reportFailure } from './failure.js';
+import type { Field } from './field.js';
 import { maskHeaders, maskText } from './mask.js';
 import type { ResolvedParameter } from './parameters.js';
 import {
@@ -39,7 +41,6 @@ export interface CallArgs {
 export interface CallResult {
   readonly raw: RawResponse;
   readonly parsed: unknown;
-  readonly attempts: number;
 }
 
 /**
@@ -72,7 +73,7 @@ export async function callWithRetries(args: CallArgs): Promise<CallResult> {
     if (!verdict.isError) {
       // A handler cannot turn a call that got no answer into a success.
       if (!outcome.ok) throw outcome.error;
-      return { raw: outcome.raw, parsed: outcome.parsed, attempts: retries + 1 };
+      return { raw: outcome.raw, parsed: outcome.parsed };
     }
 
     const failure: Failure = outcome.ok
@@ -151,8 +152,9 @@ async function attempt(
       outgoing = { value: structuredClone(outgoing.value) };
       await applyConversions(outgoing.value, list, engine.files);
     } else {
-      const values = Object.fromEntries(
-        placed.filter((p) => p.location === 'body').map((p) => [p.name, p.value]),
+      // A copy: the caller's values (and @ctx.parameters) stay unconverted, so a retry converts afresh.
+      const values = structuredClone(
+        Object.fromEntries(placed.filter((p) => p.location === 'body').map((p) => [p.name, p.value])),
       );
       await applyConversions(values, list, engine.files);
       placed.forEach((p, i) => {
@@ -161,13 +163,11 @@ async function attempt(
     }
   }
 
-  const request = buildRequest(
-    definition.method,
-    page?.url ?? definition.url,
-    placed,
-    outgoing,
-    page?.url !== undefined,
-  );
+  // A `url` written as an expression is evaluated per attempt, over the context.
+  const url =
+    page?.url ??
+    (isExpression(definition.url) ? String(await field(['url'], definition.url, ctx)) : definition.url);
+  const request = buildRequest(definition.method, url, placed, outgoing, page?.url !== undefined);
   const summary: RequestSummary = { method: request.method, url: maskText(request.url, secrets) };
   const secretHeaders = new Set(parameters.filter((p) => p.credential).map((p) => p.name.toLowerCase()));
   const shownHeaders = maskHeaders(request.headers, secretHeaders);
@@ -185,7 +185,9 @@ async function attempt(
     });
   }
   const sent = performance.now();
-  const raw = await engine.transport.send(request, summary, signal);
+  const raw = await engine.transport.send(request, summary, signal, secrets.length > 0);
+  // Response headers as shown and as expressions see them: cookies and credential-like headers masked.
+  const headers = maskHeaders(raw.headers, new Set());
   if (events.active) {
     const durationMs = performance.now() - sent;
     events.emit({
@@ -194,7 +196,7 @@ async function attempt(
       function: file.name,
       status: raw.status,
       durationMs,
-      headers: raw.headers,
+      headers,
     });
   }
   const format = definition.format as Format;
@@ -209,7 +211,7 @@ async function attempt(
     ok: raw.status < 400,
     status: raw.status,
     statusText: raw.statusText,
-    headers: raw.headers,
+    headers,
     body: parsed,
   };
   return { raw, parsed };

@@ -17,17 +17,6 @@ export class ParameterError extends RestfnError {
   }
 }
 
-/** A credential a function names could not be used (exit code 4). */
-export class CredentialError extends RestfnError {
-  /** The credential key concerned, when there is one (for example the one that needs a login). */
-  readonly credential: string | undefined;
-
-  constructor(code: string, message: string, credential?: string) {
-    super(code, message);
-    this.credential = credential;
-  }
-}
-
 /** A step that needs a part restfn has not wired in this runtime (for example the local store). */
 export class UnsupportedStepError extends RestfnError {
   constructor(message: string) {

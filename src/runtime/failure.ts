@@ -5,15 +5,9 @@ import { isTruthy } from '../expression/evaluate.js';
 import { type CallError, RemoteError } from '../http/errors.js';
 import { Stage } from '../local/stage.js';
 import type { ExecutionContext } from './context.js';
+import type { Field } from './field.js';
 import type { Engine, FunctionFile } from './pipeline.js';
 import { planOperations } from './writes.js';
-
-export type Field = (
-  path: PropertyPath,
-  raw: unknown,
-  input: unknown,
-  alwaysJsonata?: boolean,
-) => Promise<unknown>;
 
 /** Whether a result is an error, and which handler said so (spec 7.1). */
 export interface Verdict {
@@ -79,32 +73,43 @@ export async function reportFailure(
   const title = localize(handler?.title, locale) ?? (status ? 'Request failed' : 'Service unreachable');
   const description =
     localize(handler?.description, locale) ?? (status ? `The service answered ${status}` : error.message);
+  // Reporting must not hide the failure it reports: its own problems are attached, not thrown.
+  const problems: Error[] = [];
+  const guarded = async <T>(step: () => Promise<T>): Promise<T | undefined> => {
+    try {
+      return await step();
+    } catch (problem) {
+      problems.push(problem instanceof Error ? problem : new Error(String(problem)));
+      return undefined;
+    }
+  };
   const rawDetails =
     handler?.details !== undefined
-      ? await field([...at, 'details'], handler.details, ctx)
+      ? await guarded(() => field([...at, 'details'], handler.details, ctx))
       : ctx.response?.body;
   const details = rawDetails === undefined || rawDetails === null ? undefined : truncate(rawDetails);
   Object.assign(error, { title, description });
   Object.defineProperty(error, 'details', { value: details, enumerable: false });
 
   const entity = typeof ctx.entity === 'string' ? ctx.entity : file.name;
-  if (handler?.operations?.length && engine.store) {
-    const writes = await planOperations(
-      engine,
-      file,
-      ctx,
-      handler.operations,
-      [...at, 'operations'],
-      `${entity}_error`,
-    );
-    const stage = new Stage(engine.store);
-    try {
-      stage.add(writes);
-      stage.commit();
-    } catch (writeError) {
-      stage.discard();
-      throw writeError;
-    }
+  const store = engine.store;
+  if (handler?.operations?.length && store) {
+    const operations = handler.operations;
+    await guarded(async () => {
+      const writes = await planOperations(
+        engine,
+        file,
+        ctx,
+        operations,
+        [...at, 'operations'],
+        `${entity}_error`,
+      );
+      Stage.apply(store, writes);
+    });
+  }
+  if (problems.length > 0) {
+    Object.defineProperty(error, 'reportErrors', { value: problems, enumerable: false });
+    error.message += ` (reporting it failed too: ${problems[0]!.message})`;
   }
 
   const notify =

@@ -36,3 +36,16 @@ export async function evaluateField(
     });
   }
 }
+
+/** Evaluates a value of one file against one context (see `evaluateField`); `input` is `$`. */
+export type Field = (
+  path: PropertyPath,
+  raw: unknown,
+  input: unknown,
+  alwaysJsonata?: boolean,
+) => Promise<unknown>;
+
+export function fieldsOf(file: SourceFile, ctx: unknown, limits: ExpressionLimits): Field {
+  return (path, raw, input, alwaysJsonata = false) =>
+    evaluateField(file, path, raw, input, ctx, limits, alwaysJsonata);
+}

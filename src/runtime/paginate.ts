@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isTruthy } from '../expression/evaluate.js';
 import type { CallContext } from './context.js';
-import { evaluateField } from './field.js';
+import { fieldsOf } from './field.js';
 import { type Engine, type Execution, type PageRequest, runFunction } from './pipeline.js';
 
 /** Why paging stopped. `page-cap` and `repeated-page` are reported, never silent. */
@@ -41,15 +41,14 @@ export async function paginate(
     const { file, ctx } = execution;
     const continuation = file.definition.continuation;
     if (!continuation) return { pages: page, stopped: 'done' };
-    const field = (path: string[], raw: unknown) =>
-      evaluateField(file, path, raw, output, ctx, engine.options.expressions);
+    const evaluate = fieldsOf(file, ctx, engine.options.expressions);
+    const field = (path: string[], raw: unknown) => evaluate(path, raw, output);
     if (!isTruthy(await field(['continuation', 'when'], continuation.when)))
       return { pages: page, stopped: 'done' };
     if (page >= engine.options.maxPages) return { pages: page, stopped: 'page-cap' };
     const url =
       continuation.url === undefined ? undefined : await field(['continuation', 'url'], continuation.url);
     request = {
-      page: page + 1,
       url: url === undefined || url === null ? undefined : String(url),
       parameters: continuation.parameters ?? {},
       previous: ctx,

@@ -1,8 +1,7 @@
 import { type CredentialKind, credentialKind } from '../definition/credential-params.js';
 import type { ParameterDefinition } from '../definition/schema/index.js';
+import type { ParameterLocation as Location } from '../definition/schema/parameter.js';
 import { ParameterError } from './errors.js';
-
-export type Location = 'header' | 'path' | 'query' | 'body' | 'output';
 
 /** A declared parameter with its value resolved and coerced. */
 export interface ResolvedParameter {

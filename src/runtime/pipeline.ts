@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import type { CredentialProvider } from '../auth/credential-provider.js';
 import type { Diagnostic } from '../definition/diagnostic.js';
 import type { FunctionDefinition, ParameterDefinition } from '../definition/schema/index.js';
 import type { Solution, SourceFile } from '../definition/solution.js';
 import { didYouMean } from '../definition/suggest.js';
 import type { PropertyPath } from '../definition/yaml-file.js';
 import type { AlertCenter } from '../errors/alerts.js';
+import { CredentialError } from '../errors/credential-error.js';
 import { DefinitionError } from '../errors/definition-error.js';
 import { isTruthy } from '../expression/evaluate.js';
 import type { PlacedValue } from '../http/build-request.js';
@@ -16,10 +18,9 @@ import type { FileStore } from '../local/files.js';
 import type { LocalStore } from '../local/store.js';
 import { callWithRetries } from './call.js';
 import { type CallContext, createContext, type ExecutionContext } from './context.js';
-import type { CredentialProvider } from './credentials.js';
-import { CredentialError, FunctionNotFoundError, UnsupportedStepError } from './errors.js';
+import { FunctionNotFoundError, UnsupportedStepError } from './errors.js';
 import type { EventBus } from './events.js';
-import { evaluateField } from './field.js';
+import { fieldsOf } from './field.js';
 import type { NormalizedOptions } from './options.js';
 import { type ResolvedParameter, resolveParameters } from './parameters.js';
 import { runQueries } from './queries.js';
@@ -53,7 +54,6 @@ export type FunctionFile = SourceFile<'function'> & { readonly definition: Funct
 
 /** A continuation call: its url (kept with its query), its parameters, and the previous page's context. */
 export interface PageRequest {
-  readonly page: number;
   readonly url: string | undefined;
   readonly parameters: Readonly<Record<string, ParameterDefinition>>;
   readonly previous: ExecutionContext;
@@ -77,9 +77,13 @@ export async function executeFunction(
   given: Readonly<Record<string, unknown>>,
   call: CallContext,
   signal?: AbortSignal,
+  guardDepth = 0,
 ): Promise<ExecutionResult> {
-  return (await runFunction(engine, name, given, call, signal)).result;
+  return (await runFunction(engine, name, given, call, signal, undefined, guardDepth)).result;
 }
+
+/** Guards that run functions with guards: deeper than this is a cycle (validation reports GUARD_CYCLE). */
+const MAX_GUARD_DEPTH = 8;
 
 /**
  * One function, one outbound call, in the spec's order (4.3). Table operations are not a step here:
@@ -92,6 +96,7 @@ export async function runFunction(
   call: CallContext,
   signal?: AbortSignal,
   page?: PageRequest,
+  guardDepth = 0,
 ): Promise<Execution> {
   const started = performance.now();
   const correlationId = randomUUID();
@@ -101,8 +106,7 @@ export async function runFunction(
     const file = functionFile(engine.solution, name);
     const definition = file.definition;
     const ctx = createContext(engine.solution, correlationId, engine.options.user, call);
-    const field = (path: PropertyPath, raw: unknown, input: unknown, alwaysJsonata = false) =>
-      evaluateField(file, path, raw, input, ctx, engine.options.expressions, alwaysJsonata);
+    const field = fieldsOf(file, ctx, engine.options.expressions);
     const skip = (reason: string, guardFailed = false): Execution => {
       if (events.active) events.emit({ type: 'skipped', correlationId, function: name, reason });
       return { result: { status: 'skipped', reason, correlationId }, ctx, file, guardFailed };
@@ -159,7 +163,12 @@ export async function runFunction(
         }
         let passed = false;
         try {
-          const outcome = await executeFunction(engine, guard.function, args, call, signal);
+          if (guardDepth >= MAX_GUARD_DEPTH) {
+            throw new DefinitionError(
+              `guards call each other more than ${MAX_GUARD_DEPTH} deep from '${name}': a guard cycle`,
+            );
+          }
+          const outcome = await executeFunction(engine, guard.function, args, call, signal, guardDepth + 1);
           ctx.guard = { output: outcome.status === 'ok' ? outcome.output : null };
           passed =
             outcome.status === 'ok' &&

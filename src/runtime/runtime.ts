@@ -1,3 +1,4 @@
+import { type CredentialProvider, NO_CREDENTIALS } from '../auth/credential-provider.js';
 import type { Solution, SourceFile } from '../definition/solution.js';
 import { didYouMean } from '../definition/suggest.js';
 import { AlertCenter } from '../errors/alerts.js';
@@ -7,7 +8,6 @@ import { Transport } from '../http/transport.js';
 import type { FileStore } from '../local/files.js';
 import type { LocalStore } from '../local/store.js';
 import type { CallContext } from './context.js';
-import { type CredentialProvider, NO_CREDENTIALS } from './credentials.js';
 import { EventBus, type EventListener } from './events.js';
 import { type NormalizedOptions, normalizeOptions, type RuntimeOptions } from './options.js';
 import { type Engine, type ExecutionResult, executeFunction } from './pipeline.js';
@@ -16,7 +16,7 @@ import { type DatasourceResult, runDatasource, type SyncProgress } from './sync.
 export interface CreateRuntimeOptions extends RuntimeOptions {
   /** Turns credential keys into values; default: none (functions naming credentials fail, exit 4). */
   readonly credentials?: CredentialProvider;
-  /** The local database: needed by queries, guards' operations and syncs. */
+  /** The local database: needed by queries, guards' operations, error tables and syncs. */
   readonly store?: LocalStore;
   /** The device file store for `local-uri` conversions. */
   readonly files?: FileStore;

@@ -3,7 +3,7 @@ import { runQuery } from '../local/queries.js';
 import { Stage } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
 import { type CallContext, createContext } from './context.js';
-import { evaluateField } from './field.js';
+import { fieldsOf } from './field.js';
 import { paginate, type StopReason } from './paginate.js';
 import type { Engine } from './pipeline.js';
 import { planWrites } from './writes.js';
@@ -65,7 +65,7 @@ export async function syncFunction(
 export interface DatasourceResult {
   readonly datasource: string;
   readonly entities: readonly EntitySync[];
-  /** The datasource's `query` result (rows with `data` parsed), or the entity tables' rows count only. */
+  /** The datasource's `query` result (rows with `data` parsed); undefined when it has no query. */
   readonly rows: readonly unknown[] | undefined;
 }
 
@@ -79,8 +79,8 @@ export async function runDatasource(
 ): Promise<DatasourceResult> {
   const options = file.definition!.options;
   const ctx = createContext(engine.solution, 'datasource', engine.options.user, call);
-  const field = (path: Array<string | number>, raw: unknown) =>
-    evaluateField(file, path, raw, ctx, ctx, engine.options.expressions);
+  const evaluate = fieldsOf(file, ctx, engine.options.expressions);
+  const field = (path: Array<string | number>, raw: unknown) => evaluate(path, raw, ctx);
   const entities: EntitySync[] = [];
   for (const [i, entry] of options.entities.entries()) {
     if (typeof entry === 'string' || entry.function === undefined) {

@@ -4,7 +4,7 @@ import { isTruthy } from '../expression/evaluate.js';
 import { applyConversions } from '../local/conversions.js';
 import { decideScope } from '../local/scope.js';
 import { type StagedRow, type StagedWrite, toRow } from '../local/stage.js';
-import { evaluateField } from './field.js';
+import { type Field, fieldsOf } from './field.js';
 import { conversionList, type Engine, type Execution } from './pipeline.js';
 
 /**
@@ -20,9 +20,7 @@ export async function planWrites(
 ): Promise<StagedWrite[]> {
   const { file, ctx } = execution;
   const d = file.definition;
-  const limits = engine.options.expressions;
-  const field = (path: PropertyPath, raw: unknown, input: unknown, alwaysJsonata = false) =>
-    evaluateField(file, path, raw, input, ctx, limits, alwaysJsonata);
+  const field = fieldsOf(file, ctx, engine.options.expressions);
   const convert: Convert = async (records, conversions, at) =>
     applyConversions(records, await conversionList(conversions, at, field, ctx), engine.files);
   const operations = (ops: readonly Operation[], at: PropertyPath, output: unknown, records: unknown[]) =>
@@ -66,14 +64,12 @@ export async function planOperations(
   at: PropertyPath,
   defaultTable: string,
 ): Promise<StagedWrite[]> {
-  const field = (path: PropertyPath, raw: unknown, input: unknown, alwaysJsonata = false) =>
-    evaluateField(file, path, raw, input, ctx, engine.options.expressions, alwaysJsonata);
+  const field = fieldsOf(file, ctx, engine.options.expressions);
   const convert: Convert = async (records, conversions, path) =>
     applyConversions(records, await conversionList(conversions, path, field, ctx), engine.files);
   return operationWrites(operations, at, ctx.output, [], defaultTable, true, field, ctx, convert);
 }
 
-type Field = (path: PropertyPath, raw: unknown, input: unknown, alwaysJsonata?: boolean) => Promise<unknown>;
 type Convert = (
   records: unknown[],
   conversions: NonNullable<FunctionDefinition['conversions']>,

@@ -80,6 +80,30 @@ async function loginAsUser(store: CredentialStore, clock: ReturnType<typeof reco
   await user;
 }
 
+test('an outage of the token endpoint is not a request to log in again, and keeps the tokens', async () => {
+  const tokenEndpoint = await testServer((_, res) => json(res, 503, { error: 'temporarily_unavailable' }));
+  const root = tempSolution();
+  const store = new CredentialStore(join(root, 'credentials.json'), randomBytes(32));
+  store.set('web', {
+    kind: 'oauth',
+    tokenEndpoint: `${tokenEndpoint.url}/token`,
+    clientId: 'c',
+    clientSecret: 's',
+    scopes: [],
+    grantType: 'authorization_code',
+  });
+  store.setTokens('web', { accessToken: 'old-access', refreshToken: 'still-good', expiresAt: 0 });
+  const provider = new StoreCredentialProvider(() => store, recordingClock());
+  const request = {
+    parameter: 'accessToken',
+    kind: 'oauth' as const,
+    key: 'web',
+    location: 'header' as const,
+  };
+  await expect(provider.apply(request)).rejects.toMatchObject({ code: 'OAUTH_ERROR' });
+  expect(store.getTokens('web')).toMatchObject({ refreshToken: 'still-good' });
+});
+
 describe('OAuth against a real authorization server', () => {
   test('client credentials: a token is fetched once, reused, and works at the resource server', async () => {
     const { as, seen, runtime, store } = await setup('client_credentials');

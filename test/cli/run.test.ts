@@ -97,6 +97,24 @@ error:
     expect(r.stderr).toContain('(error handler 1 matched)');
   });
 
+  test('error-table operations are written by run too', async () => {
+    const server = await testServer((_, res) => json(res, 409, { conflict: true }));
+    const root = tempSolution({
+      'functions/rest-save.platform': `provider: DATA_PROVIDER_REST
+method: POST
+url: ${server.url}/save
+error:
+  - when: =@ctx.response.status = 409
+    operations:
+      - type: operation.upsert-merge
+        records: '{ "id": "last", "status": @ctx.response.status }'
+`,
+    });
+    expect((await runCli(['run', 'rest-save'], { cwd: root })).code).toBe(1);
+    const rows = await runCli(['query', 'SELECT data FROM [rest-save_error]'], { cwd: root });
+    expect(JSON.parse(rows.stdout)).toEqual([{ data: { id: 'last', status: 409 } }]);
+  });
+
   test('a skipped function prints null and says why on stderr', async () => {
     const root = tempSolution({
       'functions/rest-never.platform':

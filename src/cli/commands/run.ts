@@ -5,9 +5,9 @@ import { formatDiagnostic } from '../../definition/diagnostic.js';
 import { loadSolution } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
 import { SYSTEM_CLOCK } from '../../errors/clock.js';
+import { CredentialError } from '../../errors/credential-error.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { UsageError } from '../../errors/restfn-error.js';
-import { CredentialError } from '../../runtime/errors.js';
 import type { ExecutionEvent } from '../../runtime/events.js';
 import { createRuntime } from '../../runtime/runtime.js';
 import { printAlert } from '../alerts.js';
@@ -44,10 +44,13 @@ export function registerRun(program: Command): void {
         if (errors > 0)
           throw new DefinitionError(`function '${name}' has ${errors} error(s); fix them first`, diagnostics);
       }
-      // Queries, guards and conversions use the local state folder; other functions never touch it.
+      // Queries, guards, conversions and error tables use the local state folder; other functions never touch it.
       const d = file?.definition;
+      const writesErrorTables = d?.error?.some((h) => h.operations?.length);
       const store =
-        d?.queries || d?.guard || d?.conversions ? openStore(solution.root, options.db) : undefined;
+        d?.queries || d?.guard || d?.conversions || writesErrorTables
+          ? openStore(solution.root, options.db)
+          : undefined;
       const runtime = createRuntime(solution, {
         store,
         files: store && openFiles(store),

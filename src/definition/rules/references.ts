@@ -24,3 +24,24 @@ export function functionReferences(file: SourceFile, r: Reporter, solution: Solu
     check((file as SourceFile<'function'>).definition!.guard?.function, ['guard', 'function']);
   }
 }
+
+/** A guard chain that leads back to its start would run forever. */
+export function guardCycle(file: SourceFile, r: Reporter, solution: Solution): void {
+  if (file.kind !== 'function') return;
+  const guardOf = (name: string) =>
+    (solution.functions.get(name)?.definition as { guard?: { function: string } } | undefined)?.guard
+      ?.function;
+  const chain = [file.name];
+  for (let next = guardOf(file.name); next !== undefined; next = guardOf(next)) {
+    if (next === file.name) {
+      r.report(
+        'GUARD_CYCLE',
+        `guards form a cycle: ${[...chain, next].join(' -> ')}; break it by removing one guard`,
+        ['guard', 'function'],
+      );
+      return;
+    }
+    if (chain.includes(next)) return; // a cycle further down the chain is reported at its own functions
+    chain.push(next);
+  }
+}

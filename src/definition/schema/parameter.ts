@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { strict } from './common.js';
 
 export const PARAMETER_LOCATIONS = ['header', 'path', 'query', 'body', 'output'] as const;
+export type ParameterLocation = (typeof PARAMETER_LOCATIONS)[number];
 
 export const parameterDefinition = strict({
   location: z

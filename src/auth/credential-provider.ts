@@ -1,6 +1,6 @@
 import type { CredentialKind } from '../definition/credential-params.js';
-import { CredentialError } from './errors.js';
-import type { Location } from './parameters.js';
+import type { ParameterLocation as Location } from '../definition/schema/parameter.js';
+import { CredentialError } from '../errors/credential-error.js';
 
 /** A credential parameter as the function names it. */
 export interface CredentialRequest {
@@ -19,8 +19,8 @@ export interface AppliedCredential {
 }
 
 /**
- * Turns credential keys into values at call time. The authentication issue provides the store-backed
- * implementation; until then a function that names a credential fails with exit code 4.
+ * Turns credential keys into values at call time. `StoreCredentialProvider` (provider.ts) reads the
+ * encrypted store; a runtime created without one fails functions that name credentials (exit 4).
  */
 export interface CredentialProvider {
   apply(request: CredentialRequest, signal?: AbortSignal): Promise<AppliedCredential>;

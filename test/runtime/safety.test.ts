@@ -1,0 +1,117 @@
+import { describe, expect, test } from 'vitest';
+import type { ExecutionEvent } from '../../src/runtime/events.js';
+import { recordingClock } from '../helpers/clock.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { runtimeFor } from '../helpers/runtime.js';
+import { syncSetup } from '../helpers/sync.js';
+
+const SECRET = 'Zq8mK2pLx9Rv4Tn7Wc3Y';
+const secretProvider = {
+  apply: async (r: { parameter: string; location: 'header' | 'query' | 'path' | 'body' | 'output' }) => ({
+    values: [{ name: r.parameter, location: r.location, value: SECRET }],
+  }),
+};
+
+describe('credentials never follow a redirect to another origin', () => {
+  test('same-origin redirects are followed; a redirect elsewhere is refused and the other host sees nothing', async () => {
+    const elsewhere = await testServer((_, res) => json(res, 200, { stolen: true }));
+    const server = await testServer((req, res) => {
+      if (req.url === '/old') res.writeHead(302, { location: '/new' }).end();
+      else if (req.url === '/away') res.writeHead(302, { location: `${elsewhere.url}/collect` }).end();
+      else json(res, 200, { at: req.url, key: req.headers['x-api-key'] === SECRET });
+    });
+    const fn = (path: string) => ({
+      'functions/fn.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}${path}\nparameters:\n  x-api-key: { location: header, type: secret, value: k }\n`,
+    });
+    const same = runtimeFor(fn('/old'), { credentials: secretProvider });
+    expect(await same.execute('fn')).toMatchObject({ output: { at: '/new', key: true } });
+    const away = runtimeFor(fn('/away'), { credentials: secretProvider });
+    const error = await away.execute('fn').catch((e) => e);
+    expect(error).toMatchObject({ code: 'REDIRECT_LIMIT' });
+    expect(error.message).toContain('not followed because the request carries credentials');
+    expect(elsewhere.requests).toHaveLength(0);
+  });
+});
+
+describe('response headers are masked where they are shown', () => {
+  test('set-cookie does not reach events or @ctx.response.headers', async () => {
+    const server = await testServer((_, res) =>
+      json(res, 200, { ok: true }, { 'set-cookie': 'session=s3cr3t-cookie', 'x-trace': 't1' }),
+    );
+    const runtime = runtimeFor({
+      'functions/fn.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/x\noutput: '=@ctx.response.headers'\n`,
+    });
+    const events: ExecutionEvent[] = [];
+    runtime.on((e) => events.push(e));
+    const result = await runtime.execute('fn');
+    expect(result).toMatchObject({ output: { 'set-cookie': '***', 'x-trace': 't1' } });
+    expect(JSON.stringify(events)).not.toContain('s3cr3t-cookie');
+  });
+});
+
+describe('conversions and retries', () => {
+  test('a retried call converts the original values again, not the converted ones', async () => {
+    let calls = 0;
+    const server = await testServer((_, res) => json(res, calls++ === 0 ? 503 : 200, {}));
+    const clock = recordingClock();
+    const runtime = runtimeFor(
+      {
+        'functions/fn.platform': `provider: DATA_PROVIDER_REST
+method: POST
+url: ${server.url}/upload
+parameters:
+  photo: { location: body, type: object }
+conversions:
+  - property: photo.data
+    from: base64
+    to: data-uri
+error:
+  - when: =@ctx.response.status = 503
+    retry: { delay: 1, maxRetries: 1 }
+`,
+      },
+      { clock },
+    );
+    const photo = { data: Buffer.from('png-bytes').toString('base64') };
+    await runtime.execute('fn', { photo });
+    expect(server.requests.map((r) => JSON.parse(r.body).photo.data)).toEqual([
+      `data:application/octet-stream;base64,${photo.data}`,
+      `data:application/octet-stream;base64,${photo.data}`,
+    ]);
+    expect(photo.data).toBe(Buffer.from('png-bytes').toString('base64'));
+  });
+});
+
+describe('errors and their reports', () => {
+  test('a failing details expression does not hide the failure it reports', async () => {
+    const server = await testServer((_, res) => json(res, 404, {}));
+    const runtime = runtimeFor({
+      'functions/fn.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/x\nerror:\n  - when: =@ctx.response.status = 404\n    details: =$number("not a number")\n`,
+    });
+    const error = await runtime.execute('fn').catch((e) => e);
+    expect(error).toMatchObject({ code: 'REMOTE_ERROR', status: 404 });
+    expect(error.message).toContain('reporting it failed too');
+    expect(error.reportErrors[0]).toMatchObject({ code: 'EXPRESSION_EVALUATION' });
+  });
+
+  test('a url written as an expression is evaluated', async () => {
+    const server = await testServer((req, res) => json(res, 200, { at: req.url }));
+    const runtime = runtimeFor({
+      'solution.yaml': `name: s\nsettings:\n  custom:\n    base: ${server.url}\n`,
+      'functions/fn.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: "=@ctx.solution.settings.custom.base & '/items/' & @ctx.parameters.id"\nparameters:\n  id: { location: output, type: string }\n`,
+    });
+    expect(await runtime.execute('fn', { id: '7' })).toMatchObject({ output: { at: '/items/7' } });
+  });
+
+  test('guards that call each other stop with a definition error instead of recursing forever', async () => {
+    const server = await testServer((_, res) => json(res, 200, {}));
+    const guarded = (name: string, guard: string) =>
+      `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/${name}\nguard:\n  function: ${guard}\n`;
+    const { runtime } = syncSetup({
+      'functions/rest-a.platform': guarded('a', 'rest-b'),
+      'functions/rest-b.platform': guarded('b', 'rest-a'),
+    });
+    await expect(runtime.execute('rest-a')).rejects.toMatchObject({ code: 'INVALID_DEFINITION' });
+    expect(server.requests).toHaveLength(0);
+  });
+});
