@@ -8,7 +8,9 @@ import type { OAuthCredential, TokenSet } from './store.js';
  */
 function endpoints(c: OAuthCredential) {
   const as: oauth.AuthorizationServer = {
-    issuer: new URL(c.tokenEndpoint).origin,
+    // oauth4webapi checks `iss` against this: providers whose issuer is not the token endpoint's
+    // origin (a tenant path, a trailing slash) need it stored explicitly.
+    issuer: c.issuer ?? new URL(c.tokenEndpoint).origin,
     token_endpoint: c.tokenEndpoint,
     ...(c.authorizationEndpoint ? { authorization_endpoint: c.authorizationEndpoint } : {}),
   };

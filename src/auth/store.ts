@@ -17,6 +17,8 @@ export interface OAuthCredential {
   readonly kind: 'oauth';
   readonly tokenEndpoint: string;
   readonly authorizationEndpoint?: string;
+  /** The authorization server's issuer identifier; default the token endpoint's origin. */
+  readonly issuer?: string;
   readonly clientId: string;
   /** Absent for public clients (authorization code with PKCE only). */
   readonly clientSecret?: string;

@@ -32,12 +32,7 @@ continuation:
   parameters:
     page: { location: query, type: int, value: =$number(@ctx.parameters.page) + 1 }
 `,
-      'datasources/items.platform': datasource(
-        'items',
-        'rest-get-items',
-        {},
-        "SELECT id FROM [items] WHERE json_extract(data, '$.page') = 2 ORDER BY id",
-      ),
+      'datasources/items.platform': `${datasource('items', 'rest-get-items', {}, "SELECT id FROM [items] WHERE json_extract(data, '$.page') = @page ORDER BY id")}  queryParameters:\n    page: =1 + 1\n`,
     });
     const sync = await runCli(['sync'], { cwd: root });
     expect(sync.code, sync.stderr).toBe(0);

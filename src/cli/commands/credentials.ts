@@ -13,6 +13,7 @@ interface SetOptions {
   username?: string;
   tokenUrl?: string;
   authorizeUrl?: string;
+  issuer?: string;
   clientId?: string;
   scope: string[];
   grant: 'authorization_code' | 'client_credentials';
@@ -40,6 +41,7 @@ export function registerCredentials(program: Command): void {
     .option('--username <name>', 'basic: the username (the password is read like a secret)')
     .option('--token-url <url>', 'oauth: token endpoint')
     .option('--authorize-url <url>', 'oauth: authorization endpoint (authorization code flow)')
+    .option('--issuer <url>', "oauth: the server's issuer identifier (default: the token URL's origin)")
     .option('--client-id <id>', 'oauth: client id')
     .option(
       '--scope <scope>',
@@ -116,6 +118,7 @@ async function buildCredential(o: SetOptions): Promise<Credential> {
     kind: 'oauth',
     tokenEndpoint: o.tokenUrl,
     ...(o.authorizeUrl ? { authorizationEndpoint: o.authorizeUrl } : {}),
+    ...(o.issuer ? { issuer: o.issuer } : {}),
     clientId: o.clientId,
     ...(clientSecret ? { clientSecret } : {}),
     scopes: o.scope,

@@ -1,7 +1,11 @@
 import type { Command } from 'commander';
-import { loadSolution } from '../../definition/solution.js';
+import { loadSolution, type SourceFile } from '../../definition/solution.js';
+import { DefinitionError } from '../../errors/definition-error.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { runQuery } from '../../local/queries.js';
+import { createContext } from '../../runtime/context.js';
+import { fieldsOf } from '../../runtime/field.js';
+import { normalizeOptions } from '../../runtime/options.js';
 import { solutionDir } from '../solution-dir.js';
 import { openStore } from '../store-path.js';
 
@@ -17,18 +21,30 @@ export function registerQuery(program: Command): void {
     .argument('<sql-or-datasource>', 'SQL (tables written [name]) or the name of a datasource')
     .option('-s, --solution <dir>', 'solution folder (default: found from the current folder upward)')
     .option('--db <file>', 'local database file (default: <solution>/.restfn/local.db)')
-    .action((input: string, options: Options) => {
+    .action(async (input: string, options: Options) => {
       const solution = loadSolution(solutionDir(options.solution));
-      const datasource = solution.files.find((f) => f.kind === 'datasource' && f.name === input);
+      const file = solution.files.find((f) => f.kind === 'datasource' && f.name === input) as
+        | SourceFile<'datasource'>
+        | undefined;
       let sql = input;
-      if (datasource) {
-        const query = (datasource.data as { options?: { query?: unknown } })?.options?.query;
-        if (typeof query !== 'string') throw new UsageError(`datasource '${input}' has no query`);
+      const parameters: Record<string, unknown> = {};
+      if (file) {
+        if (!file.definition)
+          throw new DefinitionError(`datasource '${input}' is invalid; run 'restfn validate'`);
+        const { query, queryParameters = {} } = file.definition.options;
+        if (query === undefined) throw new UsageError(`datasource '${input}' has no query`);
         sql = query;
+        // The datasource's parameters, evaluated as a sync would (over the solution's context).
+        const settings = normalizeOptions(solution);
+        const ctx = createContext(solution, 'query', settings.user, {});
+        const field = fieldsOf(file, ctx, settings.expressions);
+        for (const [name, raw] of Object.entries(queryParameters)) {
+          parameters[name] = await field(['options', 'queryParameters', name], raw, ctx);
+        }
       }
       const store = openStore(solution.root, options.db);
       try {
-        process.stdout.write(`${JSON.stringify(runQuery(store, sql, {}), null, 2)}\n`);
+        process.stdout.write(`${JSON.stringify(runQuery(store, sql, parameters), null, 2)}\n`);
       } catch (error) {
         if ((error as { code?: string }).code?.startsWith('SQLITE_')) {
           throw new UsageError(`the query failed: ${(error as Error).message}`, 'QUERY_FAILED');
