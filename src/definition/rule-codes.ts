@@ -26,19 +26,24 @@ export const RULES = {
     severity: 'error',
     summary: 'A `{name}` placeholder in `url` has no parameter of that name with `location: path`.',
   },
-  PATH_PARAM_UNUSED: { severity: 'error', summary: 'A `location: path` parameter does not appear in `url`.' },
+  PATH_PARAM_UNUSED: {
+    severity: 'warning',
+    summary:
+      'A `location: path` parameter does not appear in `url`: it is not sent, but transforms and expressions see it.',
+  },
   PATH_PARAM_NOT_REQUIRED: {
     severity: 'error',
-    summary: 'A `location: path` parameter must be `required: true`.',
+    summary: 'A `location: path` parameter that the `url` uses must be `required: true`.',
+  },
+  URL_BASE_VALUE: {
+    severity: 'error',
+    summary:
+      'A fixed value for a placeholder in the address part of `url` (`https://{host}/...`) would add a user name, query, whitespace or another scheme.',
   },
   URL_QUERY_REPLACED: {
     severity: 'warning',
     summary:
       'A query string written in `url` is removed at run time and replaced by the `location: query` parameters.',
-  },
-  INPUT_TRANSFORM_FORMAT: {
-    severity: 'error',
-    summary: '`inputTransform` is only used with `format: json`.',
   },
   BODY_ON_GET: {
     severity: 'warning',
@@ -49,8 +54,9 @@ export const RULES = {
     summary: '`forRowsWithMatchingIds` cannot be combined with `forRowsWithValues` or `forRowsInRange`.',
   },
   SCOPE_UNKNOWN_PARAM: {
-    severity: 'error',
-    summary: 'A scope block names a parameter the function does not declare.',
+    severity: 'warning',
+    summary:
+      'A scope value is not a declared parameter but close to the name of one, so it is matched as literal text.',
   },
   KEEP_TEMP_IDS_IGNORED: {
     severity: 'warning',
@@ -85,7 +91,8 @@ export const RULES = {
   },
   DEPRECATED_KEY: {
     severity: 'warning',
-    summary: 'A key of an older format (`errorTransform`); the message names its replacement.',
+    summary:
+      'A key of an older format (`errorTransform`, `table`/`transform` on an error handler); it still runs, and the message shows the current form.',
   },
 } as const satisfies Record<string, { severity: Severity; summary: string }>;
 

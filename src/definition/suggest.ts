@@ -18,7 +18,11 @@ export function editDistance(a: string, b: string): number {
 }
 
 /** The closest candidate, if it is close enough to be a plausible typo (case differences count as none). */
-export function closest(input: string, candidates: Iterable<string>): string | undefined {
+export function closest(
+  input: string,
+  candidates: Iterable<string>,
+  allowed = Math.max(2, Math.floor(input.length / 3)),
+): string | undefined {
   let best: string | undefined;
   let bestDistance = Number.POSITIVE_INFINITY;
   for (const candidate of candidates) {
@@ -28,7 +32,6 @@ export function closest(input: string, candidates: Iterable<string>): string | u
       bestDistance = distance;
     }
   }
-  const allowed = Math.max(2, Math.floor(input.length / 3));
   return bestDistance <= allowed ? best : undefined;
 }
 

@@ -1,10 +1,10 @@
 import { compareDiagnostics, type Diagnostic } from './diagnostic.js';
-import { bodyOnGet, inputTransformFormat } from './rules/body.js';
+import { bodyOnGet } from './rules/body.js';
 import { literalCredential, localCallCredential } from './rules/credentials.js';
 import { expressionSyntax } from './rules/expressions.js';
 import { handlerMatchesSuccess } from './rules/handlers.js';
 import { fileName, functionId, uniqueName } from './rules/naming.js';
-import { deprecatedErrorTransform, parameterLocation } from './rules/parameters.js';
+import { deprecatedKeys, parameterLocation } from './rules/parameters.js';
 import { queryDependencies } from './rules/queries.js';
 import { functionReferences, guardCycle } from './rules/references.js';
 import { type FunctionRule, reporterFor, type ValidFunction } from './rules/reporter.js';
@@ -19,7 +19,6 @@ const FUNCTION_RULES: FunctionRule[] = [
   parameterLocation,
   pathParameters,
   urlQuery,
-  inputTransformFormat,
   bodyOnGet,
   scopeConflict,
   scopeParameters,
@@ -27,7 +26,7 @@ const FUNCTION_RULES: FunctionRule[] = [
   literalCredential,
   localCallCredential,
   handlerMatchesSuccess,
-  deprecatedErrorTransform,
+  deprecatedKeys,
 ];
 
 export interface ValidationResult {

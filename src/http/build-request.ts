@@ -1,4 +1,5 @@
 import { RestfnError } from '../errors/restfn-error.js';
+import { baseValueProblem, checkBuiltUrl, PLACEHOLDER, parseUrlTemplate } from './url-template.js';
 
 /** A parameter after resolution: where it goes and its value (credentials already applied). */
 export interface PlacedValue {
@@ -57,20 +58,30 @@ export function buildRequest(
 
 /**
  * With `keepQuery` (a continuation's next link, which carries its cursor in the query string) the
- * written query is kept and the query values are appended to it.
+ * written query is kept and the query values are appended to it. Placeholders in the base of the
+ * url (`https://{host}/...`) take their value as written, checked so that it cannot add a user
+ * name, a query or another scheme; placeholders in the path are percent-encoded.
  */
 export function buildUrl(template: string, values: readonly PlacedValue[], keepQuery = false): string {
   const path = new Map(values.filter((v) => v.location === 'path').map((v) => [v.name, v.value]));
+  const parsed = parseUrlTemplate(template);
   const withoutFragment = template.replace(/#.*$/s, '');
-  const queryAt = withoutFragment.indexOf('?');
-  const base = queryAt === -1 ? withoutFragment : withoutFragment.slice(0, queryAt);
-  const written = keepQuery && queryAt !== -1 ? withoutFragment.slice(queryAt + 1) : '';
-  const withPath = base.replace(/\{([^{}]*)\}/g, (_, name: string) => {
-    const value = path.get(name);
-    if (value === undefined || value === null)
-      throw new InvalidUrlError(`url placeholder {${name}} has no value`);
-    return encodeURIComponent(text(value));
-  });
+  const end = parsed.queryAt === -1 ? withoutFragment.length : parsed.queryAt;
+  const written = keepQuery && parsed.queryAt !== -1 ? withoutFragment.slice(parsed.queryAt + 1) : '';
+  const fill = (part: string, encode: boolean) =>
+    part.replace(PLACEHOLDER, (_, name: string) => {
+      const value = path.get(name);
+      if (value === undefined || value === null)
+        throw new InvalidUrlError(`url placeholder {${name}} has no value`);
+      if (encode) return encodePathValue(name, text(value));
+      const problem = baseValueProblem(text(value), parsed);
+      if (problem)
+        throw new InvalidUrlError(`parameter '${name}' cannot fill {${name}} in the address: ${problem}`);
+      return text(value);
+    });
+  const withPath =
+    fill(withoutFragment.slice(0, parsed.pathAt), false) +
+    fill(withoutFragment.slice(parsed.pathAt, end), true);
   const query = new URLSearchParams(written);
   for (const v of values) {
     if (v.location !== 'query' || v.value === undefined || v.value === null) continue;
@@ -78,8 +89,21 @@ export function buildUrl(template: string, values: readonly PlacedValue[], keepQ
   }
   const search = query.toString();
   const url = search ? `${withPath}?${search}` : withPath;
-  if (!URL.canParse(url)) throw new InvalidUrlError(`'${withPath}' is not a valid absolute URL`);
+  const problem = checkBuiltUrl(url, parsed);
+  if (problem) throw new InvalidUrlError(`the address built from url ${problem}`);
   return url;
+}
+
+/**
+ * A path value, percent-encoded as one segment. `.` and `..` are refused: URL parsers treat them,
+ * and their encoded forms `%2E`/`%2E%2E`, as dot segments that move the request to another path.
+ */
+function encodePathValue(name: string, value: string): string {
+  if (/^(\.|%2e){1,2}$/i.test(value))
+    throw new InvalidUrlError(
+      `path parameter '${name}' is '${value}', which would move the request to another path`,
+    );
+  return encodeURIComponent(value);
 }
 
 /** How a value is written into a header, path segment or query value. */

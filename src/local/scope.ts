@@ -1,4 +1,5 @@
 import type { FunctionDefinition } from '../definition/schema/index.js';
+import type { ScopeValue } from '../definition/schema/operation.js';
 
 export interface ValueMatch {
   readonly column: string;
@@ -36,26 +37,47 @@ type ScopeFields = Pick<
  *   `data.column` equals the parameter's value / lies in [from, to], then insert;
  * - operations without a scope field: the operations decide;
  * - nothing: replace the whole table.
+ * `resolve` turns each scope value as written into the value rows are matched against.
  */
-export function decideScope(d: ScopeFields, parameters: Readonly<Record<string, unknown>>): ScopePlan {
+export function decideScope(d: ScopeFields, resolve: ResolveScopeValue): ScopePlan {
   const hasOperations = (d.operations?.length ?? 0) > 0;
   if (d.forRowsWithMatchingIds) return hasOperations ? { mode: 'operations' } : { mode: 'merge' };
   const keepTempIds = d.keepTempIds === true;
   if (d.forRowsWithValues || d.forRowsInRange) {
     return {
       mode: 'delete-matching',
-      values: Object.entries(d.forRowsWithValues ?? {}).map(([column, param]) => ({
+      values: Object.entries(d.forRowsWithValues ?? {}).map(([column, value]) => ({
         column,
-        value: parameters[param],
+        value: resolve(value),
       })),
       ranges: Object.entries(d.forRowsInRange ?? {}).map(([column, r]) => ({
         column,
-        from: parameters[r.from],
-        to: parameters[r.to],
+        from: resolve(r.from),
+        to: resolve(r.to),
       })),
       keepTempIds,
     };
   }
   if (hasOperations) return { mode: 'operations' };
   return { mode: 'replace', keepTempIds };
+}
+
+export type ResolveScopeValue = (written: ScopeValue) => unknown;
+
+/**
+ * How a scope value as written is read: an expression by its value (evaluated beforehand, keyed by
+ * its text), the name of a declared parameter by that parameter's value (absent when it has none),
+ * anything else as the literal it is.
+ */
+export function scopeResolver(
+  declared: Iterable<string>,
+  values: Readonly<Record<string, unknown>>,
+  evaluated: ReadonlyMap<string, unknown> = new Map(),
+): ResolveScopeValue {
+  const names = new Set(declared);
+  return (written) => {
+    if (typeof written !== 'string') return written;
+    if (evaluated.has(written)) return evaluated.get(written);
+    return names.has(written) ? values[written] : written;
+  };
 }

@@ -3,11 +3,12 @@ import type { PropertyPath } from '../definition/yaml-file.js';
 import { localize } from '../errors/localize.js';
 import { isTruthy } from '../expression/evaluate.js';
 import { type CallError, RemoteError } from '../http/errors.js';
-import { Stage } from '../local/stage.js';
+import { Stage, toRow } from '../local/stage.js';
 import type { ExecutionContext } from './context.js';
 import type { Field } from './field.js';
 import type { Engine, FunctionFile } from './pipeline.js';
-import { planOperations } from './writes.js';
+import { responseInput, unwrapResult } from './transform-input.js';
+import { asList, planOperations } from './writes.js';
 
 /** Whether a result is an error, and which handler said so (spec 7.1). */
 export interface Verdict {
@@ -106,6 +107,27 @@ export async function reportFailure(
       );
       Stage.apply(store, writes);
     });
+  }
+  // The older form of an error-table write: `transform` gives the record(s), `table` the table.
+  if (handler?.transform !== undefined && store) {
+    const { table, transform } = handler;
+    await guarded(async () => {
+      const into =
+        table === undefined ? `${entity}_error` : String(await field([...at, 'table'], table, ctx));
+      const records = asList(await field([...at, 'transform'], transform, ctx.output, true));
+      Stage.apply(store, [{ kind: 'rows', table: into, merge: true, rows: records.map((r) => toRow(r)) }]);
+    });
+  }
+  // The older `errorTransform`: its result is what the failed function gives back (`error.output`).
+  const errorTransform = file.definition.errorTransform;
+  if (errorTransform !== undefined) {
+    const response = error instanceof RemoteError ? ctx.response : undefined;
+    const body = response?.body ?? null;
+    const input = responseInput(body, response, ctx.parameters);
+    const output = await guarded(async () =>
+      unwrapResult(await field(['errorTransform'], errorTransform, input, true), input, body),
+    );
+    Object.defineProperty(error, 'output', { value: output, enumerable: false });
   }
   if (problems.length > 0) {
     Object.defineProperty(error, 'reportErrors', { value: problems, enumerable: false });

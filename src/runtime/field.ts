@@ -38,14 +38,21 @@ export async function evaluateField(
 }
 
 /** Evaluates a value of one file against one context (see `evaluateField`); `input` is `$`. */
-export type Field = (
-  path: PropertyPath,
-  raw: unknown,
-  input: unknown,
-  alwaysJsonata?: boolean,
-) => Promise<unknown>;
+export interface Field {
+  (path: PropertyPath, raw: unknown, input: unknown, alwaysJsonata?: boolean): Promise<unknown>;
+  /** An evaluation error at `path` (an expression gave a value of the wrong shape). */
+  fail(path: PropertyPath, message: string): ExpressionError;
+}
 
 export function fieldsOf(file: SourceFile, ctx: unknown, limits: ExpressionLimits): Field {
-  return (path, raw, input, alwaysJsonata = false) =>
+  const field = (path: PropertyPath, raw: unknown, input: unknown, alwaysJsonata = false) =>
     evaluateField(file, path, raw, input, ctx, limits, alwaysJsonata);
+  return Object.assign(field, {
+    fail(path: PropertyPath, message: string) {
+      const at = file.yaml.locate(path);
+      return new ExpressionError('EXPRESSION_EVALUATION', message, {
+        location: { file: at.file, path: describePath(path), line: at.line, col: at.col },
+      });
+    },
+  });
 }

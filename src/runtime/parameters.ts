@@ -22,12 +22,14 @@ export type DefaultValue = (
 /**
  * Values from the caller, else each definition's `value`, in declaration order (so a default may read
  * an earlier parameter through @ctx.parameters), coerced to the declared type. Every missing
- * required parameter is reported at once, before anything is sent.
+ * required parameter is reported at once, before anything is sent; the path parameters the url
+ * needs (`inUrl`) are required whatever their definition says.
  */
 export async function resolveParameters(
   definitions: Readonly<Record<string, ParameterDefinition>>,
   given: Readonly<Record<string, unknown>>,
   defaultValue: DefaultValue,
+  inUrl: ReadonlySet<string> = new Set(),
 ): Promise<ResolvedParameter[]> {
   const values: Record<string, unknown> = { ...given };
   const resolved: ResolvedParameter[] = [];
@@ -38,7 +40,7 @@ export async function resolveParameters(
     if (isAbsent(value) && definition.value !== undefined)
       value = await defaultValue(name, definition.value, values);
     if (isAbsent(value)) {
-      if (definition.required || definition.location === 'path') missing.push(name);
+      if (definition.required || (definition.location === 'path' && inUrl.has(name))) missing.push(name);
       continue;
     }
     value = credential ? String(value) : coerce(name, definition.type, value);

@@ -9,10 +9,11 @@ import type { AlertCenter } from '../errors/alerts.js';
 import { CredentialError } from '../errors/credential-error.js';
 import { DefinitionError } from '../errors/definition-error.js';
 import { isTruthy } from '../expression/evaluate.js';
+import { isExpression } from '../expression/source.js';
 import type { PlacedValue } from '../http/build-request.js';
 import { CallError } from '../http/errors.js';
-import type { Format } from '../http/parse-body.js';
 import type { Transport } from '../http/transport.js';
+import { parseUrlTemplate } from '../http/url-template.js';
 import type { Conversion } from '../local/conversions.js';
 import type { FileStore } from '../local/files.js';
 import type { LocalStore } from '../local/store.js';
@@ -24,6 +25,7 @@ import { fieldsOf } from './field.js';
 import type { NormalizedOptions } from './options.js';
 import { type ResolvedParameter, resolveParameters } from './parameters.js';
 import { runQueries } from './queries.js';
+import { parameterInput, responseInput, unwrapResult } from './transform-input.js';
 
 /** What one execution ends in when it does not throw. */
 export type ExecutionResult =
@@ -123,12 +125,18 @@ export async function runFunction(
       callerValues,
     );
     const parameters: ResolvedParameter[] = [];
+    const inUrl = placeholderNames(page?.url ?? definition.url);
     const resolve = async (definitions: Readonly<Record<string, ParameterDefinition>>) => {
       const base = page ? page.previous.parameters : {};
-      const resolved = await resolveParameters(definitions, callerValues, (param, raw, soFar) => {
-        ctx.parameters = { ...base, ...valuesOf(parameters), ...soFar };
-        return field([...parameterPath, param, 'value'], raw, ctx);
-      });
+      const resolved = await resolveParameters(
+        definitions,
+        callerValues,
+        (param, raw, soFar) => {
+          ctx.parameters = { ...base, ...valuesOf(parameters), ...soFar };
+          return field([...parameterPath, param, 'value'], raw, ctx);
+        },
+        inUrl,
+      );
       parameters.push(...resolved);
       ctx.parameters = { ...callerValues, ...valuesOf(parameters) };
     };
@@ -142,6 +150,7 @@ export async function runFunction(
         definition.queries,
         ctx.queries,
         (path, raw) => field(path, raw, ctx),
+        field.fail,
         page?.previous.queries,
       );
     }
@@ -185,7 +194,14 @@ export async function runFunction(
     const body =
       definition.inputTransform === undefined
         ? undefined
-        : { value: await field(['inputTransform'], definition.inputTransform, ctx.parameters, true) };
+        : {
+            value: await field(
+              ['inputTransform'],
+              definition.inputTransform,
+              parameterInput(ctx.parameters),
+              true,
+            ),
+          };
 
     // The call, judged by the error handlers and retried as they or the defaults decide (spec 7).
     // Credentials are applied only now, after `when` (spec 4.3).
@@ -199,14 +215,14 @@ export async function runFunction(
       page,
       signal,
     });
-    const format = definition.format as Format;
 
     // outputTransform, then `output` (spec 2.1: the transform result, else the full response body).
-    const transformInput = format === 'pdf' ? { ...(parsed as object), inputs: ctx.parameters } : parsed;
-    let output =
-      definition.outputTransform === undefined
-        ? parsed
-        : await field(['outputTransform'], definition.outputTransform, transformInput, true);
+    let output = parsed;
+    if (definition.outputTransform !== undefined) {
+      const input = responseInput(parsed, ctx.response!, ctx.parameters);
+      const result = await field(['outputTransform'], definition.outputTransform, input, true);
+      output = unwrapResult(result, input, parsed);
+    }
     ctx.output = output;
     if (definition.output !== undefined) output = await field(['output'], definition.output, output);
     ctx.output = output;
@@ -240,6 +256,16 @@ export async function conversionList(
 ): Promise<Conversion[]> {
   const value = typeof raw === 'string' ? await field(path, raw, ctx) : raw;
   return (Array.isArray(value) ? value : value ? [value] : []) as Conversion[];
+}
+
+/** The placeholders a literal url fills (its written query is replaced, so not those). */
+function placeholderNames(url: string): Set<string> {
+  if (isExpression(url)) return new Set();
+  return new Set(
+    parseUrlTemplate(url)
+      .placeholders.filter((p) => p.part !== 'query')
+      .map((p) => p.name),
+  );
 }
 
 const READS_QUERIES = /@(?:ctx)?\.queries\b/;

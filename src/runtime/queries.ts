@@ -5,6 +5,7 @@ import { runQuery } from '../local/queries.js';
 import type { LocalStore } from '../local/store.js';
 
 export type Evaluate = (path: PropertyPath, raw: unknown) => Promise<unknown>;
+export type Fail = (path: PropertyPath, message: string) => Error;
 
 /**
  * Runs a function's queries, each after its `dependencies`, filling `results` (the object behind
@@ -16,6 +17,7 @@ export async function runQueries(
   queries: Readonly<Record<string, Query>>,
   results: Record<string, unknown>,
   evaluate: Evaluate,
+  fail: Fail,
   previous?: Readonly<Record<string, unknown>>,
 ): Promise<void> {
   const state = new Map<string, 'running' | 'done'>();
@@ -33,9 +35,33 @@ export async function runQueries(
       for (const [param, raw] of Object.entries(query.parameters ?? {})) {
         parameters[param] = await evaluate(['queries', name, 'parameters', param], raw);
       }
-      results[name] = runQuery(store, query.statement, parameters, query.resultType, query.jsonColumns);
+      const jsonColumns = await columnList(
+        query.jsonColumns,
+        ['queries', name, 'jsonColumns'],
+        evaluate,
+        fail,
+      );
+      results[name] = runQuery(store, query.statement, parameters, query.resultType, jsonColumns);
     }
     state.set(name, 'done');
   };
   for (const name of Object.keys(queries)) await run(name);
+}
+
+/** `jsonColumns` as written (a list) or computed (an expression giving a list, or one name). */
+async function columnList(
+  written: Query['jsonColumns'],
+  path: PropertyPath,
+  evaluate: Evaluate,
+  fail: Fail,
+): Promise<string[]> {
+  if (written === undefined) return [];
+  if (Array.isArray(written)) return written;
+  const value = await evaluate(path, written);
+  if (value === undefined || value === null) return [];
+  const list = Array.isArray(value) ? value : [value];
+  if (!list.every((c) => typeof c === 'string')) {
+    throw fail(path, 'jsonColumns must give a list of column names (texts)');
+  }
+  return list;
 }

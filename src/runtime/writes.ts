@@ -1,8 +1,9 @@
 import type { FunctionDefinition, Operation } from '../definition/schema/index.js';
 import type { PropertyPath } from '../definition/yaml-file.js';
 import { isTruthy } from '../expression/evaluate.js';
+import { isExpression } from '../expression/source.js';
 import { applyConversions } from '../local/conversions.js';
-import { decideScope } from '../local/scope.js';
+import { decideScope, type ResolveScopeValue, scopeResolver } from '../local/scope.js';
 import { type StagedRow, type StagedWrite, toRow } from '../local/stage.js';
 import { type Field, fieldsOf } from './field.js';
 import { conversionList, type Engine, type Execution } from './pipeline.js';
@@ -24,7 +25,7 @@ export async function planWrites(
   const convert: Convert = async (records, conversions, at) =>
     applyConversions(records, await conversionList(conversions, at, field, ctx), engine.files);
   const operations = (ops: readonly Operation[], at: PropertyPath, output: unknown, records: unknown[]) =>
-    operationWrites(ops, at, output, records, entity, firstPage, field, ctx, convert);
+    operationWrites(ops, at, output, records, entity, firstPage, field, ctx, convert, d);
 
   if (execution.guardFailed)
     return operations(d.guard?.operations ?? [], ['guard', 'operations'], ctx.output, []);
@@ -34,7 +35,7 @@ export async function planWrites(
   const records = asList(
     d.records === undefined ? output : await field(['records'], d.records, output, true),
   );
-  const scope = decideScope(d, ctx.parameters);
+  const scope = decideScope(d, await scopeValues(d, [], d, field, ctx));
   // Function-level conversions shape what the scope rules write; operations carry their own.
   if (d.conversions && scope.mode !== 'operations') await convert(records, d.conversions, ['conversions']);
   switch (scope.mode) {
@@ -67,7 +68,18 @@ export async function planOperations(
   const field = fieldsOf(file, ctx, engine.options.expressions);
   const convert: Convert = async (records, conversions, path) =>
     applyConversions(records, await conversionList(conversions, path, field, ctx), engine.files);
-  return operationWrites(operations, at, ctx.output, [], defaultTable, true, field, ctx, convert);
+  return operationWrites(
+    operations,
+    at,
+    ctx.output,
+    [],
+    defaultTable,
+    true,
+    field,
+    ctx,
+    convert,
+    file.definition,
+  );
 }
 
 type Convert = (
@@ -86,6 +98,7 @@ async function operationWrites(
   field: Field,
   ctx: Record<string, unknown>,
   convert: Convert,
+  fn: FunctionDefinition,
 ): Promise<StagedWrite[]> {
   const writes: StagedWrite[] = [];
   for (const [i, op] of operations.entries()) {
@@ -133,12 +146,11 @@ async function operationWrites(
           opRecords = copy;
         }
         const rows = await toRows(opRecords, op.primaryKey, [...path, 'primaryKey'], field, ctx);
-        if (op.type === 'operation.delete-insert' && firstPage) {
-          const parameters = ctx.parameters as Record<string, unknown>;
-          const scope = decideScope(
-            { forRowsWithValues: op.forRowsWithValues ?? {}, forRowsInRange: op.forRowsInRange },
-            parameters,
-          );
+        // delete-insert clears its scope (the whole table without one); upserts only a scope given.
+        const scoped = op.forRowsWithValues !== undefined || op.forRowsInRange !== undefined;
+        if (firstPage && (scoped || op.type === 'operation.delete-insert')) {
+          const blocks = { forRowsWithValues: op.forRowsWithValues ?? {}, forRowsInRange: op.forRowsInRange };
+          const scope = decideScope(blocks, await scopeValues(blocks, path, fn, field, ctx));
           const { values = [], ranges = [] } = scope.mode === 'delete-matching' ? scope : {};
           writes.push({ kind: 'delete', table, values, ranges, keepTempIds: false });
         }
@@ -147,6 +159,35 @@ async function operationWrites(
     }
   }
   return writes;
+}
+
+/**
+ * How the scope values of `blocks` (at `at`) are read: expressions evaluated over the context,
+ * names of the function's parameters by their values, the rest as literals.
+ */
+async function scopeValues(
+  blocks: Pick<FunctionDefinition, 'forRowsWithValues' | 'forRowsInRange'>,
+  at: PropertyPath,
+  fn: FunctionDefinition,
+  field: Field,
+  ctx: Record<string, unknown>,
+): Promise<ResolveScopeValue> {
+  const evaluated = new Map<string, unknown>();
+  const visit = async (written: unknown, path: PropertyPath) => {
+    if (isExpression(written) && !evaluated.has(written as string))
+      evaluated.set(written as string, await field(path, written, ctx));
+  };
+  for (const [column, value] of Object.entries(blocks.forRowsWithValues ?? {}))
+    await visit(value, [...at, 'forRowsWithValues', column]);
+  for (const [column, range] of Object.entries(blocks.forRowsInRange ?? {})) {
+    await visit(range.from, [...at, 'forRowsInRange', column, 'from']);
+    await visit(range.to, [...at, 'forRowsInRange', column, 'to']);
+  }
+  return scopeResolver(
+    Object.keys(fn.parameters ?? {}),
+    ctx.parameters as Record<string, unknown>,
+    evaluated,
+  );
 }
 
 /** Rows for records; `primaryKey` is evaluated per record with the record as @ctx.record. */
@@ -184,7 +225,7 @@ async function evaluateEach(
 }
 
 /** The records of an output: an array as it is, nothing for null, anything else as one record. */
-function asList(value: unknown): unknown[] {
+export function asList(value: unknown): unknown[] {
   if (value === undefined || value === null) return [];
   return Array.isArray(value) ? value : [value];
 }

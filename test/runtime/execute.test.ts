@@ -214,7 +214,7 @@ url: ${server.url}/doc/{id}
 format: pdf
 parameters:
   id: { location: path, type: string, required: true }
-outputTransform: '{ "id": inputs.id, "type": contentType, "head": $substring(data, 0, 8) }'
+outputTransform: '{ "id": inputs.id.value, "type": contentType, "head": $substring(data, 0, 8) }'
 `),
     );
     expect(await shaped.execute('fn', { id: 'inv-1' })).toMatchObject({

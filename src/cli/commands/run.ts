@@ -59,7 +59,15 @@ export function registerRun(program: Command): void {
       runtime.on(printAlert);
       if (options.verbose) runtime.on(trace);
       try {
-        const result = await executeOfferingLogin(() => runtime.execute(name, parameters), solution.root);
+        const result = await executeOfferingLogin(
+          () => runtime.execute(name, parameters),
+          solution.root,
+        ).catch((error: unknown) => {
+          // A failure shaped by the older `errorTransform` still gives its output; the exit code says it failed.
+          const output = (error as { output?: unknown }).output;
+          if (output !== undefined) process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+          throw error;
+        });
         if (result.status === 'skipped') process.stderr.write(`restfn: ${name} skipped: ${result.reason}\n`);
         process.stdout.write(
           `${JSON.stringify(result.status === 'ok' ? result.output : null, null, 2) ?? 'null'}\n`,

@@ -1,17 +1,5 @@
 import type { FunctionRule } from './reporter.js';
 
-export const inputTransformFormat: FunctionRule = (file, r) => {
-  const { inputTransform, format } = file.definition;
-  if (inputTransform !== undefined && format !== 'json') {
-    r.report(
-      'INPUT_TRANSFORM_FORMAT',
-      `inputTransform builds a JSON body and is only used with 'format: json' (this function has 'format: ${format}'); remove it or use format json`,
-      ['inputTransform'],
-      { key: true },
-    );
-  }
-};
-
 export const bodyOnGet: FunctionRule = (file, r) => {
   const { method, inputTransform, parameters = {} } = file.definition;
   if (method !== 'GET' && method !== 'HEAD') return;

@@ -5,7 +5,13 @@ import type { PropertyPath } from '../yaml-file.js';
 import type { Reporter } from './reporter.js';
 
 /** Function keys that are always JSONata, with or without the leading `=`. */
-const ALWAYS_JSONATA = new Set(['inputTransform', 'outputTransform', 'records', 'errorTransform']);
+const ALWAYS_JSONATA = new Set([
+  'inputTransform',
+  'outputTransform',
+  'records',
+  'errorTransform',
+  'transform',
+]);
 
 /**
  * Compiles every expression in a file, valid or not against the schema, so syntax errors show up
@@ -24,10 +30,11 @@ export function expressionSyntax(file: SourceFile, r: Reporter): void {
   });
 }
 
-/** Top-level transforms, and `records` of an operation (`...operations[i].records`). */
+/** Top-level transforms, `records` of an operation (`...operations[i].records`), a handler's `transform`. */
 function isAlwaysJsonata(path: PropertyPath): boolean {
   const key = path.at(-1);
   if (typeof key !== 'string' || !ALWAYS_JSONATA.has(key)) return false;
+  if (key === 'transform') return path.length === 3 && path[0] === 'error';
   return path.length === 1 || (key === 'records' && path.at(-3) === 'operations');
 }
 

@@ -1,4 +1,7 @@
+import { isExpression } from '../../expression/source.js';
 import type { FunctionDefinition, Operation } from '../schema/index.js';
+import type { ScopeValue } from '../schema/operation.js';
+import { closest } from '../suggest.js';
 import type { PropertyPath } from '../yaml-file.js';
 import type { FunctionRule, Reporter } from './reporter.js';
 
@@ -29,28 +32,33 @@ export const scopeConflict: FunctionRule = (file, r) => {
   }
 };
 
-/** Every parameter a scope block names (function level and `operation.delete-insert`) must be declared. */
+/**
+ * Scope values are parameter names, expressions or literals. A literal text that is close to a
+ * declared parameter's name is most likely a misspelt name: a warning says how it is read.
+ */
 export const scopeParameters: FunctionRule = (file, r) => {
   const d = file.definition;
-  const declared = new Set(Object.keys(d.parameters ?? {}));
+  const declared = Object.keys(d.parameters ?? {});
   checkScope(d, [], declared, r);
   for (const [path, op] of operationsOf(d)) {
-    if (op.type === 'operation.delete-insert') checkScope(op, path, declared, r);
+    if ('forRowsWithValues' in op || 'forRowsInRange' in op) checkScope(op, path, declared, r);
   }
 };
 
-function checkScope(blocks: ScopeBlocks, at: PropertyPath, declared: Set<string>, r: Reporter) {
-  const check = (name: string, path: PropertyPath) => {
-    if (!declared.has(name)) {
-      r.report(
-        'SCOPE_UNKNOWN_PARAM',
-        `scope names parameter '${name}', which the function does not declare; add it under parameters`,
-        path,
-      );
-    }
+function checkScope(blocks: ScopeBlocks, at: PropertyPath, declared: readonly string[], r: Reporter) {
+  const check = (value: ScopeValue, path: PropertyPath) => {
+    if (typeof value !== 'string' || isExpression(value) || declared.includes(value)) return;
+    // Tighter than key suggestions: short literal texts ('eu') are often near some parameter name.
+    const near = closest(value, declared, Math.max(1, Math.floor(value.length / 4)));
+    if (!near) return;
+    r.report(
+      'SCOPE_UNKNOWN_PARAM',
+      `scope value '${value}' is no parameter of this function, so rows are matched against the text '${value}' (did you mean '${near}'?); write the parameter's name, or quote the text as an expression (="${value}") to keep it`,
+      path,
+    );
   };
-  for (const [column, name] of Object.entries(blocks.forRowsWithValues ?? {})) {
-    check(name, [...at, 'forRowsWithValues', column]);
+  for (const [column, value] of Object.entries(blocks.forRowsWithValues ?? {})) {
+    check(value, [...at, 'forRowsWithValues', column]);
   }
   for (const [column, range] of Object.entries(blocks.forRowsInRange ?? {})) {
     check(range.from, [...at, 'forRowsInRange', column, 'from']);

@@ -1,18 +1,24 @@
 import { isExpression } from '../../expression/source.js';
+import { baseValueProblem, parseUrlTemplate } from '../../http/url-template.js';
 import type { FunctionRule } from './reporter.js';
 
-const PLACEHOLDER = /\{([^{}]*)\}/g;
-
-/** Spec 4.2: `{name}` placeholders and `location: path` parameters match one to one; path parameters are required. */
+/**
+ * Spec 4.2: `{name}` placeholders take the `location: path` parameters of that name. Placeholders in
+ * the written query string need none (that query is replaced at run time: see `urlQuery`). A path
+ * parameter the url does not use is still seen by transforms and expressions: a warning.
+ */
 export const pathParameters: FunctionRule = (file, r) => {
   const { url, parameters = {} } = file.definition;
   if (isExpression(url)) return; // computed at run time; nothing to match statically
-  const placeholders = new Set<string>();
-  for (const match of url.matchAll(PLACEHOLDER)) {
-    const name = match[1]!;
-    placeholders.add(name);
-    if (parameters[name]?.location !== 'path') {
-      const fix = parameters[name]
+  const template = parseUrlTemplate(url);
+  const used = new Set<string>();
+  for (const placeholder of template.placeholders) {
+    if (placeholder.part === 'query') continue;
+    const { name } = placeholder;
+    used.add(name);
+    const parameter = parameters[name];
+    if (parameter?.location !== 'path') {
+      const fix = parameter
         ? `set 'location: path' on parameter '${name}'`
         : `add a parameter '${name}' with 'location: path' and 'required: true'`;
       r.report(
@@ -20,25 +26,37 @@ export const pathParameters: FunctionRule = (file, r) => {
         `url placeholder {${name}} has no path parameter; ${fix}`,
         ['url'],
         {
-          index: match.index,
+          index: placeholder.index,
         },
+      );
+      continue;
+    }
+    // A fixed value for the host part is checked now rather than on the first call.
+    const problem =
+      placeholder.part === 'base' && typeof parameter.value === 'string' && !isExpression(parameter.value)
+        ? baseValueProblem(parameter.value, template)
+        : undefined;
+    if (problem) {
+      r.report(
+        'URL_BASE_VALUE',
+        `parameter '${name}' fills {${name}} in the address part of url, but its value cannot: ${problem}; give it a host (and port or path prefix) only`,
+        ['parameters', name, 'value'],
       );
     }
   }
   for (const [name, parameter] of Object.entries(parameters)) {
     if (parameter.location !== 'path') continue;
-    if (!placeholders.has(name)) {
+    if (!used.has(name)) {
       r.report(
         'PATH_PARAM_UNUSED',
-        `path parameter '${name}' does not appear in url; add {${name}} to the url or change its location`,
+        `path parameter '${name}' does not appear in url, so it is not sent; transforms and expressions still see it (@ctx.parameters.${name}). Add {${name}} to the url, or use 'location: output' to say it is never sent`,
         ['parameters', name],
         { key: true },
       );
-    }
-    if (parameter.required !== true) {
+    } else if (parameter.required !== true) {
       r.report(
         'PATH_PARAM_NOT_REQUIRED',
-        `path parameter '${name}' must be required; add 'required: true'`,
+        `path parameter '${name}' must be required (the url cannot be built without it); add 'required: true'`,
         ['parameters', name],
         { key: true },
       );
@@ -50,10 +68,11 @@ export const pathParameters: FunctionRule = (file, r) => {
 export const urlQuery: FunctionRule = (file, r) => {
   const { url, parameters = {} } = file.definition;
   if (isExpression(url)) return;
-  const start = url.indexOf('?');
-  if (start === -1) return;
+  const template = parseUrlTemplate(url);
+  if (template.queryAt === -1) return;
   // Names only: a value in a url could be a credential.
-  const written = [...new URLSearchParams(url.slice(start + 1)).keys()];
+  const written = [...new URLSearchParams(url.slice(template.queryAt + 1).replace(/#.*$/s, '')).keys()];
+  const placeholders = template.placeholders.filter((p) => p.part === 'query').map((p) => `{${p.name}}`);
   const replacements = Object.entries(parameters)
     .filter(([, p]) => p.location === 'query')
     .map(([name]) => name);
@@ -61,10 +80,12 @@ export const urlQuery: FunctionRule = (file, r) => {
     replacements.length > 0
       ? `the query parameters ${replacements.join(', ')}`
       : 'nothing (no parameter has location: query)';
+  const unfilled =
+    placeholders.length > 0 ? `; its placeholders ${placeholders.join(', ')} are never filled` : '';
   r.report(
     'URL_QUERY_REPLACED',
-    `the query string in url (${written.join(', ') || 'empty'}) is removed at run time and replaced by ${by}; declare them as parameters with 'location: query'`,
+    `the query string in url (${written.join(', ') || 'empty'}) is removed at run time and replaced by ${by}${unfilled}; declare them as parameters with 'location: query'`,
     ['url'],
-    { index: start },
+    { index: template.queryAt },
   );
 };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { condition, expression, localizable, strict } from './common.js';
+import { condition, expression, jsonata, localizable, strict } from './common.js';
 import { operations } from './operation.js';
 
 export const alert = strict({
@@ -42,6 +42,15 @@ export const errorHandler = strict({
     .optional()
     .describe('Table operations written when the handler matches (error tables).'),
   retry: retry.optional(),
+  table: z
+    .string()
+    .optional()
+    .describe(
+      'Deprecated (write `operations`): the error table `transform` writes to; default `{entity}_error`.',
+    ),
+  transform: jsonata
+    .optional()
+    .describe('Deprecated (write `operations`): the record(s) written to `table` when the handler matches.'),
 });
 
 export const errorHandlers = z

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { condition, jsonata, parameterValues, strict } from './common.js';
+import { condition, expression, jsonata, parameterValues, strict } from './common.js';
 import { errorHandlers } from './error-handler.js';
 import { conversions, operations, scopeInRange, scopeWithValues } from './operation.js';
 import { parameters } from './parameter.js';
@@ -17,7 +17,10 @@ export const query = strict({
     .describe(
       'records: all rows (default); record: the first row or null; scalar: first column of first row.',
     ),
-  jsonColumns: z.array(z.string()).optional().describe('Columns returned parsed from JSON.'),
+  jsonColumns: z
+    .union([z.array(z.string()), expression])
+    .optional()
+    .describe('Columns returned parsed from JSON: a list, or an expression giving one.'),
   dependencies: z.array(z.string()).optional().describe('Queries of this function that run first.'),
   onContinuation: z.boolean().optional().describe('Re-run on each continuation page (default true).'),
 });

@@ -14,16 +14,23 @@ export const conversions = z
   .union([z.array(conversion), expression])
   .describe('File-format conversions, or one expression giving such a list.');
 
-export const scopeWithValues = z
-  .record(z.string(), z.string())
+/** A scope value: a parameter's name, an expression ("=..."), or a literal. */
+export const scopeValue = z
+  .union([z.string(), z.number(), z.boolean(), z.null()])
   .describe(
-    'Map of column (a property of the record) to the name of the parameter whose value selects rows.',
+    'The name of a parameter (its value is used), an expression ("=..."), or a literal value (text, number, boolean, null).',
+  );
+
+export const scopeWithValues = z
+  .record(z.string(), scopeValue)
+  .describe(
+    'Map of column (a property of the record) to the value that selects rows: a parameter name, an expression, or a literal.',
   );
 
 export const scopeInRange = z
-  .record(z.string(), strict({ from: z.string(), to: z.string() }))
+  .record(z.string(), strict({ from: scopeValue, to: scopeValue }))
   .describe(
-    'Map of column to { from, to } parameter names; rows with the column in [from, to] are in scope.',
+    'Map of column to { from, to } (each a parameter name, expression or literal); rows with the column in [from, to] are in scope.',
   );
 
 const common = {
@@ -39,6 +46,12 @@ const common = {
   conversions: conversions.optional(),
 };
 
+/** Operations that write records may delete the rows in their scope first (on the first page). */
+const scoped = {
+  forRowsWithValues: scopeWithValues.optional(),
+  forRowsInRange: scopeInRange.optional(),
+};
+
 export const OPERATION_TYPES = [
   'operation.upsert-merge',
   'operation.upsert-replace',
@@ -49,18 +62,15 @@ export const OPERATION_TYPES = [
 
 export const operation = z
   .discriminatedUnion('type', [
-    strict({ type: z.literal('operation.upsert-merge'), ...common }).describe(
-      'Match on id; merge top-level properties into the existing record.',
+    strict({ type: z.literal('operation.upsert-merge'), ...common, ...scoped }).describe(
+      'Match on id; merge top-level properties into the existing record (after deleting the rows in scope, when a scope is given).',
     ),
-    strict({ type: z.literal('operation.upsert-replace'), ...common }).describe(
-      'Match on id; replace the whole record.',
+    strict({ type: z.literal('operation.upsert-replace'), ...common, ...scoped }).describe(
+      'Match on id; replace the whole record (after deleting the rows in scope, when a scope is given).',
     ),
-    strict({
-      type: z.literal('operation.delete-insert'),
-      ...common,
-      forRowsWithValues: scopeWithValues.optional(),
-      forRowsInRange: scopeInRange.optional(),
-    }).describe('Delete the rows in scope (the whole table when no scope is given), then insert.'),
+    strict({ type: z.literal('operation.delete-insert'), ...common, ...scoped }).describe(
+      'Delete the rows in scope (the whole table when no scope is given), then insert.',
+    ),
     strict({
       type: z.literal('operation.execute-sql'),
       when: common.when,
@@ -91,3 +101,5 @@ export const operation = z
 export const operations = z
   .array(operation)
   .describe('Table operations on the local SQLite database, run in order.');
+
+export type ScopeValue = z.output<typeof scopeValue>;

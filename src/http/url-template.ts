@@ -1,0 +1,80 @@
+/**
+ * The parts of a `url` template that spec 4.2 treats differently:
+ * - the *base* (scheme, host, port, and whatever the first placeholders there add): placeholders
+ *   are substituted as written, then the result is checked (see `checkBase`);
+ * - the *path*: placeholders are percent-encoded path values;
+ * - the *query*: removed at run time (replaced by the `location: query` parameters), so its
+ *   placeholders are never filled.
+ */
+export interface UrlTemplate {
+  /** The literal scheme (`https`), when the template starts with one. */
+  readonly scheme: string | undefined;
+  /** Index where the path starts (the first `/` after the authority), or the query/end. */
+  readonly pathAt: number;
+  /** Index of the `?` that starts the written query string, or -1. */
+  readonly queryAt: number;
+  readonly placeholders: readonly Placeholder[];
+}
+
+export interface Placeholder {
+  readonly name: string;
+  /** Index of the `{` in the template. */
+  readonly index: number;
+  readonly part: 'base' | 'path' | 'query';
+}
+
+export const PLACEHOLDER = /\{([^{}]*)\}/g;
+
+export function parseUrlTemplate(template: string): UrlTemplate {
+  const withoutFragment = template.replace(/#.*$/s, '');
+  const queryAt = withoutFragment.indexOf('?');
+  const end = queryAt === -1 ? withoutFragment.length : queryAt;
+  // Literal text only: a `/` inside a placeholder name does not end the base.
+  const literal = withoutFragment.slice(0, end).replace(PLACEHOLDER, (m) => ' '.repeat(m.length));
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):\/\//.exec(literal);
+  const authorityAt = scheme ? scheme[0].length : 0;
+  const slash = literal.indexOf('/', authorityAt);
+  const pathAt = slash === -1 ? end : slash;
+  const placeholders: Placeholder[] = [];
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    const index = match.index;
+    const part = queryAt !== -1 && index > queryAt ? 'query' : index < pathAt ? 'base' : 'path';
+    placeholders.push({ name: match[1]!, index, part });
+  }
+  return { scheme: scheme?.[1]?.toLowerCase(), pathAt, queryAt, placeholders };
+}
+
+/** Characters a base placeholder value may not hold: they would move the value out of the address. */
+const NOT_IN_BASE = /[\s@\\?#]/;
+const hasControl = (value: string) =>
+  [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+
+/**
+ * Why a value cannot fill a base placeholder, or undefined when it can. The value may carry a host,
+ * a port and a path prefix; it may not add a user name (`@`), a query or fragment, or whitespace.
+ */
+export function baseValueProblem(value: string, template: UrlTemplate): string | undefined {
+  if (value === '') return 'it is empty';
+  if (template.scheme !== undefined && value.includes('://'))
+    return `it names a scheme, but the url already starts with ${template.scheme}://`;
+  if (NOT_IN_BASE.test(value) || hasControl(value))
+    return 'it holds a character that does not belong in a host (@ \\ ? # or whitespace)';
+  return undefined;
+}
+
+/**
+ * Why the address built from a template is refused, or undefined: it must be an absolute http(s)
+ * URL with a host, without a user name or password, and keep the template's scheme when the
+ * template names one.
+ */
+export function checkBuiltUrl(url: string, template: UrlTemplate): string | undefined {
+  if (!URL.canParse(url)) return 'is not a valid absolute URL';
+  const parsed = new URL(url);
+  const scheme = parsed.protocol.slice(0, -1);
+  if (scheme !== 'http' && scheme !== 'https') return `uses the scheme '${scheme}' (only http and https)`;
+  if (template.scheme !== undefined && scheme !== template.scheme)
+    return `changes the scheme from '${template.scheme}' to '${scheme}'`;
+  if (parsed.username !== '' || parsed.password !== '') return 'carries a user name or password';
+  if (parsed.hostname === '') return 'has no host';
+  return undefined;
+}

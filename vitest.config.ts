@@ -1,0 +1,10 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    // Subprocess and browser tests must pass on a loaded 2-core machine: a timeout here is a hang
+    // detector, never a timing assertion.
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
