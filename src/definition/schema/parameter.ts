@@ -17,7 +17,10 @@ export const parameterDefinition = strict({
     .describe(
       'Value type: string, number, int, boolean, array, object, image; or a credential kind: secret, <provider>.oauth.',
     ),
-  required: z.boolean().optional().describe('The value must be supplied (path parameters the url uses always are).'),
+  required: z
+    .boolean()
+    .optional()
+    .describe('The value must be supplied (path parameters the url uses always are).'),
   value: z
     .unknown()
     .optional()
