@@ -1,4 +1,5 @@
 import { RestfnError } from '../errors/restfn-error.js';
+import { mediaTypeOf } from './media-type.js';
 import { baseValueProblem, checkBuiltUrl, PLACEHOLDER, parseUrlTemplate } from './url-template.js';
 
 /** A parameter after resolution: where it goes and its value (credentials already applied). */
@@ -12,7 +13,8 @@ export interface OutboundRequest {
   readonly method: string;
   readonly url: string;
   readonly headers: Record<string, string>;
-  readonly body: string | undefined;
+  /** JSON text, or raw bytes (an upload). */
+  readonly body: string | Buffer | undefined;
 }
 
 export class InvalidUrlError extends RestfnError {
@@ -28,6 +30,11 @@ const NO_BODY = new Set(['GET', 'HEAD']);
  * string written in the url is dropped and replaced by the query values (arrays repeat the key);
  * header values become headers; the body is the `inputTransform` result when given, else the body
  * values as one JSON object. GET and HEAD never carry a body.
+ *
+ * Bytes (a value converted to `buffer`) are sent raw when they are the whole body: the
+ * `inputTransform` result, or the only body value. Their content type is the function's own
+ * `content-type` header, else the type their signature shows. Bytes inside a JSON body are sent as
+ * base64 text, the usual JSON encoding of bytes.
  */
 export function buildRequest(
   method: string,
@@ -41,19 +48,44 @@ export function buildRequest(
     if (v.location === 'header' && v.value !== undefined && v.value !== null)
       headers[v.name.toLowerCase()] = text(v.value);
   }
-  let body: string | undefined;
+  let body: string | Buffer | undefined;
   if (!NO_BODY.has(method)) {
-    if (transformedBody) {
-      body = transformedBody.value === undefined ? undefined : JSON.stringify(transformedBody.value);
-    } else {
-      const bodyValues = values.filter((v) => v.location === 'body' && v.value !== undefined);
-      if (bodyValues.length > 0)
-        body = JSON.stringify(Object.fromEntries(bodyValues.map((v) => [v.name, v.value])));
+    const bodyValues = values.filter((v) => v.location === 'body' && v.value !== undefined);
+    const whole = transformedBody
+      ? transformedBody.value
+      : bodyValues.length === 1 && isBytes(bodyValues[0]!.value)
+        ? bodyValues[0]!.value
+        : bodyValues.length > 0
+          ? Object.fromEntries(bodyValues.map((v) => [v.name, v.value]))
+          : undefined;
+    if (isBytes(whole)) {
+      body = Buffer.from(whole);
+      headers['content-type'] ??= mediaTypeOf(body).mime;
+    } else if (whole !== undefined) {
+      body = JSON.stringify(whole, bytesAsBase64);
+      headers['content-type'] ??= 'application/json';
     }
-    if (body !== undefined && headers['content-type'] === undefined)
-      headers['content-type'] = 'application/json';
   }
   return { method, url: buildUrl(url, values, keepQuery), headers, body };
+}
+
+function isBytes(value: unknown): value is Uint8Array {
+  return value instanceof Uint8Array;
+}
+
+/** JSON.stringify calls a Buffer's toJSON before the replacer sees it: `{ type: 'Buffer', data }`. */
+function bytesAsBase64(_key: string, value: unknown): unknown {
+  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
+  if (
+    value !== null &&
+    typeof value === 'object' &&
+    (value as { type?: unknown }).type === 'Buffer' &&
+    Array.isArray((value as { data?: unknown }).data) &&
+    Object.keys(value).length === 2
+  ) {
+    return Buffer.from((value as { data: number[] }).data).toString('base64');
+  }
+  return value;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { RestfnError } from '../errors/restfn-error.js';
+import { isHeic, mediaTypeOf } from '../http/media-type.js';
 import type { FileStore } from './files.js';
 
 export type ConversionFormat = 'base64' | 'data-uri' | 'buffer' | 'local-uri';
@@ -53,7 +54,7 @@ async function convert(value: unknown, c: Conversion, files: FileStore | undefin
     const { default: heicConvert } = await import('heic-convert');
     bytes = Buffer.from(await heicConvert({ buffer: bytes, format: 'JPEG', quality: 0.92 }));
   }
-  const type = sniff(bytes);
+  const type = mediaTypeOf(bytes);
   switch (c.to) {
     case 'base64':
       return bytes.toString('base64');
@@ -110,28 +111,4 @@ function needFiles(files: FileStore | undefined, c: Conversion): FileStore {
     );
   }
   return files;
-}
-
-/** HEIF files are ISO media with an `ftyp` box naming a HEIF brand. */
-function isHeic(bytes: Buffer): boolean {
-  return (
-    bytes.subarray(4, 8).toString('latin1') === 'ftyp' &&
-    /^(heic|heix|hevc|hevx|mif1|msf1|heim|heis)$/.test(bytes.subarray(8, 12).toString('latin1'))
-  );
-}
-
-const SIGNATURES: Array<{ test: (b: Buffer) => boolean; mime: string; extension: string }> = [
-  { test: (b) => b[0] === 0xff && b[1] === 0xd8 && b[2] === 0xff, mime: 'image/jpeg', extension: 'jpg' },
-  {
-    test: (b) => b.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])),
-    mime: 'image/png',
-    extension: 'png',
-  },
-  { test: (b) => b.subarray(0, 4).toString('latin1') === 'GIF8', mime: 'image/gif', extension: 'gif' },
-  { test: (b) => b.subarray(0, 5).toString('latin1') === '%PDF-', mime: 'application/pdf', extension: 'pdf' },
-  { test: isHeic, mime: 'image/heic', extension: 'heic' },
-];
-
-function sniff(bytes: Buffer): { mime: string; extension: string } {
-  return SIGNATURES.find((s) => s.test(bytes)) ?? { mime: 'application/octet-stream', extension: 'bin' };
 }

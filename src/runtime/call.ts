@@ -174,7 +174,10 @@ async function attempt(
   ctx.request = { method: request.method, url: summary.url, headers: shownHeaders, body: body?.value };
   const correlationId = ctx.correlationId;
   if (events.active) {
-    const shownBody = request.body && maskText(request.body, secrets);
+    const shownBody =
+      typeof request.body === 'string'
+        ? maskText(request.body, secrets)
+        : request.body && `<${request.body.length} bytes, ${request.headers['content-type']}>`;
     events.emit({
       type: 'request',
       correlationId,

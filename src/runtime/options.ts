@@ -9,7 +9,10 @@ import { DEFAULT_HTTP, type HttpOptions } from '../http/options.js';
 export interface RuntimeOptions {
   readonly http?: Partial<HttpOptions>;
   readonly expressions?: Partial<ExpressionLimits>;
-  /** `@ctx.user` for every execution, unless the call's context overrides it. */
+  /**
+   * `@ctx.user` for every execution (`id`, `email`, `displayName`, ...), over the solution's
+   * `settings.user`, unless the call's context overrides it.
+   */
   readonly user?: Record<string, unknown>;
   /** Most continuation pages one sync follows. @default 1000 */
   readonly maxPages?: number;
@@ -37,7 +40,7 @@ export function normalizeOptions(solution: Solution, options: RuntimeOptions = {
   return {
     http: { ...DEFAULT_HTTP, ...settings?.http, ...options.http },
     expressions: { ...DEFAULT_LIMITS, ...settings?.expressions, ...options.expressions },
-    user: options.user ?? {},
+    user: { ...settings?.user, ...options.user },
     maxPages: options.maxPages ?? settings?.sync?.maxPages ?? 1000,
     locale: options.locale ?? process.env.LANG?.split('.')[0] ?? 'en',
     retry: { ...DEFAULT_RETRY, ...options.retry },

@@ -62,7 +62,12 @@ function isAbsent(value: unknown): boolean {
   return value === undefined || value === null || value === '';
 }
 
-/** Coerces a value to the declared type; types restfn does not know (`image`, ...) pass through. */
+/**
+ * Coerces a value to the declared type; types restfn does not know (`image`, ...) pass through.
+ * `string` turns numbers and booleans into text but never a structured value: an object or list
+ * (or bytes) stays as it is, so a JSON body keeps its shape (headers, paths and queries write it as
+ * JSON text when they send it).
+ */
 export function coerce(name: string, type: string | undefined, value: unknown): unknown {
   const fail = (what: string): never => {
     throw new ParameterError('PARAMETER_TYPE', name, `parameter '${name}' must be ${what} (type: ${type})`);
@@ -70,7 +75,7 @@ export function coerce(name: string, type: string | undefined, value: unknown): 
   switch (type) {
     case undefined:
     case 'string':
-      return typeof value === 'object' ? JSON.stringify(value) : String(value);
+      return typeof value === 'object' ? value : String(value);
     case 'number':
     case 'int':
     case 'integer': {

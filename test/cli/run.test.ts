@@ -125,4 +125,23 @@ error:
     expect(r.stdout).toBe('null\n');
     expect(r.stderr).toBe('restfn: rest-never skipped: when is false\n');
   });
+
+  test('--user-* set @ctx.user; a failure shaped by errorTransform prints its output and exits 1', async () => {
+    const server = await testServer((req, res) =>
+      json(res, 404, { message: `no item for ${req.headers['x-user']}` }),
+    );
+    const root = tempSolution({
+      'functions/rest-get-mine.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${server.url}/mine
+parameters:
+  X-User: { location: header, type: string, value: =@ctx.user.email }
+errorTransform: '{ "problem": message, "status": $$.status }'
+`,
+    });
+    const r = await runCli(['run', 'rest-get-mine', '--user-email', 'ada@example.test'], { cwd: root });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout)).toEqual({ problem: 'no item for ada@example.test', status: 404 });
+    expect(r.stderr).toContain('DEPRECATED_KEY');
+  });
 });

@@ -7,6 +7,8 @@ export interface RecordedRequest {
   url: string;
   headers: IncomingMessage['headers'];
   body: string;
+  /** The body as received, byte for byte. */
+  bytes: Buffer;
 }
 
 export interface TestServer {
@@ -23,11 +25,13 @@ export async function testServer(handler: Handler): Promise<TestServer> {
   const server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
+    const bytes = Buffer.concat(chunks);
     const recorded = {
       method: req.method ?? '',
       url: req.url ?? '',
       headers: req.headers,
-      body: Buffer.concat(chunks).toString('utf8'),
+      body: bytes.toString('utf8'),
+      bytes,
     };
     requests.push(recorded);
     await handler(recorded, res);

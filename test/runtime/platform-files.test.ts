@@ -1,7 +1,11 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { FileStore } from '../../src/local/files.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { runtimeFor } from '../helpers/runtime.js';
 import { datasource, syncSetup } from '../helpers/sync.js';
+import { FIXTURES, tempSolution } from '../helpers/temp-solution.js';
 
 /** Function files as the platform accepts them (issue 9): what they send and what they return. */
 const fn = (yaml: string) => ({ 'functions/fn.platform': yaml });
@@ -117,6 +121,171 @@ inputTransform: '{ "job": name }'
     expect(await runtime.execute('fn', { name: 'nightly' })).toMatchObject({ output: 'queued' });
     expect(server.requests[0]!.headers['content-type']).toBe('application/json');
     expect(JSON.parse(server.requests[0]!.body)).toEqual({ job: 'nightly' });
+  });
+});
+
+describe('what transforms see', () => {
+  test('inputTransform: each parameter as $.inputs.<name>.value, and by name as before', async () => {
+    const server = await testServer((_, res) => json(res, 200, {}));
+    const runtime = runtimeFor(
+      fn(`provider: DATA_PROVIDER_REST
+method: POST
+url: ${server.url}/users
+parameters:
+  userId: { location: body, type: string }
+  age: { location: body, type: int }
+inputTransform: '{ "id": $.inputs.userId.value, "plain": userId, "keys": $keys($), "all": $ }'
+`),
+    );
+    await runtime.execute('fn', { userId: 'u1', age: '7' });
+    expect(JSON.parse(server.requests[0]!.body)).toEqual({
+      id: 'u1',
+      plain: 'u1',
+      keys: ['userId', 'age'],
+      // `$` itself is still exactly the parameter map: `inputs` is seen by paths, not sent.
+      all: { userId: 'u1', age: 7 },
+    });
+  });
+
+  test('outputTransform reads the status and headers as $$.status / $$.headers, even without a body', async () => {
+    const server = await testServer((req, res) => {
+      if (req.url === '/empty') {
+        res.writeHead(201, { location: '/items/it-42' });
+        res.end();
+      } else json(res, 201, { name: 'n' }, { location: '/items/it-43', 'set-cookie': 'sid=secret' });
+    });
+    const runtime = runtimeFor({
+      'functions/create-empty.platform': `provider: DATA_PROVIDER_REST
+method: POST
+url: ${server.url}/empty
+outputTransform: '{ "id": $split($$.headers.location, "/")[-1], "status": $$.status }'
+`,
+      'functions/create-body.platform': `provider: DATA_PROVIDER_REST
+method: POST
+url: ${server.url}/body
+outputTransform: '{ "name": name, "loc": $$.headers.location, "cookie": $$.headers."set-cookie", "keys": $keys($), "body": $ }'
+`,
+      'functions/create-identity.platform': `provider: DATA_PROVIDER_REST
+method: POST
+url: ${server.url}/empty
+outputTransform: $
+`,
+    });
+    expect(await runtime.execute('create-empty')).toMatchObject({ output: { id: 'it-42', status: 201 } });
+    expect(await runtime.execute('create-body')).toMatchObject({
+      output: { name: 'n', loc: '/items/it-43', cookie: '***', keys: 'name', body: { name: 'n' } },
+    });
+    // A transform that hands its input back gives the body itself (none here), not a stand-in.
+    expect(await runtime.execute('create-identity')).toMatchObject({ output: null });
+  });
+});
+
+describe('values keep their shape', () => {
+  const jpeg = readFileSync(join(FIXTURES, 'images', 'sample-32x24.jpg'));
+
+  test('a body parameter converted to buffer is uploaded as the raw bytes with their content type', async () => {
+    const server = await testServer((_, res) => json(res, 200, { stored: true }));
+    const runtime = runtimeFor(
+      fn(`provider: DATA_PROVIDER_REST
+method: PUT
+url: ${server.url}/photos/{id}
+parameters:
+  id: { location: path, type: string, required: true }
+  photo: { location: body, type: image, required: true }
+conversions:
+  - property: photo
+    from: base64
+    to: buffer
+`),
+    );
+    await runtime.execute('fn', { id: 'p1', photo: jpeg.toString('base64') });
+    const [req] = server.requests;
+    expect(req!.method).toBe('PUT');
+    expect(req!.headers['content-type']).toBe('image/jpeg');
+    expect(req!.headers['content-length']).toBe(String(jpeg.length));
+    expect(req!.bytes.equals(jpeg)).toBe(true);
+  });
+
+  test('a local-uri file converted to buffer goes raw too; a content-type parameter wins', async () => {
+    const server = await testServer((_, res) => json(res, 200, {}));
+    const root = tempSolution();
+    const files = new FileStore(join(root, '.restfn', 'files'));
+    const uri = files.save(jpeg, 'jpg');
+    const runtime = runtimeFor(
+      fn(`provider: DATA_PROVIDER_REST
+method: PATCH
+url: ${server.url}/avatar
+parameters:
+  file: { location: body, type: image }
+  Content-Type: { location: header, type: string, value: application/octet-stream }
+conversions:
+  - property: file
+    from: local-uri
+    to: buffer
+`),
+      { files },
+    );
+    await runtime.execute('fn', { file: uri });
+    expect(server.requests[0]!.headers['content-type']).toBe('application/octet-stream');
+    expect(server.requests[0]!.bytes.equals(jpeg)).toBe(true);
+  });
+
+  test('bytes inside a JSON body are base64 text; structured values stay structured under type: string', async () => {
+    const server = await testServer((_, res) => json(res, 200, {}));
+    const runtime = runtimeFor(
+      fn(`provider: DATA_PROVIDER_REST
+method: POST
+url: ${server.url}/docs
+parameters:
+  file: { location: body, type: image }
+  meta: { location: body, type: string }
+  tags: { location: body, type: string }
+  count: { location: body, type: string }
+  X-Meta: { location: header, type: string }
+conversions:
+  - property: file
+    from: base64
+    to: buffer
+`),
+    );
+    const meta = { author: 'ada', pages: 3 };
+    await runtime.execute('fn', {
+      file: jpeg.toString('base64'),
+      meta,
+      tags: ['a', 'b'],
+      count: 42,
+      'X-Meta': meta,
+    });
+    const [req] = server.requests;
+    expect(req!.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(req!.body)).toEqual({
+      file: jpeg.toString('base64'),
+      meta,
+      tags: ['a', 'b'],
+      count: '42',
+    });
+    expect(req!.headers['x-meta']).toBe(JSON.stringify(meta));
+  });
+});
+
+describe('@ctx.user outside the platform', () => {
+  test('from solution.yaml settings.user, overridden per field by the runtime option', async () => {
+    const server = await testServer((_, res) => json(res, 200, {}));
+    const files = {
+      'solution.yaml': 'name: s\nsettings:\n  user:\n    id: u-1\n    email: dev@example.test\n',
+      ...fn(`provider: DATA_PROVIDER_REST
+method: GET
+url: ${server.url}/me
+parameters:
+  X-User: { location: header, type: string, value: "=@ctx.user.id & ' ' & @ctx.user.email" }
+`),
+    };
+    await runtimeFor(files).execute('fn');
+    await runtimeFor(files, { user: { email: 'ops@example.test' } }).execute('fn');
+    expect(server.requests.map((r) => r.headers['x-user'])).toEqual([
+      'u-1 dev@example.test',
+      'u-1 ops@example.test',
+    ]);
   });
 });
 

@@ -14,8 +14,9 @@ import { printAlert } from '../alerts.js';
 import { credentialProvider, openCredentials } from '../credentials.js';
 import { solutionDir } from '../solution-dir.js';
 import { openFiles, openStore } from '../store-path.js';
+import { addUserOptions, type UserOptions, userFrom } from '../user-options.js';
 
-interface Options {
+interface Options extends UserOptions {
   param: string[];
   params?: string;
   solution?: string;
@@ -24,59 +25,60 @@ interface Options {
 }
 
 export function registerRun(program: Command): void {
-  program
-    .command('run')
-    .description('execute one function: the output as JSON on stdout, diagnostics on stderr')
-    .argument('<name>', 'function name')
-    .option('-p, --param <name=value>', 'a parameter value (repeatable)', collect, [])
-    .option('--params <json>', 'parameter values as a JSON object (-p values override)')
-    .option('-s, --solution <dir>', 'solution folder (default: found from the current folder upward)')
-    .option('-v, --verbose', 'trace requests and responses on stderr (credentials masked)')
-    .option('--db <file>', 'local database for queries and guards (default: <solution>/.restfn/local.db)')
-    .action(async (name: string, options: Options) => {
-      const parameters = parseParameters(options);
-      const solution = loadSolution(solutionDir(options.solution));
-      const file = solution.functions.get(name);
-      if (file) {
-        // Refuse to call anything from a definition with errors; warnings are shown but do not stop it.
-        const { diagnostics, errors } = await validateSolution(solution, { only: new Set([file.yaml.file]) });
-        for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
-        if (errors > 0)
-          throw new DefinitionError(`function '${name}' has ${errors} error(s); fix them first`, diagnostics);
-      }
-      // Queries, guards, conversions and error tables use the local state folder; other functions never touch it.
-      const d = file?.definition;
-      const writesErrorTables = d?.error?.some((h) => h.operations?.length);
-      const store =
-        d?.queries || d?.guard || d?.conversions || writesErrorTables
-          ? openStore(solution.root, options.db)
-          : undefined;
-      const runtime = createRuntime(solution, {
-        store,
-        files: store && openFiles(store),
-        credentials: credentialProvider(solution.root),
-      });
-      runtime.on(printAlert);
-      if (options.verbose) runtime.on(trace);
-      try {
-        const result = await executeOfferingLogin(
-          () => runtime.execute(name, parameters),
-          solution.root,
-        ).catch((error: unknown) => {
+  addUserOptions(
+    program
+      .command('run')
+      .description('execute one function: the output as JSON on stdout, diagnostics on stderr')
+      .argument('<name>', 'function name')
+      .option('-p, --param <name=value>', 'a parameter value (repeatable)', collect, [])
+      .option('--params <json>', 'parameter values as a JSON object (-p values override)')
+      .option('-s, --solution <dir>', 'solution folder (default: found from the current folder upward)')
+      .option('-v, --verbose', 'trace requests and responses on stderr (credentials masked)')
+      .option('--db <file>', 'local database for queries and guards (default: <solution>/.restfn/local.db)'),
+  ).action(async (name: string, options: Options) => {
+    const parameters = parseParameters(options);
+    const solution = loadSolution(solutionDir(options.solution));
+    const file = solution.functions.get(name);
+    if (file) {
+      // Refuse to call anything from a definition with errors; warnings are shown but do not stop it.
+      const { diagnostics, errors } = await validateSolution(solution, { only: new Set([file.yaml.file]) });
+      for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+      if (errors > 0)
+        throw new DefinitionError(`function '${name}' has ${errors} error(s); fix them first`, diagnostics);
+    }
+    // Queries, guards, conversions and error tables use the local state folder; other functions never touch it.
+    const d = file?.definition;
+    const writesErrorTables = d?.error?.some((h) => h.operations?.length);
+    const store =
+      d?.queries || d?.guard || d?.conversions || writesErrorTables
+        ? openStore(solution.root, options.db)
+        : undefined;
+    const runtime = createRuntime(solution, {
+      store,
+      files: store && openFiles(store),
+      credentials: credentialProvider(solution.root),
+      user: userFrom(options),
+    });
+    runtime.on(printAlert);
+    if (options.verbose) runtime.on(trace);
+    try {
+      const result = await executeOfferingLogin(() => runtime.execute(name, parameters), solution.root).catch(
+        (error: unknown) => {
           // A failure shaped by the older `errorTransform` still gives its output; the exit code says it failed.
           const output = (error as { output?: unknown }).output;
           if (output !== undefined) process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
           throw error;
-        });
-        if (result.status === 'skipped') process.stderr.write(`restfn: ${name} skipped: ${result.reason}\n`);
-        process.stdout.write(
-          `${JSON.stringify(result.status === 'ok' ? result.output : null, null, 2) ?? 'null'}\n`,
-        );
-      } finally {
-        await runtime.close();
-        store?.close();
-      }
-    });
+        },
+      );
+      if (result.status === 'skipped') process.stderr.write(`restfn: ${name} skipped: ${result.reason}\n`);
+      process.stdout.write(
+        `${JSON.stringify(result.status === 'ok' ? result.output : null, null, 2) ?? 'null'}\n`,
+      );
+    } finally {
+      await runtime.close();
+      store?.close();
+    }
+  });
 }
 
 /**

@@ -9,60 +9,65 @@ import { printAlert } from '../alerts.js';
 import { credentialProvider } from '../credentials.js';
 import { solutionDir } from '../solution-dir.js';
 import { openFiles, openStore } from '../store-path.js';
+import { addUserOptions, type UserOptions, userFrom } from '../user-options.js';
 
-interface Options {
+interface Options extends UserOptions {
   solution?: string;
   db?: string;
 }
 
 export function registerSync(program: Command): void {
-  program
-    .command('sync')
-    .description('run datasources: fill their local tables from their functions (all datasources by default)')
-    .argument('[datasources...]', 'datasource names')
-    .option('-s, --solution <dir>', 'solution folder (default: found from the current folder upward)')
-    .option('--db <file>', 'local database file (default: <solution>/.restfn/local.db)')
-    .action(async (names: string[], options: Options) => {
-      const solution = loadSolution(solutionDir(options.solution));
-      const { diagnostics, errors } = await validateSolution(solution);
-      if (errors > 0) {
-        for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
-        throw new DefinitionError(
-          `the solution has ${errors} error(s); fix them first ('restfn validate')`,
-          diagnostics,
+  addUserOptions(
+    program
+      .command('sync')
+      .description(
+        'run datasources: fill their local tables from their functions (all datasources by default)',
+      )
+      .argument('[datasources...]', 'datasource names')
+      .option('-s, --solution <dir>', 'solution folder (default: found from the current folder upward)')
+      .option('--db <file>', 'local database file (default: <solution>/.restfn/local.db)'),
+  ).action(async (names: string[], options: Options) => {
+    const solution = loadSolution(solutionDir(options.solution));
+    const { diagnostics, errors } = await validateSolution(solution);
+    if (errors > 0) {
+      for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+      throw new DefinitionError(
+        `the solution has ${errors} error(s); fix them first ('restfn validate')`,
+        diagnostics,
+      );
+    }
+    const all = solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
+    const store = openStore(solution.root, options.db);
+    const runtime = createRuntime(solution, {
+      store,
+      files: store && openFiles(store),
+      credentials: credentialProvider(solution.root),
+      user: userFrom(options),
+    });
+    runtime.on(printAlert);
+    const progress = progressReporter();
+    try {
+      for (const name of names.length > 0 ? names : all) {
+        const started = performance.now();
+        const result = await runtime.sync(name, { onProgress: progress.update });
+        progress.clear();
+        const seconds = ((performance.now() - started) / 1000).toFixed(1);
+        const rows = result.rows === undefined ? '' : `, query returns ${result.rows.length} rows`;
+        process.stdout.write(
+          `${name}: ${result.entities.map(describe).join('; ') || 'no functions'}${rows} (${seconds} s)\n`,
         );
-      }
-      const all = solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
-      const store = openStore(solution.root, options.db);
-      const runtime = createRuntime(solution, {
-        store,
-        files: store && openFiles(store),
-        credentials: credentialProvider(solution.root),
-      });
-      runtime.on(printAlert);
-      const progress = progressReporter();
-      try {
-        for (const name of names.length > 0 ? names : all) {
-          const started = performance.now();
-          const result = await runtime.sync(name, { onProgress: progress.update });
-          progress.clear();
-          const seconds = ((performance.now() - started) / 1000).toFixed(1);
-          const rows = result.rows === undefined ? '' : `, query returns ${result.rows.length} rows`;
-          process.stdout.write(
-            `${name}: ${result.entities.map(describe).join('; ') || 'no functions'}${rows} (${seconds} s)\n`,
-          );
-          for (const entity of result.entities) {
-            if (entity.stopped === 'page-cap' || entity.stopped === 'repeated-page') {
-              process.stderr.write(`restfn: warning: ${entity.entity}: ${STOPS[entity.stopped]}\n`);
-            }
+        for (const entity of result.entities) {
+          if (entity.stopped === 'page-cap' || entity.stopped === 'repeated-page') {
+            process.stderr.write(`restfn: warning: ${entity.entity}: ${STOPS[entity.stopped]}\n`);
           }
         }
-      } finally {
-        progress.clear();
-        await runtime.close();
-        store.close();
       }
-    });
+    } finally {
+      progress.clear();
+      await runtime.close();
+      store.close();
+    }
+  });
 }
 
 const STOPS = {

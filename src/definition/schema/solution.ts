@@ -35,6 +35,15 @@ export const solutionDefinition = strict({
     })
       .optional()
       .describe('Outbound HTTP settings for every function of the solution.'),
+    user: strict({
+      id: z.string().optional(),
+      email: z.string().optional(),
+      displayName: z.string().optional(),
+    })
+      .optional()
+      .describe(
+        'The user expressions read as @ctx.user when restfn runs outside the platform (the CLI options --user-* override it).',
+      ),
     sync: strict({
       maxPages: positiveInt.optional().describe('Most continuation pages one sync follows. Default: 1000.'),
     })
