@@ -4,6 +4,7 @@ import { CredentialError } from '../errors/credential-error.js';
 import { DefinitionError } from '../errors/definition-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { ExpressionError } from '../expression/errors.js';
+import { ScriptError } from '../expression/scripts/errors.js';
 import { InvalidUrlError } from '../http/build-request.js';
 import { FunctionNotFoundError, ParameterError } from '../runtime/errors.js';
 
@@ -34,6 +35,7 @@ export function exitCodeFor(error: unknown): number {
   if (
     error instanceof DefinitionError ||
     error instanceof ExpressionError ||
+    error instanceof ScriptError ||
     error instanceof InvalidUrlError
   ) {
     return EXIT.INVALID_DEFINITION;

@@ -67,6 +67,16 @@ export const RULES = {
     summary: 'An error handler `when` is true for a successful 200 response, so data would never load.',
   },
   EXPRESSION_SYNTAX: { severity: 'error', summary: 'An expression does not compile as JSONata.' },
+  UNKNOWN_NAME: {
+    severity: 'error',
+    summary:
+      "An expression calls a `$function` or reads a `$variable` that is neither JSONata's, restfn's, nor a script module's.",
+  },
+  SCRIPT_LOAD: {
+    severity: 'error',
+    summary:
+      'An expression script (`scripts/expressions/*.js`) does not load: a syntax error, an import, or a file name that is no module name.',
+  },
   LITERAL_CREDENTIAL: {
     severity: 'warning',
     summary:

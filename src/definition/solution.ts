@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { z } from 'zod';
 import { RestfnError } from '../errors/restfn-error.js';
+import type { ScriptModule } from '../expression/scripts/sandbox.js';
 import { type Diagnostic, diagnostic } from './diagnostic.js';
 import {
   type ActionDefinition,
@@ -45,6 +46,8 @@ export interface Solution {
   readonly files: ReadonlyArray<SourceFile<'function' | 'datasource' | 'action'>>;
   /** Functions by name; with duplicate names the first file (in path order) wins. */
   readonly functions: ReadonlyMap<string, SourceFile<'function'>>;
+  /** The expression script modules (`scripts/expressions/*.js`), by file name order. */
+  readonly scripts: readonly ScriptModule[];
   /** Findings of loading: YAML syntax and schema. `validateSolution` adds the semantic rules. */
   readonly diagnostics: readonly Diagnostic[];
 }
@@ -102,7 +105,23 @@ export function loadSolution(root: string, options: LoadOptions = {}): Solution 
     }
   }
   const name = settings?.definition?.name ?? basename(absRoot);
-  return { root: absRoot, name, settings, files, functions, diagnostics };
+  const scripts = scriptModules(join(absRoot, SCRIPTS_FOLDER), displayBase);
+  return { root: absRoot, name, settings, files, functions, scripts, diagnostics };
+}
+
+/** Where a solution keeps its expression scripts: `$<file name>.<function>(...)` in expressions. */
+export const SCRIPTS_FOLDER = join('scripts', 'expressions');
+
+function scriptModules(dir: string, displayBase: string): ScriptModule[] {
+  if (!isDirectory(dir)) return [];
+  return readdirSync(dir)
+    .filter((entry) => entry.endsWith('.js') && statSync(join(dir, entry)).isFile())
+    .sort()
+    .map((entry) => ({
+      name: entry.slice(0, -3),
+      file: displayPath(join(dir, entry), displayBase),
+      source: readFileSync(join(dir, entry), 'utf8'),
+    }));
 }
 
 /** Reads one file and checks it against the schema of its kind. */

@@ -1,7 +1,8 @@
-import { compareDiagnostics, type Diagnostic } from './diagnostic.js';
+import { ScriptSandbox } from '../expression/scripts/sandbox.js';
+import { compareDiagnostics, type Diagnostic, diagnostic } from './diagnostic.js';
 import { bodyOnGet } from './rules/body.js';
 import { literalCredential, localCallCredential } from './rules/credentials.js';
-import { expressionSyntax } from './rules/expressions.js';
+import { expressionSyntax, type KnownNames } from './rules/expressions.js';
 import { handlerMatchesSuccess } from './rules/handlers.js';
 import { fileName, functionId, uniqueName } from './rules/naming.js';
 import { deprecatedKeys, parameterLocation } from './rules/parameters.js';
@@ -45,10 +46,11 @@ export async function validateSolution(
   options: { only?: ReadonlySet<string> } = {},
 ): Promise<ValidationResult> {
   const found: Diagnostic[] = [...solution.diagnostics];
+  const known = await scriptNames(solution, found);
   const files: SourceFile[] = [...(solution.settings ? [solution.settings] : []), ...solution.files];
   for (const file of files) {
     const r = reporterFor(file, found);
-    expressionSyntax(file, r);
+    expressionSyntax(file, r, known);
     functionReferences(file, r, solution);
     guardCycle(file, r, solution);
     if (file.kind !== 'function') continue;
@@ -61,4 +63,23 @@ export async function validateSolution(
   const errors = diagnostics.filter((d) => d.severity === 'error').length;
   const checked = only ? files.filter((f) => only.has(f.yaml.file)).length : files.length;
   return { diagnostics, errors, warnings: diagnostics.length - errors, files: checked };
+}
+
+/**
+ * Loads the solution's expression scripts in their sandbox to learn what they export (exports are
+ * only known by running a module); modules that do not load are SCRIPT_LOAD findings.
+ */
+async function scriptNames(solution: Solution, found: Diagnostic[]): Promise<KnownNames> {
+  if (solution.scripts.length === 0) return { scripts: new Map(), unloaded: new Set() };
+  const sandbox = new ScriptSandbox(solution.scripts);
+  try {
+    const { functions, problems } = await sandbox.load();
+    for (const p of problems) found.push(diagnostic('SCRIPT_LOAD', p.message, p));
+    const failed = new Set(problems.map((p) => p.file));
+    // A module that did not load still exists: calls into it are not reported a second time.
+    const unloaded = new Set(solution.scripts.filter((m) => failed.has(m.file)).map((m) => m.name));
+    return { scripts: functions, unloaded };
+  } finally {
+    sandbox.dispose();
+  }
 }

@@ -2,7 +2,7 @@ import jsonata from 'jsonata';
 import { ExpressionError, isJsonataFailure } from './errors.js';
 import { CUSTOM_FUNCTIONS } from './functions.js';
 import { DEFAULT_LIMITS, type ExpressionLimits } from './limits.js';
-import { translateContext } from './translate.js';
+import { type Translation, translateContext } from './translate.js';
 
 export type CompiledExpression = jsonata.Expression;
 
@@ -13,7 +13,9 @@ export interface CompileFailure {
   readonly message: string;
 }
 
-type Compiled = { ok: true; expression: CompiledExpression } | { ok: false; failure: CompileFailure };
+type Compiled =
+  | { ok: true; expression: CompiledExpression; translation: Translation }
+  | { ok: false; failure: CompileFailure };
 
 /**
  * Compiled expressions by limits and source text: each distinct text is parsed once per process.
@@ -38,7 +40,7 @@ function parse(source: string, limits: ExpressionLimits): Compiled {
     const options = { timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence };
     const expression = jsonata(translation.text, options as jsonata.JsonataOptions);
     for (const f of CUSTOM_FUNCTIONS) expression.registerFunction(f.name, f.implementation, f.signature);
-    return { ok: true, expression };
+    return { ok: true, expression, translation };
   } catch (error) {
     if (!isJsonataFailure(error)) throw error;
     // JSONata's `position` is the index just past the offending token.
@@ -73,4 +75,13 @@ export function checkSyntax(
 ): CompileFailure | undefined {
   const compiled = compile(source, limits);
   return compiled.ok ? undefined : compiled.failure;
+}
+
+/** The parsed expression and how its positions map back to the source; undefined when it does not compile. */
+export function analyse(
+  source: string,
+  limits: ExpressionLimits = DEFAULT_LIMITS,
+): { ast: jsonata.ExprNode; translation: Translation } | undefined {
+  const compiled = compile(source, limits);
+  return compiled.ok ? { ast: compiled.expression.ast(), translation: compiled.translation } : undefined;
 }

@@ -1,7 +1,17 @@
 import { compileExpression } from './compile.js';
 import { ExpressionError, isJsonataFailure } from './errors.js';
 import { DEFAULT_LIMITS, type ExpressionLimits } from './limits.js';
+import { ScriptError } from './scripts/errors.js';
 import { CONTEXT_VARIABLE } from './translate.js';
+
+/** What expressions of one solution evaluate with: the guardrails and the script functions. */
+export interface ExpressionEnv {
+  readonly limits: ExpressionLimits;
+  /** Extra `$` bindings: the solution's script functions (`module·fn`). */
+  readonly functions: Readonly<Record<string, unknown>>;
+}
+
+export const DEFAULT_ENV: ExpressionEnv = Object.freeze({ limits: DEFAULT_LIMITS, functions: {} });
 
 /**
  * Evaluates an expression body with `$` bound to `input` and `@ctx` to `context`. Runtime failures
@@ -12,13 +22,14 @@ export async function evaluateExpression(
   source: string,
   input: unknown,
   context: unknown,
-  limits: ExpressionLimits = DEFAULT_LIMITS,
+  env: ExpressionEnv = DEFAULT_ENV,
 ): Promise<unknown> {
-  const expression = compileExpression(source, limits);
+  const expression = compileExpression(source, env.limits);
   try {
-    return normalise(await expression.evaluate(input, { [CONTEXT_VARIABLE]: context }));
+    return normalise(await expression.evaluate(input, { ...env.functions, [CONTEXT_VARIABLE]: context }));
   } catch (error) {
-    if (!isJsonataFailure(error)) throw error;
+    // A script's own failure keeps its code (SCRIPT_TIMEOUT, ...); the caller adds the expression's place.
+    if (error instanceof ScriptError || !isJsonataFailure(error)) throw error;
     throw new ExpressionError('EXPRESSION_EVALUATION', `${error.message} (JSONata ${error.code})`, {
       jsonataCode: error.code,
       ...(error.position === undefined ? {} : { index: Math.max(0, error.position - 1) }),

@@ -11,3 +11,16 @@ export const CUSTOM_FUNCTIONS: ReadonlyArray<{
   implementation: (value: unknown) => unknown;
   signature: string;
 }> = [{ name: 'isTempId', implementation: isTempId, signature: '<j-:b>' }];
+
+/**
+ * JSONata's own functions (2.x): `$name` of any of these is known to every expression. A test
+ * checks each against JSONata itself.
+ */
+export const JSONATA_FUNCTIONS: ReadonlySet<string> = new Set(
+  `sum count max min average string substring substringBefore substringAfter lowercase uppercase
+  length trim pad match contains replace split join formatNumber formatBase formatInteger
+  parseInteger number floor ceil round abs sqrt power random boolean not map zip filter single
+  reduce sift keys lookup append exists spread merge reverse each error assert type sort shuffle
+  distinct base64encode base64decode encodeUrlComponent encodeUrl decodeUrlComponent decodeUrl eval
+  toMillis fromMillis clone now millis`.split(/\s+/),
+);

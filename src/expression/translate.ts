@@ -1,6 +1,22 @@
 /** The JSONata variable `@ctx` and `@.` become (`$ctx`). */
 export const CONTEXT_VARIABLE = 'ctx';
 
+/**
+ * Joins a script module and its function into one variable name: `$utils.coalesce(` becomes
+ * `$utils·coalesce(`. JSONata would otherwise evaluate the arguments of `$utils.coalesce(a)` against
+ * `$utils` (a path step) instead of the expression's input. `·` is a name character in JSONata and
+ * never appears in a module or function name.
+ */
+export const MODULE_SEPARATOR = '\u00b7';
+
+/** `$module.function(`: a call of a script module's function. */
+const MODULE_CALL = /\$([A-Za-z_][A-Za-z0-9_]*)\.([A-Za-z_][A-Za-z0-9_]*)\s*\(/y;
+
+/** The variable a module function is bound to. */
+export function moduleFunctionVariable(module: string, fn: string): string {
+  return `${module}${MODULE_SEPARATOR}${fn}`;
+}
+
 export interface Translation {
   readonly text: string;
   /** Maps an index in `text` back to the index in the source it came from. */
@@ -10,9 +26,10 @@ export interface Translation {
 const IDENTIFIER_CHAR = /[A-Za-z0-9_$]/;
 
 /**
- * Translates the platform's context notation into plain JSONata: `@ctx` and its short alias `@.`
- * become the bound variable `$ctx`. Only code is translated: string literals, backquoted names and
- * comments are copied as they are, and JSONata's own `@$var` binding is left alone.
+ * Translates the platform's notation into plain JSONata: `@ctx` and its short alias `@.` become the
+ * bound variable `$ctx`, and script calls `$module.fn(` become `$module·fn(`. Only code is
+ * translated: string literals, backquoted names and comments are copied as they are, and JSONata's
+ * own `@$var` binding is left alone.
  */
 export function translateContext(source: string): Translation {
   let out = '';
@@ -41,6 +58,11 @@ export function translateContext(source: string): Translation {
       replace(4, `$${CONTEXT_VARIABLE}`);
     } else if (ch === '@' && source[i + 1] === '.') {
       replace(2, `$${CONTEXT_VARIABLE}.`);
+    } else if (ch === '$' && moduleCallAt(source, i)) {
+      const [, module, fn] = moduleCallAt(source, i)!;
+      // Same length: `.` becomes `·`, so positions need no anchor.
+      out += `$${moduleFunctionVariable(module!, fn!)}`;
+      i += 1 + module!.length + 1 + fn!.length;
     } else {
       out += ch;
       i += 1;
@@ -59,6 +81,12 @@ export function translateContext(source: string): Translation {
       return from + (index - to);
     },
   };
+}
+
+function moduleCallAt(source: string, at: number): RegExpExecArray | null {
+  MODULE_CALL.lastIndex = at;
+  const match = MODULE_CALL.exec(source);
+  return match && match[1] !== CONTEXT_VARIABLE ? match : null;
 }
 
 /** Index just past the closing quote; backslash escapes apply in string literals, not in backquotes. */

@@ -2,8 +2,8 @@ import { describePath } from '../definition/schema-issues.js';
 import type { SourceFile } from '../definition/solution.js';
 import type { PropertyPath } from '../definition/yaml-file.js';
 import { ExpressionError } from '../expression/errors.js';
-import { evaluateExpression } from '../expression/evaluate.js';
-import type { ExpressionLimits } from '../expression/limits.js';
+import { type ExpressionEnv, evaluateExpression } from '../expression/evaluate.js';
+import { ScriptError } from '../expression/scripts/errors.js';
 import { expressionSource } from '../expression/source.js';
 
 /**
@@ -17,15 +17,21 @@ export async function evaluateField(
   raw: unknown,
   input: unknown,
   context: unknown,
-  limits: ExpressionLimits,
+  env: ExpressionEnv,
   alwaysJsonata = false,
 ): Promise<unknown> {
   if (typeof raw !== 'string') return raw;
   const source = expressionSource(raw, alwaysJsonata);
   if (!source) return raw;
   try {
-    return await evaluateExpression(source.body, input, context, limits);
+    return await evaluateExpression(source.body, input, context, env);
   } catch (error) {
+    if (error instanceof ScriptError) {
+      // Where the expression that called the script is, next to where the script failed.
+      const at = file.yaml.locateInValue(path, source.offset);
+      error.message = `${at.file}:${at.line}:${at.col} (${describePath(path)}): ${error.message}`;
+      throw error;
+    }
     if (!(error instanceof ExpressionError)) throw error;
     const at = file.yaml.locateInValue(path, source.offset + (error.index ?? 0));
     throw new ExpressionError(error.code as 'EXPRESSION_SYNTAX' | 'EXPRESSION_EVALUATION', error.detail, {
@@ -44,9 +50,9 @@ export interface Field {
   fail(path: PropertyPath, message: string): ExpressionError;
 }
 
-export function fieldsOf(file: SourceFile, ctx: unknown, limits: ExpressionLimits): Field {
+export function fieldsOf(file: SourceFile, ctx: unknown, env: ExpressionEnv): Field {
   const field = (path: PropertyPath, raw: unknown, input: unknown, alwaysJsonata = false) =>
-    evaluateField(file, path, raw, input, ctx, limits, alwaysJsonata);
+    evaluateField(file, path, raw, input, ctx, env, alwaysJsonata);
   return Object.assign(field, {
     fail(path: PropertyPath, message: string) {
       const at = file.yaml.locate(path);

@@ -3,6 +3,7 @@ import type { Clock } from '../errors/clock.js';
 import { SYSTEM_CLOCK } from '../errors/clock.js';
 import { DEFAULT_RETRY, type RetryDefaults } from '../errors/retry.js';
 import { DEFAULT_LIMITS, type ExpressionLimits } from '../expression/limits.js';
+import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from '../expression/scripts/sandbox.js';
 import { DEFAULT_HTTP, type HttpOptions } from '../http/options.js';
 
 /** What `createRuntime` accepts: every field optional; the solution's settings apply beneath these. */
@@ -22,6 +23,8 @@ export interface RuntimeOptions {
   readonly retry?: Partial<RetryDefaults>;
   /** Time for retry delays and alert grouping; tests inject one that records instead of waiting. */
   readonly clock?: Clock;
+  /** Limits of the solution's expression scripts. */
+  readonly scripts?: Partial<ScriptLimits>;
 }
 
 /** Every field set: defaults, then the solution's `settings`, then the caller's options. */
@@ -33,6 +36,7 @@ export interface NormalizedOptions {
   readonly locale: string;
   readonly retry: RetryDefaults;
   readonly clock: Clock;
+  readonly scripts: ScriptLimits;
 }
 
 export function normalizeOptions(solution: Solution, options: RuntimeOptions = {}): NormalizedOptions {
@@ -45,5 +49,14 @@ export function normalizeOptions(solution: Solution, options: RuntimeOptions = {
     locale: options.locale ?? process.env.LANG?.split('.')[0] ?? 'en',
     retry: { ...DEFAULT_RETRY, ...options.retry },
     clock: options.clock ?? SYSTEM_CLOCK,
+    scripts: {
+      timeoutMs:
+        options.scripts?.timeoutMs ?? settings?.scripts?.timeoutMs ?? DEFAULT_SCRIPT_LIMITS.timeoutMs,
+      memoryBytes:
+        options.scripts?.memoryBytes ??
+        (settings?.scripts?.memoryLimitMb === undefined
+          ? DEFAULT_SCRIPT_LIMITS.memoryBytes
+          : settings.scripts.memoryLimitMb * 1024 * 1024),
+    },
   };
 }

@@ -41,7 +41,7 @@ export async function paginate(
     const { file, ctx } = execution;
     const continuation = file.definition.continuation;
     if (!continuation) return { pages: page, stopped: 'done' };
-    const evaluate = fieldsOf(file, ctx, engine.options.expressions);
+    const evaluate = fieldsOf(file, ctx, engine.expressions);
     const field = (path: string[], raw: unknown) => evaluate(path, raw, output);
     if (!isTruthy(await field(['continuation', 'when'], continuation.when)))
       return { pages: page, stopped: 'done' };

@@ -8,7 +8,7 @@ import type { PropertyPath } from '../definition/yaml-file.js';
 import type { AlertCenter } from '../errors/alerts.js';
 import { CredentialError } from '../errors/credential-error.js';
 import { DefinitionError } from '../errors/definition-error.js';
-import { isTruthy } from '../expression/evaluate.js';
+import { type ExpressionEnv, isTruthy } from '../expression/evaluate.js';
 import { isExpression } from '../expression/source.js';
 import type { PlacedValue } from '../http/build-request.js';
 import { CallError } from '../http/errors.js';
@@ -50,6 +50,8 @@ export interface Engine {
   /** The device file store for `local-uri` conversions. */
   readonly files: FileStore | undefined;
   readonly alerts: AlertCenter;
+  /** Guardrails and script functions for every expression (the functions appear once `ready()` ran). */
+  readonly expressions: ExpressionEnv;
 }
 
 export type FunctionFile = SourceFile<'function'> & { readonly definition: FunctionDefinition };
@@ -108,7 +110,7 @@ export async function runFunction(
     const file = functionFile(engine.solution, name);
     const definition = file.definition;
     const ctx = createContext(engine.solution, correlationId, engine.options.user, call);
-    const field = fieldsOf(file, ctx, engine.options.expressions);
+    const field = fieldsOf(file, ctx, engine.expressions);
     const skip = (reason: string, guardFailed = false): Execution => {
       if (events.active) events.emit({ type: 'skipped', correlationId, function: name, reason });
       return { result: { status: 'skipped', reason, correlationId }, ctx, file, guardFailed };

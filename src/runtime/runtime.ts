@@ -4,6 +4,8 @@ import { didYouMean } from '../definition/suggest.js';
 import { AlertCenter } from '../errors/alerts.js';
 import { DefinitionError } from '../errors/definition-error.js';
 import { UsageError } from '../errors/restfn-error.js';
+import { ScriptError } from '../expression/scripts/errors.js';
+import { ScriptSandbox } from '../expression/scripts/sandbox.js';
 import { Transport } from '../http/transport.js';
 import type { FileStore } from '../local/files.js';
 import type { LocalStore } from '../local/store.js';
@@ -28,10 +30,15 @@ export class Runtime {
   readonly options: NormalizedOptions;
   private readonly engine: Engine;
   private readonly events = new EventBus();
+  /** The solution's expression scripts, loaded on first use. */
+  private readonly scripts: ScriptSandbox | undefined;
+  private readonly functions: Record<string, unknown> = {};
 
   constructor(solution: Solution, options: CreateRuntimeOptions = {}) {
     this.solution = solution;
     this.options = normalizeOptions(solution, options);
+    this.scripts =
+      solution.scripts.length > 0 ? new ScriptSandbox(solution.scripts, this.options.scripts) : undefined;
     this.engine = {
       solution,
       options: this.options,
@@ -41,6 +48,7 @@ export class Runtime {
       store: options.store,
       files: options.files,
       alerts: new AlertCenter(this.options.clock),
+      expressions: { limits: this.options.expressions, functions: this.functions },
     };
   }
 
@@ -48,13 +56,28 @@ export class Runtime {
    * Executes the function `name` with the caller's parameter values. Resolves with the output, or with
    * `status: 'skipped'` when its `when` is false; rejects with a `RestfnError` carrying a stable code.
    */
-  execute(
+  async execute(
     name: string,
     parameters: Readonly<Record<string, unknown>> = {},
     context: CallContext = {},
     options: { signal?: AbortSignal } = {},
   ): Promise<ExecutionResult> {
+    await this.ready();
     return executeFunction(this.engine, name, parameters, context, options.signal);
+  }
+
+  /**
+   * Loads the solution's expression scripts (once) and binds their functions for every expression.
+   * A module that does not load is an invalid definition (`restfn validate` reports where).
+   */
+  async ready(): Promise<void> {
+    if (!this.scripts || Object.keys(this.functions).length > 0) return;
+    const { problems } = await this.scripts.load();
+    if (problems.length > 0) {
+      const [first] = problems;
+      throw new ScriptError('SCRIPT_LOAD', `${first!.file}:${first!.line}:${first!.col}: ${first!.message}`);
+    }
+    Object.assign(this.functions, await this.scripts.bindings());
   }
 
   /**
@@ -71,6 +94,7 @@ export class Runtime {
   ): Promise<DatasourceResult> {
     const store = this.engine.store;
     if (!store) throw new UsageError('sync needs a local store: createRuntime(solution, { store })');
+    await this.ready();
     const file = this.solution.files.find((f) => f.kind === 'datasource' && f.name === name);
     if (!file) {
       const names = this.solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
@@ -99,8 +123,9 @@ export class Runtime {
     return this.events.on(listener);
   }
 
-  /** Closes pooled connections. */
+  /** Closes pooled connections and the script sandbox. */
   close(): Promise<void> {
+    this.scripts?.dispose();
     return this.engine.transport.close();
   }
 }

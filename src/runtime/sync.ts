@@ -79,7 +79,7 @@ export async function runDatasource(
 ): Promise<DatasourceResult> {
   const options = file.definition!.options;
   const ctx = createContext(engine.solution, 'datasource', engine.options.user, call);
-  const evaluate = fieldsOf(file, ctx, engine.options.expressions);
+  const evaluate = fieldsOf(file, ctx, engine.expressions);
   const field = (path: Array<string | number>, raw: unknown) => evaluate(path, raw, ctx);
   const entities: EntitySync[] = [];
   for (const [i, entry] of options.entities.entries()) {

@@ -21,7 +21,7 @@ export async function planWrites(
 ): Promise<StagedWrite[]> {
   const { file, ctx } = execution;
   const d = file.definition;
-  const field = fieldsOf(file, ctx, engine.options.expressions);
+  const field = fieldsOf(file, ctx, engine.expressions);
   const convert: Convert = async (records, conversions, at) =>
     applyConversions(records, await conversionList(conversions, at, field, ctx), engine.files);
   const operations = (ops: readonly Operation[], at: PropertyPath, output: unknown, records: unknown[]) =>
@@ -65,7 +65,7 @@ export async function planOperations(
   at: PropertyPath,
   defaultTable: string,
 ): Promise<StagedWrite[]> {
-  const field = fieldsOf(file, ctx, engine.options.expressions);
+  const field = fieldsOf(file, ctx, engine.expressions);
   const convert: Convert = async (records, conversions, path) =>
     applyConversions(records, await conversionList(conversions, path, field, ctx), engine.files);
   return operationWrites(

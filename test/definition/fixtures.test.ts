@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { RULES } from '../../src/definition/rule-codes.js';
@@ -13,9 +13,11 @@ import { EXAMPLES, FIXTURES, tempSolution } from '../helpers/temp-solution.js';
 type Finding = `${string} ${string} ${number}:${number}`;
 
 function expectedFindings(root: string): Finding[] {
+  const scripts = join(root, 'scripts', 'expressions');
   const files = [
     join(root, 'solution.yaml'),
     ...['functions', 'datasources', 'actions'].flatMap((d) => definitionFiles(join(root, d))),
+    ...(existsSync(scripts) ? readdirSync(scripts).map((f) => join(scripts, f)) : []),
   ];
   return files.flatMap((path) => {
     let text: string;
@@ -24,7 +26,7 @@ function expectedFindings(root: string): Finding[] {
     } catch {
       return [];
     }
-    return [...text.matchAll(/^# expect: (\w+) (\d+):(\d+)$/gm)].map(
+    return [...text.matchAll(/^(?:#|\/\/) expect: (\w+) (\d+):(\d+)$/gm)].map(
       (m) => `${relative(root, path)} ${m[1]} ${Number(m[2])}:${Number(m[3])}` as Finding,
     );
   });
@@ -85,6 +87,6 @@ test('every rule code is exercised by at least one fixture', () => {
       .filter((e) => e.isFile())
       .map((e) => readFileSync(join(e.parentPath, e.name), 'utf8'));
   const all = [...text(join(FIXTURES, 'invalid-functions')), ...text(join(FIXTURES, 'solutions'))].join('\n');
-  const missing = Object.keys(RULES).filter((code) => !all.includes(`# expect: ${code} `));
+  const missing = Object.keys(RULES).filter((code) => !all.includes(` expect: ${code} `));
   expect(missing).toEqual([]);
 });

@@ -2,6 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { checkSyntax } from '../../src/expression/compile.js';
 import { evaluateExpression } from '../../src/expression/evaluate.js';
+import { JSONATA_FUNCTIONS } from '../../src/expression/functions.js';
+import { freeNames } from '../../src/expression/names.js';
 import { translateContext } from '../../src/expression/translate.js';
 
 /** input -> translated JSONata. Only code is translated; literals, backquotes, comments and `@$x` are not. */
@@ -19,6 +21,12 @@ const TRANSLATIONS: Array<[string, string]> = [
   ['@ctxual', '@ctxual'],
   ["$lookup(@ctx.response.headers, 'retry-after')", "$lookup($ctx.response.headers, 'retry-after')"],
   ['@ctx.response.body."@odata.nextLink"', '$ctx.response.body."@odata.nextLink"'],
+  // Script calls: module and function joined into one variable, so arguments see the input.
+  ['$utils.coalesce(a, b)', '$utils\u00b7coalesce(a, b)'],
+  ['$u.now ()', '$u\u00b7now ()'],
+  ['$item.id', '$item.id'],
+  ['"$utils.x()"', '"$utils.x()"'],
+  ['@ctx.f()', '$ctx.f()'],
 ];
 
 describe('translateContext', () => {
@@ -82,7 +90,7 @@ describe('evaluateExpression', () => {
   });
 
   test('guardrails stop a runaway expression with a JSONata code', async () => {
-    const limits = { timeoutMs: 50, maxDepth: 500, maxSequence: 1000 };
+    const limits = { limits: { timeoutMs: 50, maxDepth: 500, maxSequence: 1000 }, functions: {} };
     // Not a tail call, so the stack grows until the depth limit.
     await expect(
       evaluateExpression('($f := function($n) { 1 + $f($n) }; $f(1))', null, {}, limits),
@@ -101,7 +109,7 @@ describe('evaluateExpression', () => {
         '[1..10] ~> $map(function($v) { [1..10] })',
         null,
         {},
-        { timeoutMs: 1000, maxDepth: 500, maxSequence: 5 },
+        { limits: { timeoutMs: 1000, maxDepth: 500, maxSequence: 5 }, functions: {} },
       ),
     ).rejects.toMatchObject({ jsonataCode: 'D2015' });
   });
@@ -109,5 +117,24 @@ describe('evaluateExpression', () => {
   test('checkSyntax reports the position of the failure in the source', () => {
     expect(checkSyntax('@.a > > 3')).toMatchObject({ jsonataCode: 'S0211', index: 6 });
     expect(checkSyntax('@ctx.a + 1')).toBeUndefined();
+  });
+});
+
+describe('names an expression uses', () => {
+  test('every name in the built-in list is a JSONata function', async () => {
+    for (const name of JSONATA_FUNCTIONS) {
+      expect(await evaluateExpression(`$${name}`, null, {}), name).toBeDefined();
+    }
+    expect(await evaluateExpression('$nowz', null, {})).toBeUndefined();
+  });
+
+  test('free names leave out what the expression binds; positions point at the $', () => {
+    const source = '($x := 1; $map(a, function($v, $i) { $v + $x + $y }) ~> $z; b@$o#$n.($o + $n + $w()))';
+    expect(freeNames(source).map((n) => [n.name, n.called, source.slice(n.index, n.index + 2)])).toEqual([
+      ['map', true, '$m'],
+      ['y', false, '$y'],
+      ['z', false, '$z'],
+      ['w', true, '$w'],
+    ]);
   });
 });

@@ -37,7 +37,7 @@ export function registerQuery(program: Command): void {
         // The datasource's parameters, evaluated as a sync would (over the solution's context).
         const settings = normalizeOptions(solution);
         const ctx = createContext(solution, 'query', settings.user, {});
-        const field = fieldsOf(file, ctx, settings.expressions);
+        const field = fieldsOf(file, ctx, { limits: settings.expressions, functions: {} });
         for (const [name, raw] of Object.entries(queryParameters)) {
           parameters[name] = await field(['options', 'queryParameters', name], raw, ctx);
         }

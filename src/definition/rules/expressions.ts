@@ -1,6 +1,10 @@
 import { checkSyntax } from '../../expression/compile.js';
+import { CUSTOM_FUNCTIONS, JSONATA_FUNCTIONS } from '../../expression/functions.js';
+import { type FreeName, freeNames } from '../../expression/names.js';
 import { expressionSource } from '../../expression/source.js';
+import { CONTEXT_VARIABLE, MODULE_SEPARATOR } from '../../expression/translate.js';
 import type { SourceFile } from '../solution.js';
+import { closest, didYouMean } from '../suggest.js';
 import type { PropertyPath } from '../yaml-file.js';
 import type { Reporter } from './reporter.js';
 
@@ -17,7 +21,7 @@ const ALWAYS_JSONATA = new Set([
  * Compiles every expression in a file, valid or not against the schema, so syntax errors show up
  * together with schema errors. Failures point at the character JSONata stopped at.
  */
-export function expressionSyntax(file: SourceFile, r: Reporter): void {
+export function expressionSyntax(file: SourceFile, r: Reporter, known: KnownNames): void {
   walk(file.data, [], (value, path) => {
     const source = expressionSource(value, file.kind === 'function' && isAlwaysJsonata(path));
     if (!source) return;
@@ -26,8 +30,50 @@ export function expressionSyntax(file: SourceFile, r: Reporter): void {
       r.report('EXPRESSION_SYNTAX', `expression does not compile: ${failure.message}`, path, {
         index: source.offset + failure.index,
       });
+      return;
+    }
+    for (const name of freeNames(source.body)) {
+      const problem = unknownName(name, known);
+      if (problem) r.report('UNKNOWN_NAME', problem, path, { index: source.offset + name.index });
     }
   });
+}
+
+/** The `$` names every expression of a solution may use besides its own bindings. */
+export interface KnownNames {
+  /** Script module name to its exported functions. */
+  readonly scripts: ReadonlyMap<string, readonly string[]>;
+  /** Modules that exist but did not load (reported as SCRIPT_LOAD). */
+  readonly unloaded: ReadonlySet<string>;
+}
+
+const BUILT_IN = [...JSONATA_FUNCTIONS, ...CUSTOM_FUNCTIONS.map((f) => f.name)];
+
+/** Why `$name` is unknown, with a suggestion; undefined when it is known. */
+function unknownName({ name, called }: FreeName, known: KnownNames): string | undefined {
+  if (
+    name === CONTEXT_VARIABLE ||
+    JSONATA_FUNCTIONS.has(name) ||
+    CUSTOM_FUNCTIONS.some((f) => f.name === name)
+  )
+    return undefined;
+  const dot = name.indexOf(MODULE_SEPARATOR);
+  if (dot !== -1) {
+    const module = name.slice(0, dot);
+    const fn = name.slice(dot + 1);
+    const exported = known.scripts.get(module);
+    if (known.unloaded.has(module)) return undefined;
+    if (!exported) {
+      return `$${module}.${fn}(): there is no script module '${module}' (scripts/expressions/${module}.js)${didYouMean(module, known.scripts.keys())}`;
+    }
+    if (exported.includes(fn)) return undefined;
+    return `$${module}.${fn}(): script module '${module}' exports no function '${fn}'${didYouMean(fn, exported)}`;
+  }
+  if (called) {
+    const hint = closest(name, BUILT_IN);
+    return `unknown function $${name}${hint ? ` (did you mean $${hint}?)` : ''}; script functions are called as $<module>.<function>()`;
+  }
+  return `unknown variable $${name}: it is bound nowhere in the expression; read values through @ctx (for example @ctx.parameters.${name})`;
 }
 
 /** Top-level transforms, `records` of an operation (`...operations[i].records`), a handler's `transform`. */

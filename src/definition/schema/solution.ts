@@ -35,6 +35,16 @@ export const solutionDefinition = strict({
     })
       .optional()
       .describe('Outbound HTTP settings for every function of the solution.'),
+    scripts: strict({
+      timeoutMs: positiveInt
+        .optional()
+        .describe('Longest run of one script function call (or module load), in ms. Default: 1000.'),
+      memoryLimitMb: positiveInt
+        .optional()
+        .describe("Memory of the solution's script sandbox, in MB. Default: 64."),
+    })
+      .optional()
+      .describe('Limits for the expression scripts in scripts/expressions/*.js.'),
     user: strict({
       id: z.string().optional(),
       email: z.string().optional(),

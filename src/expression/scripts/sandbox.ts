@@ -1,0 +1,275 @@
+import type {
+  InterruptHandler,
+  QuickJSContext,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSSyncVariant,
+  QuickJSWASMModule,
+} from 'quickjs-emscripten-core';
+import { moduleFunctionVariable } from '../translate.js';
+import { ScriptError } from './errors.js';
+
+/** One `scripts/expressions/<name>.js` module of a solution. */
+export interface ScriptModule {
+  /** `$<name>.<function>(...)` in expressions. */
+  readonly name: string;
+  /** The file as shown in messages. */
+  readonly file: string;
+  readonly source: string;
+}
+
+/** Per call (and per module load): time in ms; memory of the solution's sandbox in bytes. */
+export interface ScriptLimits {
+  /** @default 1000 */
+  readonly timeoutMs: number;
+  /** @default 64 MiB */
+  readonly memoryBytes: number;
+}
+
+export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = Object.freeze({
+  timeoutMs: 1000,
+  memoryBytes: 64 * 1024 * 1024,
+});
+
+/** A module that did not load, and where. */
+export interface ScriptLoadProblem {
+  readonly file: string;
+  readonly line: number;
+  readonly col: number;
+  readonly message: string;
+}
+
+export interface LoadedScripts {
+  /** Module name to the names of the functions it exports. */
+  readonly functions: ReadonlyMap<string, readonly string[]>;
+  readonly problems: readonly ScriptLoadProblem[];
+}
+
+const MODULE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Runs inside every sandbox before the modules: freezes the built-in objects (so a module cannot
+ * pollute `Object.prototype` and the like for the next call), keeps the module namespaces in a
+ * closure, and gives the host two functions: `register` (a module's function names as JSON) and
+ * `call` (arguments and result cross as JSON text, so no object is ever shared with Node).
+ */
+const BOOTSTRAP = `(() => {
+  const modules = Object.create(null);
+  const { parse, stringify } = JSON;
+  for (const key of Object.getOwnPropertyNames(globalThis)) {
+    if (key === 'globalThis') continue; // module state may live there; it never leaves the sandbox
+    const value = globalThis[key];
+    if (value !== null && (typeof value === 'object' || typeof value === 'function')) {
+      Object.freeze(value);
+      if (value.prototype) Object.freeze(value.prototype);
+    }
+  }
+  const register = (name, namespace) => {
+    modules[name] = namespace;
+    return stringify(Object.keys(namespace).filter((key) => typeof namespace[key] === 'function'));
+  };
+  const call = (module, fn, args) => {
+    const target = modules[module] && modules[module][fn];
+    if (typeof target !== 'function') throw new ReferenceError(module + '.' + fn + ' is not a function');
+    const result = target(...parse(args));
+    const type = typeof result;
+    if (type === 'function' || type === 'symbol' || type === 'bigint') return '!a ' + type;
+    if (type === 'object' && result !== null && typeof result.then === 'function') return '!a promise';
+    return result === undefined ? '' : '=' + stringify(result);
+  };
+  return [register, call];
+})()`;
+
+/** QuickJS compiled to WebAssembly, loaded once per process on first use. */
+let quickjs: Promise<{ module: QuickJSWASMModule; deadline: (ms: number) => InterruptHandler }>;
+
+function loadQuickJS() {
+  quickjs ??= (async () => {
+    const core = await import('quickjs-emscripten-core');
+    // The package's ESM entry exports the variant as its default; its typings describe the CommonJS one.
+    const variant = (await import('@jitl/quickjs-wasmfile-release-sync'))
+      .default as unknown as QuickJSSyncVariant;
+    const module = await core.newQuickJSWASMModuleFromVariant(variant);
+    return { module, deadline: (ms: number) => core.shouldInterruptAfterDeadline(Date.now() + ms) };
+  })();
+  return quickjs;
+}
+
+interface Live {
+  readonly rt: QuickJSRuntime;
+  readonly ctx: QuickJSContext;
+  readonly call: QuickJSHandle;
+  readonly deadline: (ms: number) => InterruptHandler;
+}
+
+/**
+ * The expression scripts of one solution, in a QuickJS sandbox of their own (one QuickJS runtime:
+ * its own heap, memory limit and interrupt handler). Scripts see only the JavaScript language: no
+ * file system, network, process, environment, timers or module loading. Each call has a time limit;
+ * the sandbox has a memory limit; after a call hits either, the sandbox is thrown away and the next
+ * call starts from freshly loaded modules.
+ */
+export class ScriptSandbox {
+  private live: Live | undefined;
+  private loaded: LoadedScripts | undefined;
+  private loading: Promise<void> | undefined;
+
+  constructor(
+    private readonly modules: readonly ScriptModule[],
+    private readonly limits: ScriptLimits = DEFAULT_SCRIPT_LIMITS,
+  ) {}
+
+  /** Loads the modules (once): what each exports, and what did not load. */
+  async load(): Promise<LoadedScripts> {
+    if (!this.live || !this.loaded) {
+      this.loading ??= this.start().finally(() => {
+        this.loading = undefined;
+      });
+      await this.loading;
+    }
+    return this.loaded!;
+  }
+
+  /** Expression bindings: `module·function` for every exported function (see `translate.ts`). */
+  async bindings(): Promise<Record<string, (...args: unknown[]) => Promise<unknown>>> {
+    const { functions } = await this.load();
+    const out: Record<string, (...args: unknown[]) => Promise<unknown>> = {};
+    for (const [module, names] of functions) {
+      for (const fn of names) {
+        out[moduleFunctionVariable(module, fn)] = async (...args) => {
+          await this.load();
+          return this.call(module, fn, args);
+        };
+      }
+    }
+    return out;
+  }
+
+  /** Calls `module.fn(...args)` in the sandbox; arguments and result travel as JSON. */
+  call(module: string, fn: string, args: readonly unknown[]): unknown {
+    const live = this.live;
+    if (!live) throw new ScriptError('SCRIPT_ERROR', `the scripts are not loaded (call load() first)`);
+    const { ctx, rt } = live;
+    rt.setInterruptHandler(live.deadline(this.limits.timeoutMs));
+    const handles = [ctx.newString(module), ctx.newString(fn), ctx.newString(JSON.stringify(args) ?? '[]')];
+    const result = ctx.callFunction(live.call, ctx.undefined, ...handles);
+    for (const h of handles) h.dispose();
+    if (result.error) {
+      const thrown = ctx.dump(result.error) as unknown;
+      result.error.dispose();
+      throw this.failure(`${module}.${fn}`, thrown);
+    }
+    const text = ctx.getString(result.value);
+    result.value.dispose();
+    if (text === '') return undefined;
+    if (text.startsWith('!')) {
+      throw new ScriptError(
+        'SCRIPT_RESULT',
+        `$${module}.${fn} returned ${text.slice(1)}; script functions must return a JSON value synchronously`,
+      );
+    }
+    return JSON.parse(text.slice(1));
+  }
+
+  dispose(): void {
+    if (!this.live) return;
+    this.live.call.dispose();
+    this.live.ctx.dispose();
+    this.live.rt.dispose();
+    this.live = undefined;
+  }
+
+  private async start(): Promise<void> {
+    const { module: quickjs, deadline } = await loadQuickJS();
+    this.dispose();
+    const rt = quickjs.newRuntime();
+    rt.setMemoryLimit(this.limits.memoryBytes);
+    rt.setMaxStackSize(512 * 1024);
+    rt.setInterruptHandler(deadline(this.limits.timeoutMs));
+    const ctx = rt.newContext();
+    const pair = ctx.unwrapResult(ctx.evalCode(BOOTSTRAP, 'restfn-bootstrap.js'));
+    const register = ctx.getProp(pair, 0);
+    const call = ctx.getProp(pair, 1);
+    pair.dispose();
+    const functions = new Map<string, string[]>();
+    const problems: ScriptLoadProblem[] = [];
+    for (const m of this.modules) {
+      if (!MODULE_NAME.test(m.name) || m.name === 'ctx') {
+        problems.push({
+          file: m.file,
+          line: 1,
+          col: 1,
+          message: `'${m.name}' cannot be a module name: expressions call $<module>.<function>(), so name the file with letters, digits and _ (not 'ctx')`,
+        });
+        continue;
+      }
+      rt.setInterruptHandler(deadline(this.limits.timeoutMs));
+      const evaluated = ctx.evalCode(m.source, `${m.name}.js`, { type: 'module' });
+      if (evaluated.error) {
+        const thrown = ctx.dump(evaluated.error) as unknown;
+        evaluated.error.dispose();
+        problems.push(loadProblem(m, thrown));
+        continue;
+      }
+      const name = ctx.newString(m.name);
+      const names = ctx.callFunction(register, ctx.undefined, name, evaluated.value);
+      name.dispose();
+      evaluated.value.dispose();
+      functions.set(m.name, names.error ? [] : JSON.parse(ctx.getString(names.value)));
+      (names.error ?? names.value).dispose();
+    }
+    register.dispose();
+    this.live = { rt, ctx, call, deadline };
+    this.loaded = { functions, problems };
+  }
+
+  /** A call that threw: the time and memory limits by their own codes (and a fresh sandbox next time). */
+  private failure(what: string, thrown: unknown): ScriptError {
+    const { name, message, stack } = errorParts(thrown);
+    const where = scriptPosition(stack);
+    const at = where ? ` (${where.file}:${where.line}:${where.col})` : '';
+    if (name === 'InternalError' && /interrupted/i.test(message)) {
+      this.dispose();
+      return new ScriptError('SCRIPT_TIMEOUT', `$${what} ran longer than ${this.limits.timeoutMs} ms${at}`);
+    }
+    if (/out of memory/i.test(message)) {
+      this.dispose();
+      const mb = Math.round(this.limits.memoryBytes / 1024 / 1024);
+      return new ScriptError('SCRIPT_MEMORY', `$${what} needed more than the scripts' ${mb} MB${at}`);
+    }
+    return new ScriptError('SCRIPT_ERROR', `$${what} failed: ${name}: ${message}${at}`);
+  }
+}
+
+function errorParts(thrown: unknown): { name: string; message: string; stack: string } {
+  if (thrown !== null && typeof thrown === 'object') {
+    const e = thrown as { name?: unknown; message?: unknown; stack?: unknown };
+    return {
+      name: String(e.name ?? 'Error'),
+      message: String(e.message ?? ''),
+      stack: String(e.stack ?? ''),
+    };
+  }
+  return { name: 'Error', message: String(thrown), stack: '' };
+}
+
+/** `utils.js:3:11` in a QuickJS stack: the first frame inside a module. */
+function scriptPosition(stack: string): { file: string; line: number; col: number } | undefined {
+  const match = /([A-Za-z_][A-Za-z0-9_]*\.js):(\d+)(?::(\d+))?/.exec(stack);
+  if (!match || match[1] === 'restfn-bootstrap.js') return undefined;
+  return { file: match[1]!, line: Number(match[2]), col: Number(match[3] ?? 1) };
+}
+
+function loadProblem(m: ScriptModule, thrown: unknown): ScriptLoadProblem {
+  const { name, message, stack } = errorParts(thrown);
+  const where = scriptPosition(stack);
+  const importing = /could not load module|module loader/i.test(message);
+  return {
+    file: m.file,
+    line: where?.line ?? 1,
+    col: where?.col ?? 1,
+    message: importing
+      ? `the module imports another module, which expression scripts cannot do (${message}); keep each module self-contained`
+      : `the module does not load: ${name}: ${message}`,
+  };
+}
