@@ -4,7 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { FileStore } from '../../src/local/files.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { runtimeFor } from '../helpers/runtime.js';
-import { datasource, syncSetup } from '../helpers/sync.js';
+import { datasource, seed, syncSetup } from '../helpers/sync.js';
 import { FIXTURES, tempSolution } from '../helpers/temp-solution.js';
 
 /** Function files as the platform accepts them (issue 9): what they send and what they return. */
@@ -369,20 +369,13 @@ operations:
       'datasources/orders.platform': datasource('orders', 'rest-get-orders', { region: 'eu' }),
       'datasources/lines.platform': datasource('lines', 'rest-get-lines', { region: 'eu' }),
     });
-    const seed = (table: string, rows: object[]) => {
-      store.ensureTable(table);
-      for (const row of rows)
-        store.db
-          .prepare(`INSERT INTO [${table}] (id, data) VALUES (?, ?)`)
-          .run((row as { id: string }).id, JSON.stringify(row));
-    };
-    seed('orders', [
+    seed(store, 'orders', [
       { id: 'o1', kind: 'order', region: 'eu', total: 10 }, // in scope: replaced
       { id: 'o2', kind: 'order', region: 'eu', total: 500 }, // above the range: kept
       { id: 'o4', kind: 'quote', region: 'eu', total: 10 }, // another kind: kept
       { id: 'o5', kind: 'order', region: 'us', total: 10 }, // another region: kept
     ]);
-    seed('lines', [
+    seed(store, 'lines', [
       { id: 'l1', region: 'eu', archived: false }, // in the operation's scope: deleted
       { id: 'l2', region: 'eu', archived: true }, // kept
     ]);

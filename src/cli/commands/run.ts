@@ -9,12 +9,11 @@ import { CredentialError } from '../../errors/credential-error.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import type { ExecutionEvent } from '../../runtime/events.js';
-import { createRuntime } from '../../runtime/runtime.js';
-import { printAlert } from '../alerts.js';
-import { credentialProvider, openCredentials } from '../credentials.js';
+import { openCredentials } from '../credentials.js';
+import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
-import { openFiles, openStore } from '../store-path.js';
-import { addUserOptions, type UserOptions, userFrom } from '../user-options.js';
+import { openStore } from '../store-path.js';
+import { addUserOptions, type UserOptions } from '../user-options.js';
 
 interface Options extends UserOptions {
   param: string[];
@@ -53,13 +52,7 @@ export function registerRun(program: Command): void {
       d?.queries || d?.guard || d?.conversions || writesErrorTables
         ? openStore(solution.root, options.db)
         : undefined;
-    const runtime = createRuntime(solution, {
-      store,
-      files: store && openFiles(store),
-      credentials: credentialProvider(solution.root),
-      user: userFrom(options),
-    });
-    runtime.on(printAlert);
+    const runtime = cliRuntime(solution, store, options);
     if (options.verbose) runtime.on(trace);
     try {
       const result = await executeOfferingLogin(() => runtime.execute(name, parameters), solution.root).catch(

@@ -3,13 +3,11 @@ import { formatDiagnostic } from '../../definition/diagnostic.js';
 import { loadSolution } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
 import { DefinitionError } from '../../errors/definition-error.js';
-import { createRuntime } from '../../runtime/runtime.js';
 import type { EntitySync, SyncProgress } from '../../runtime/sync.js';
-import { printAlert } from '../alerts.js';
-import { credentialProvider } from '../credentials.js';
+import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
-import { openFiles, openStore } from '../store-path.js';
-import { addUserOptions, type UserOptions, userFrom } from '../user-options.js';
+import { openStore } from '../store-path.js';
+import { addUserOptions, type UserOptions } from '../user-options.js';
 
 interface Options extends UserOptions {
   solution?: string;
@@ -38,13 +36,7 @@ export function registerSync(program: Command): void {
     }
     const all = solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
     const store = openStore(solution.root, options.db);
-    const runtime = createRuntime(solution, {
-      store,
-      files: store && openFiles(store),
-      credentials: credentialProvider(solution.root),
-      user: userFrom(options),
-    });
-    runtime.on(printAlert);
+    const runtime = cliRuntime(solution, store, options);
     const progress = progressReporter();
     try {
       for (const name of names.length > 0 ? names : all) {
