@@ -42,6 +42,7 @@ export function freeNames(source: string): FreeName[] {
     if (typeof node.focus === 'string') bound.add(node.focus);
     if (typeof node.index === 'string') bound.add(node.index);
     if (node.type === 'bind' && node.lhs?.type === 'variable') bound.add(String(node.lhs.value));
+    if (node.type === 'index') bound.add(String(node.value)); // `#$i` after a filter is a stage
     if (node.type === 'lambda') for (const arg of node.arguments ?? []) bound.add(String(arg.value));
     if (node.type === 'variable' && node.value !== '' && node.value !== '$') used.push({ node, called });
     for (const [key, child] of Object.entries(node)) {

@@ -86,7 +86,10 @@ export function translateContext(source: string): Translation {
 function moduleCallAt(source: string, at: number): RegExpExecArray | null {
   MODULE_CALL.lastIndex = at;
   const match = MODULE_CALL.exec(source);
-  return match && match[1] !== CONTEXT_VARIABLE ? match : null;
+  if (!match || match[1] === CONTEXT_VARIABLE) return null;
+  // `($o := {"f": ...}; $o.f(3))` calls a function of an object the expression binds itself.
+  const binds = new RegExp(`\\$${match[1]}\\s*:=|function\\s*\\([^)]*\\$${match[1]}\\b`);
+  return binds.test(source) ? null : match;
 }
 
 /** Index just past the closing quote; backslash escapes apply in string literals, not in backquotes. */

@@ -73,19 +73,10 @@ function isBytes(value: unknown): value is Uint8Array {
   return value instanceof Uint8Array;
 }
 
-/** JSON.stringify calls a Buffer's toJSON before the replacer sees it: `{ type: 'Buffer', data }`. */
-function bytesAsBase64(_key: string, value: unknown): unknown {
-  if (value instanceof Uint8Array) return Buffer.from(value).toString('base64');
-  if (
-    value !== null &&
-    typeof value === 'object' &&
-    (value as { type?: unknown }).type === 'Buffer' &&
-    Array.isArray((value as { data?: unknown }).data) &&
-    Object.keys(value).length === 2
-  ) {
-    return Buffer.from((value as { data: number[] }).data).toString('base64');
-  }
-  return value;
+/** Bytes as base64 text. The holder's own value is checked: a Buffer's toJSON has run before `value`. */
+function bytesAsBase64(this: Record<string, unknown>, key: string, value: unknown): unknown {
+  const own = this[key];
+  return own instanceof Uint8Array ? Buffer.from(own).toString('base64') : value;
 }
 
 /**
@@ -100,20 +91,22 @@ export function buildUrl(template: string, values: readonly PlacedValue[], keepQ
   const withoutFragment = template.replace(/#.*$/s, '');
   const end = parsed.queryAt === -1 ? withoutFragment.length : parsed.queryAt;
   const written = keepQuery && parsed.queryAt !== -1 ? withoutFragment.slice(parsed.queryAt + 1) : '';
-  const fill = (part: string, encode: boolean) =>
-    part.replace(PLACEHOLDER, (_, name: string) => {
-      const value = path.get(name);
-      if (value === undefined || value === null)
-        throw new InvalidUrlError(`url placeholder {${name}} has no value`);
-      if (encode) return encodePathValue(name, text(value));
-      const problem = baseValueProblem(text(value), parsed);
-      if (problem)
-        throw new InvalidUrlError(`parameter '${name}' cannot fill {${name}} in the address: ${problem}`);
-      return text(value);
-    });
+  const base = withoutFragment.slice(0, parsed.pathAt);
+  const pathPart = withoutFragment.slice(parsed.pathAt, end);
+  const value = (name: string) => {
+    const v = path.get(name);
+    if (v === undefined || v === null) throw new InvalidUrlError(`url placeholder {${name}} has no value`);
+    return text(v);
+  };
+  const baseFilled = base.replace(PLACEHOLDER, (_, name: string, offset: number) => {
+    const placeholder = parsed.placeholders.find((p) => p.index === offset)!;
+    const problem = baseValueProblem(value(name), parsed, placeholder);
+    if (problem)
+      throw new InvalidUrlError(`parameter '${name}' cannot fill {${name}} in the address: ${problem}`);
+    return value(name);
+  });
   const withPath =
-    fill(withoutFragment.slice(0, parsed.pathAt), false) +
-    fill(withoutFragment.slice(parsed.pathAt, end), true);
+    baseFilled + pathPart.replace(PLACEHOLDER, (_, name: string) => encodePathValue(name, value(name)));
   const query = new URLSearchParams(written);
   for (const v of values) {
     if (v.location !== 'query' || v.value === undefined || v.value === null) continue;

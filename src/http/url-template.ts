@@ -21,6 +21,8 @@ export interface Placeholder {
   /** Index of the `{` in the template. */
   readonly index: number;
   readonly part: 'base' | 'path' | 'query';
+  /** A base placeholder that is the whole address part (`https://{host}/...`, `{base}/...`). */
+  readonly wholeBase: boolean;
 }
 
 export const PLACEHOLDER = /\{([^{}]*)\}/g;
@@ -39,13 +41,15 @@ export function parseUrlTemplate(template: string): UrlTemplate {
   for (const match of template.matchAll(PLACEHOLDER)) {
     const index = match.index;
     const part = queryAt !== -1 && index > queryAt ? 'query' : index < pathAt ? 'base' : 'path';
-    placeholders.push({ name: match[1]!, index, part });
+    const wholeBase = part === 'base' && index === authorityAt && index + match[0].length === pathAt;
+    placeholders.push({ name: match[1]!, index, part, wholeBase });
   }
   return { scheme: scheme?.[1]?.toLowerCase(), pathAt, queryAt, placeholders };
 }
 
 /** Characters a base placeholder value may not hold: they would move the value out of the address. */
 const NOT_IN_BASE = /[\s@\\?#]/;
+const HOST_LABEL = /^[A-Za-z0-9.-]+$/;
 const hasControl = (value: string) =>
   [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
 
@@ -53,8 +57,16 @@ const hasControl = (value: string) =>
  * Why a value cannot fill a base placeholder, or undefined when it can. The value may carry a host,
  * a port and a path prefix; it may not add a user name (`@`), a query or fragment, or whitespace.
  */
-export function baseValueProblem(value: string, template: UrlTemplate): string | undefined {
+export function baseValueProblem(
+  value: string,
+  template: UrlTemplate,
+  placeholder: Placeholder,
+): string | undefined {
   if (value === '') return 'it is empty';
+  // Part of a host name (`https://{tenant}.example.com`): only host-name characters, or a value
+  // such as `attacker.net/` would move the request, credentials and all, to another host.
+  if (!placeholder.wholeBase && !HOST_LABEL.test(value))
+    return 'it fills part of the host name, so it may only hold letters, digits, `.` and `-`';
   if (template.scheme !== undefined && value.includes('://'))
     return `it names a scheme, but the url already starts with ${template.scheme}://`;
   if (NOT_IN_BASE.test(value) || hasControl(value))

@@ -125,7 +125,7 @@ export class Runtime {
 
   /** Closes pooled connections and the script sandbox. */
   close(): Promise<void> {
-    this.scripts?.dispose();
+    this.scripts?.close();
     return this.engine.transport.close();
   }
 }

@@ -147,7 +147,9 @@ async function operationWrites(
         }
         const rows = await toRows(opRecords, op.primaryKey, [...path, 'primaryKey'], field, ctx);
         // delete-insert clears its scope (the whole table without one); upserts only a scope given.
-        const scoped = op.forRowsWithValues !== undefined || op.forRowsInRange !== undefined;
+        const scoped =
+          Object.keys(op.forRowsWithValues ?? {}).length > 0 ||
+          Object.keys(op.forRowsInRange ?? {}).length > 0;
         if (firstPage && (scoped || op.type === 'operation.delete-insert')) {
           const blocks = { forRowsWithValues: op.forRowsWithValues ?? {}, forRowsInRange: op.forRowsInRange };
           const scope = decideScope(blocks, await scopeValues(blocks, path, fn, field, ctx));

@@ -27,6 +27,7 @@ const TRANSLATIONS: Array<[string, string]> = [
   ['$item.id', '$item.id'],
   ['"$utils.x()"', '"$utils.x()"'],
   ['@ctx.f()', '$ctx.f()'],
+  ['($o := {"f": function($v) { $v * 2 }}; $o.f(3))', '($o := {"f": function($v) { $v * 2 }}; $o.f(3))'],
 ];
 
 describe('translateContext', () => {
@@ -129,7 +130,8 @@ describe('names an expression uses', () => {
   });
 
   test('free names leave out what the expression binds; positions point at the $', () => {
-    const source = '($x := 1; $map(a, function($v, $i) { $v + $x + $y }) ~> $z; b@$o#$n.($o + $n + $w()))';
+    const source =
+      '($x := 1; $map(a, function($v, $i) { $v + $x + $y }) ~> $z; b@$o#$n.($o + $n + $w()); c[x > 0]#$k.$k)';
     expect(freeNames(source).map((n) => [n.name, n.called, source.slice(n.index, n.index + 2)])).toEqual([
       ['map', true, '$m'],
       ['y', false, '$y'],

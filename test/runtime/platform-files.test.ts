@@ -82,6 +82,22 @@ parameters:
     });
   });
 
+  test('a placeholder that is part of a host name takes host-name characters only', async () => {
+    const runtime = runtimeFor(
+      fn(`provider: DATA_PROVIDER_REST
+method: GET
+url: https://{tenant}.example.com/bot/send
+parameters:
+  tenant: { location: path, type: string, required: true }
+`),
+    );
+    for (const tenant of ['attacker.net/', 'attacker.net:443/', 'a_b'])
+      await expect(runtime.execute('fn', { tenant })).rejects.toMatchObject({
+        code: 'INVALID_URL',
+        message: expect.stringContaining('part of the host name'),
+      });
+  });
+
   test('a url whose base is all placeholder must still end up http(s)', async () => {
     const server = await testServer((_, res) => json(res, 200, { ok: true }));
     const runtime = runtimeFor(

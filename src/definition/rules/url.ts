@@ -34,7 +34,7 @@ export const pathParameters: FunctionRule = (file, r) => {
     // A fixed value for the host part is checked now rather than on the first call.
     const problem =
       placeholder.part === 'base' && typeof parameter.value === 'string' && !isExpression(parameter.value)
-        ? baseValueProblem(parameter.value, template)
+        ? baseValueProblem(parameter.value, template, placeholder)
         : undefined;
     if (problem) {
       r.report(

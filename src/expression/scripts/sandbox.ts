@@ -71,11 +71,12 @@ const BOOTSTRAP = `(() => {
   const call = (module, fn, args) => {
     const target = modules[module] && modules[module][fn];
     if (typeof target !== 'function') throw new ReferenceError(module + '.' + fn + ' is not a function');
-    const result = target(...parse(args));
+    const result = Reflect.apply(target, undefined, parse(args)); // no iterator a module could replace
     const type = typeof result;
     if (type === 'function' || type === 'symbol' || type === 'bigint') return '!a ' + type;
     if (type === 'object' && result !== null && typeof result.then === 'function') return '!a promise';
-    return result === undefined ? '' : '=' + stringify(result);
+    const json = stringify(result); // undefined also for a toJSON giving undefined
+    return json === undefined ? '' : '=' + json;
   };
   return [register, call];
 })()`;
@@ -113,6 +114,7 @@ export class ScriptSandbox {
   private live: Live | undefined;
   private loaded: LoadedScripts | undefined;
   private loading: Promise<void> | undefined;
+  private closed = false;
 
   constructor(
     private readonly modules: readonly ScriptModule[],
@@ -121,6 +123,7 @@ export class ScriptSandbox {
 
   /** Loads the modules (once): what each exports, and what did not load. */
   async load(): Promise<LoadedScripts> {
+    if (this.closed) throw new ScriptError('SCRIPT_ERROR', 'the scripts were closed with their runtime');
     if (!this.live || !this.loaded) {
       this.loading ??= this.start().finally(() => {
         this.loading = undefined;
@@ -137,7 +140,8 @@ export class ScriptSandbox {
     for (const [module, names] of functions) {
       for (const fn of names) {
         out[moduleFunctionVariable(module, fn)] = async (...args) => {
-          await this.load();
+          // Another execution's timeout may have thrown the sandbox away while this one waited.
+          while (!this.live) await this.load();
           return this.call(module, fn, args);
         };
       }
@@ -171,6 +175,12 @@ export class ScriptSandbox {
     return JSON.parse(text.slice(1));
   }
 
+  /** Ends the sandbox for good (the runtime closes). */
+  close(): void {
+    this.closed = true;
+    this.dispose();
+  }
+
   dispose(): void {
     if (!this.live) return;
     this.live.call.dispose();
@@ -182,7 +192,24 @@ export class ScriptSandbox {
   private async start(): Promise<void> {
     const { module: quickjs, deadline } = await loadQuickJS();
     this.dispose();
+    if (this.closed) throw new ScriptError('SCRIPT_ERROR', 'the scripts were closed with their runtime');
     const rt = quickjs.newRuntime();
+    try {
+      this.live = this.populate(rt, deadline);
+    } catch (error) {
+      try {
+        rt.dispose();
+      } catch {
+        // A runtime that failed half-way may refuse to be torn down; it is dropped either way.
+      }
+      throw error instanceof ScriptError
+        ? error
+        : new ScriptError('SCRIPT_MEMORY', `the script sandbox could not start: ${(error as Error).message}`);
+    }
+  }
+
+  /** Bootstrap and modules into a fresh QuickJS runtime (its context is disposed with it). */
+  private populate(rt: QuickJSRuntime, deadline: (ms: number) => InterruptHandler): Live {
     rt.setMemoryLimit(this.limits.memoryBytes);
     rt.setMaxStackSize(512 * 1024);
     rt.setInterruptHandler(deadline(this.limits.timeoutMs));
@@ -219,8 +246,8 @@ export class ScriptSandbox {
       (names.error ?? names.value).dispose();
     }
     register.dispose();
-    this.live = { rt, ctx, call, deadline };
     this.loaded = { functions, problems };
+    return { rt, ctx, call, deadline };
   }
 
   /** A call that threw: the time and memory limits by their own codes (and a fresh sandbox next time). */
