@@ -88,11 +88,11 @@ function bytesAsBase64(this: Record<string, unknown>, key: string, value: unknow
 export function buildUrl(template: string, values: readonly PlacedValue[], keepQuery = false): string {
   const path = new Map(values.filter((v) => v.location === 'path').map((v) => [v.name, v.value]));
   const parsed = parseUrlTemplate(template);
-  const withoutFragment = template.replace(/#.*$/s, '');
-  const end = parsed.queryAt === -1 ? withoutFragment.length : parsed.queryAt;
-  const written = keepQuery && parsed.queryAt !== -1 ? withoutFragment.slice(parsed.queryAt + 1) : '';
-  const base = withoutFragment.slice(0, parsed.pathAt);
-  const pathPart = withoutFragment.slice(parsed.pathAt, end);
+  const { address, queryAt } = parsed;
+  const end = queryAt === -1 ? address.length : queryAt;
+  const written = keepQuery && queryAt !== -1 ? address.slice(queryAt + 1) : '';
+  const base = address.slice(0, parsed.pathAt);
+  const pathPart = address.slice(parsed.pathAt, end);
   const value = (name: string) => {
     const v = path.get(name);
     if (v === undefined || v === null) throw new InvalidUrlError(`url placeholder {${name}} has no value`);

@@ -7,6 +7,8 @@
  *   placeholders are never filled.
  */
 export interface UrlTemplate {
+  /** The template without its fragment: the text every index below points into. */
+  readonly address: string;
   /** The literal scheme (`https`), when the template starts with one. */
   readonly scheme: string | undefined;
   /** Index where the path starts (the first `/` after the authority), or the query/end. */
@@ -44,7 +46,7 @@ export function parseUrlTemplate(template: string): UrlTemplate {
     const wholeBase = part === 'base' && index === authorityAt && index + match[0].length === pathAt;
     placeholders.push({ name: match[1]!, index, part, wholeBase });
   }
-  return { scheme: scheme?.[1]?.toLowerCase(), pathAt, queryAt, placeholders };
+  return { address: withoutFragment, scheme: scheme?.[1]?.toLowerCase(), pathAt, queryAt, placeholders };
 }
 
 /** Characters a base placeholder value may not hold: they would move the value out of the address. */

@@ -33,6 +33,8 @@ export class Runtime {
   /** The solution's expression scripts, loaded on first use. */
   private readonly scripts: ScriptSandbox | undefined;
   private readonly functions: Record<string, unknown> = {};
+  /** Binding the scripts happens once; a module that does not load fails every execution alike. */
+  private readying: Promise<void> | undefined;
 
   constructor(solution: Solution, options: CreateRuntimeOptions = {}) {
     this.solution = solution;
@@ -70,8 +72,13 @@ export class Runtime {
    * Loads the solution's expression scripts (once) and binds their functions for every expression.
    * A module that does not load is an invalid definition (`restfn validate` reports where).
    */
-  async ready(): Promise<void> {
-    if (!this.scripts || Object.keys(this.functions).length > 0) return;
+  ready(): Promise<void> {
+    this.readying ??= this.bindScripts();
+    return this.readying;
+  }
+
+  private async bindScripts(): Promise<void> {
+    if (!this.scripts) return;
     const { problems } = await this.scripts.load();
     if (problems.length > 0) {
       const [first] = problems;

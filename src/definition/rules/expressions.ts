@@ -47,22 +47,18 @@ export interface KnownNames {
   readonly unloaded: ReadonlySet<string>;
 }
 
-const BUILT_IN = [...JSONATA_FUNCTIONS, ...CUSTOM_FUNCTIONS.map((f) => f.name)];
+/** Functions every expression knows: JSONata's and restfn's. */
+const BUILT_IN: ReadonlySet<string> = new Set([...JSONATA_FUNCTIONS, ...CUSTOM_FUNCTIONS.map((f) => f.name)]);
 
 /** Why `$name` is unknown, with a suggestion; undefined when it is known. */
 function unknownName({ name, called }: FreeName, known: KnownNames): string | undefined {
-  if (
-    name === CONTEXT_VARIABLE ||
-    JSONATA_FUNCTIONS.has(name) ||
-    CUSTOM_FUNCTIONS.some((f) => f.name === name)
-  )
-    return undefined;
+  if (name === CONTEXT_VARIABLE || BUILT_IN.has(name)) return undefined;
   const dot = name.indexOf(MODULE_SEPARATOR);
   if (dot !== -1) {
     const module = name.slice(0, dot);
     const fn = name.slice(dot + 1);
-    const exported = known.scripts.get(module);
     if (known.unloaded.has(module)) return undefined;
+    const exported = known.scripts.get(module);
     if (!exported) {
       return `$${module}.${fn}(): there is no script module '${module}' (scripts/expressions/${module}.js)${didYouMean(module, known.scripts.keys())}`;
     }

@@ -71,7 +71,7 @@ export const urlQuery: FunctionRule = (file, r) => {
   const template = parseUrlTemplate(url);
   if (template.queryAt === -1) return;
   // Names only: a value in a url could be a credential.
-  const written = [...new URLSearchParams(url.slice(template.queryAt + 1).replace(/#.*$/s, '')).keys()];
+  const written = [...new URLSearchParams(template.address.slice(template.queryAt + 1)).keys()];
   const placeholders = template.placeholders.filter((p) => p.part === 'query').map((p) => `{${p.name}}`);
   const replacements = Object.entries(parameters)
     .filter(([, p]) => p.location === 'query')
