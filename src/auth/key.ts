@@ -1,5 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { chmodSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { CredentialError } from '../errors/credential-error.js';
@@ -28,11 +37,27 @@ export function loadKey(options: { create: boolean; env?: NodeJS.ProcessEnv }): 
         `no credentials key: set ${KEY_ENV} or create one with 'restfn credentials set'`,
       );
     }
-    mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
-    writeFileSync(path, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    createKeyFile(path);
   }
   if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
   return decodeKey(readFileSync(path, 'utf8'), path);
+}
+
+/**
+ * Writes a fresh key beside the path, then links it into place: the link fails when another
+ * process created the key first, and then that key is used. A reader never sees a half-written key.
+ */
+function createKeyFile(path: string): void {
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(temp, `${randomBytes(32).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+  try {
+    linkSync(temp, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    rmSync(temp, { force: true });
+  }
 }
 
 function decodeKey(text: string, where: string): Buffer {

@@ -65,9 +65,13 @@ export class StoreCredentialProvider implements CredentialProvider {
         } catch (error) {
           // Only a refused grant means a new login; an outage of the token endpoint stays what it is.
           if (!(error instanceof CredentialError && error.code === 'LOGIN_REQUIRED')) throw error;
-          // The refresh token is useless now: forget it so the next run asks to log in.
-          this.store!.clearTokens(key);
-          throw loginRequired(key, error);
+          // The refresh token is useless now: forget it so the next run asks to log in. Unless
+          // another process rotated it meanwhile (a server that rotates refresh tokens refuses the
+          // old one): its fresh tokens are kept and used.
+          if (this.store!.clearTokens(key, current.refreshToken)) throw loginRequired(key, error);
+          const rotated = this.store!.getTokens(key);
+          if (!rotated) throw loginRequired(key, error);
+          return rotated.accessToken;
         }
       } else if (credential.grantType === 'client_credentials') {
         next = await clientCredentialsGrant(credential, now);

@@ -1,7 +1,8 @@
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { CredentialError } from '../errors/credential-error.js';
+import { privateFile } from '../local/private-path.js';
 
 /** What a credential entry holds, by kind (conventions.md). */
 export interface SecretCredential {
@@ -37,21 +38,32 @@ export interface TokenSet {
 export type Credential = SecretCredential | BasicCredential | OAuthCredential;
 type Entry = Credential | TokenSet;
 
-interface FileFormat {
-  version: 1;
-  records: Record<string, { kind: Entry['kind']; nonce: string; data: string }>;
+type Kind = Entry['kind'];
+interface Row {
+  kind: Kind;
+  nonce: Buffer;
+  data: Buffer;
 }
 
 const TOKEN_PREFIX = 'token:';
+
+/** How long a writer waits for another process's write to finish before giving up. */
+const BUSY_TIMEOUT_MS = 10_000;
 
 /**
  * Credentials of one solution, encrypted at rest: AES-256-GCM, a fresh 96-bit nonce per record, and
  * the record's key and kind bound in as associated data (a record moved to another key fails to
  * decrypt). Only kinds and keys are readable without the key. Values are write-only to the outside:
- * `list` never returns them. Every write replaces the file atomically (write, then rename), mode 0600.
+ * `list` never returns them.
+ *
+ * The records live in a SQLite file (mode 0600), one row each. Every change is one statement or
+ * one transaction on the rows it touches, so processes that write at the same time (parallel
+ * `credentials set`, two runs rotating OAuth tokens) never lose each other's records: SQLite's
+ * lock serialises them, where a rewritten JSON file kept only the last writer's view.
  */
 export class CredentialStore {
   private cachedKey: Buffer | undefined;
+  private connection: Database.Database | undefined;
 
   /** `key` may be a function: it is then called on the first encryption or decryption only. */
   constructor(
@@ -65,13 +77,16 @@ export class CredentialStore {
   }
 
   list(): Array<{ key: string; kind: Credential['kind']; hasToken: boolean }> {
-    const records = this.read().records;
-    return Object.entries(records)
-      .filter(([name]) => !name.startsWith(TOKEN_PREFIX))
-      .map(([name, r]) => ({
-        key: name,
+    const rows = this.query((db) => db.prepare('SELECT name, kind FROM credentials').all()) as
+      | Array<{ name: string; kind: Kind }>
+      | undefined;
+    const names = new Set(rows?.map((r) => r.name));
+    return (rows ?? [])
+      .filter((r) => !r.name.startsWith(TOKEN_PREFIX))
+      .map((r) => ({
+        key: r.name,
         kind: r.kind as Credential['kind'],
-        hasToken: `${TOKEN_PREFIX}${name}` in records,
+        hasToken: names.has(`${TOKEN_PREFIX}${r.name}`),
       }))
       .sort((a, b) => a.key.localeCompare(b.key));
   }
@@ -91,12 +106,10 @@ export class CredentialStore {
   }
 
   delete(key: string): boolean {
-    const file = this.read();
-    if (!Object.hasOwn(file.records, key)) return false;
-    delete file.records[key];
-    delete file.records[`${TOKEN_PREFIX}${key}`];
-    this.save(file);
-    return true;
+    const removed = this.change((db) =>
+      db.prepare('DELETE FROM credentials WHERE name IN (?, ?)').run(key, `${TOKEN_PREFIX}${key}`),
+    );
+    return removed.changes > 0;
   }
 
   getTokens(key: string): TokenSet | undefined {
@@ -107,18 +120,80 @@ export class CredentialStore {
     this.write(`${TOKEN_PREFIX}${key}`, { kind: 'token', ...tokens });
   }
 
-  clearTokens(key: string): void {
-    const file = this.read();
-    if (delete file.records[`${TOKEN_PREFIX}${key}`]) this.save(file);
+  /**
+   * Forgets the tokens of `key`. With `ifRefreshToken`, only when the stored refresh token is still
+   * that one: another process may have rotated it meanwhile, and its fresh tokens must stay.
+   * Returns whether the tokens were removed.
+   */
+  clearTokens(key: string, ifRefreshToken?: string): boolean {
+    const name = `${TOKEN_PREFIX}${key}`;
+    return this.change((db) =>
+      db
+        .transaction(() => {
+          if (ifRefreshToken !== undefined) {
+            const stored = this.decrypt(name, this.row(db, name)) as TokenSet | undefined;
+            if (stored?.refreshToken !== ifRefreshToken) return false;
+          }
+          return db.prepare('DELETE FROM credentials WHERE name = ?').run(name).changes > 0;
+        })
+        .immediate(),
+    );
+  }
+
+  /**
+   * Moves the records of a `credentials.json` (the store format before SQLite) into this store and
+   * removes the file. Records are copied as they are, still encrypted: key and kind are the
+   * associated data, so they decrypt the same here. Records already in the store win.
+   */
+  importLegacyFile(jsonFile: string): void {
+    let records: Record<string, { kind: Kind; nonce: string; data: string }>;
+    try {
+      records = JSON.parse(readFileSync(jsonFile, 'utf8')).records;
+      if (typeof records !== 'object' || records === null) throw new Error('no records');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw new CredentialError(
+        'CREDENTIAL_STORE_CORRUPT',
+        `${jsonFile} is not a restfn credential store; move it away and set the credentials again`,
+      );
+    }
+    this.change((db) => {
+      const insert = db.prepare(
+        'INSERT OR IGNORE INTO credentials (name, kind, nonce, data) VALUES (?, ?, ?, ?)',
+      );
+      db.transaction(() => {
+        for (const [name, r] of Object.entries(records)) {
+          insert.run(name, r.kind, Buffer.from(r.nonce, 'base64'), Buffer.from(r.data, 'base64'));
+        }
+      }).immediate();
+    });
+    rmSync(jsonFile, { force: true });
+  }
+
+  /** Closes the database connection; the store reopens it on the next use. */
+  close(): void {
+    this.connection?.close();
+    this.connection = undefined;
   }
 
   private open(name: string): Entry | undefined {
-    const records = this.read().records;
-    const record = Object.hasOwn(records, name) ? records[name] : undefined;
+    return this.decrypt(
+      name,
+      this.query((db) => this.row(db, name)),
+    );
+  }
+
+  private row(db: Database.Database, name: string): Row | undefined {
+    return db.prepare('SELECT kind, nonce, data FROM credentials WHERE name = ?').get(name) as
+      | Row
+      | undefined;
+  }
+
+  private decrypt(name: string, record: Row | undefined): Entry | undefined {
     if (!record) return undefined;
-    const blob = Buffer.from(record.data, 'base64');
+    const blob = record.data;
     try {
-      const decipher = createDecipheriv('aes-256-gcm', this.key, Buffer.from(record.nonce, 'base64'));
+      const decipher = createDecipheriv('aes-256-gcm', this.key, record.nonce);
       decipher.setAAD(aad(name, record.kind));
       decipher.setAuthTag(blob.subarray(blob.length - 16));
       const plain = Buffer.concat([decipher.update(blob.subarray(0, blob.length - 16)), decipher.final()]);
@@ -132,7 +207,6 @@ export class CredentialStore {
   }
 
   private write(name: string, entry: Entry): void {
-    const file = this.read();
     const { kind, ...payload } = entry;
     const nonce = randomBytes(12);
     const cipher = createCipheriv('aes-256-gcm', this.key, nonce);
@@ -142,26 +216,60 @@ export class CredentialStore {
       cipher.final(),
       cipher.getAuthTag(),
     ]);
-    file.records[name] = { kind, nonce: nonce.toString('base64'), data: data.toString('base64') };
-    this.save(file);
+    this.change((db) =>
+      db
+        .prepare(
+          'INSERT INTO credentials (name, kind, nonce, data) VALUES (?, ?, ?, ?) ' +
+            'ON CONFLICT (name) DO UPDATE SET kind = excluded.kind, nonce = excluded.nonce, data = excluded.data',
+        )
+        .run(name, kind, nonce, data),
+    );
   }
 
-  private read(): FileFormat {
-    if (!existsSync(this.file)) return { version: 1, records: {} };
-    try {
-      const parsed = JSON.parse(readFileSync(this.file, 'utf8')) as FileFormat;
-      if (parsed.version !== 1 || typeof parsed.records !== 'object') throw new Error('format');
-      return parsed;
-    } catch {
-      throw new CredentialError('CREDENTIAL_STORE_CORRUPT', `${this.file} is not a restfn credential store`);
+  /** A read: a store that does not exist yet is empty, and reading it creates nothing. */
+  private query<T>(read: (db: Database.Database) => T): T | undefined {
+    if (!this.connection && !existsSync(this.file)) return undefined;
+    return this.guard(() => read(this.db()));
+  }
+
+  private change<T>(write: (db: Database.Database) => T): T {
+    return this.guard(() => write(this.db()));
+  }
+
+  private db(): Database.Database {
+    if (!this.connection) {
+      privateFile(this.file);
+      const db = new Database(this.file, { timeout: BUSY_TIMEOUT_MS });
+      try {
+        db.exec(
+          'CREATE TABLE IF NOT EXISTS credentials (name TEXT PRIMARY KEY, kind TEXT NOT NULL, nonce BLOB NOT NULL, data BLOB NOT NULL)',
+        );
+      } catch (error) {
+        db.close();
+        throw error;
+      }
+      this.connection = db;
     }
+    return this.connection;
   }
 
-  private save(file: FileFormat): void {
-    mkdirSync(dirname(this.file), { recursive: true });
-    const temp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(temp, JSON.stringify(file, null, 2), { mode: 0o600 });
-    renameSync(temp, this.file);
+  /** SQLite's own failures (not a database, locked for too long) become coded store errors. */
+  private guard<T>(action: () => T): T {
+    try {
+      return action();
+    } catch (error) {
+      if (!(error instanceof Database.SqliteError)) throw error;
+      if (error.code === 'SQLITE_BUSY') {
+        throw new CredentialError(
+          'CREDENTIAL_STORE_BUSY',
+          `${this.file} stayed locked by another restfn process for ${BUSY_TIMEOUT_MS / 1000} s; try again`,
+        );
+      }
+      throw new CredentialError(
+        'CREDENTIAL_STORE_CORRUPT',
+        `${this.file} is not a restfn credential store (${error.code}); move it away and set the credentials again`,
+      );
+    }
   }
 }
 

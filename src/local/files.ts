@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { RestfnError } from '../errors/restfn-error.js';
+import { PRIVATE_FILE_MODE, privateFolder } from './private-path.js';
 
 /**
  * The device's file store for `local-uri` values (conventions.md): files in the state folder,
@@ -17,9 +18,9 @@ export class FileStore {
   }
 
   save(bytes: Uint8Array, extension: string): string {
-    mkdirSync(this.root, { recursive: true });
+    privateFolder(this.root);
     const path = join(this.root, `${randomUUID()}.${extension}`);
-    writeFileSync(path, bytes);
+    writeFileSync(path, bytes, { mode: PRIVATE_FILE_MODE });
     return pathToFileURL(path).href;
   }
 

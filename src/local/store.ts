@@ -1,9 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
-import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { RestfnError } from '../errors/restfn-error.js';
 import { isTempId, TEMP_ID_PREFIX } from '../expression/functions.js';
+import { privateFile } from './private-path.js';
 
 /** Prefix of the tables a sync stages its writes in; left-overs from a crash are dropped on open. */
 const STAGE_PREFIX = '_restfn_stage_';
@@ -35,7 +34,7 @@ export class LocalStore {
   private readonly known = new Set<string>();
 
   constructor(readonly file: string) {
-    if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+    if (file !== ':memory:') privateFile(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/cli.js';
@@ -63,7 +63,7 @@ describe('credentials from the CLI, used by the templates', () => {
       ),
     ).toEqual([API_KEY, 'Basic ', SECRET]);
 
-    const storeBytes = readFileSync(join(root, '.restfn', 'credentials.json'), 'utf8');
+    const storeBytes = readFileSync(join(root, '.restfn', 'credentials.db'), 'latin1');
     for (const plain of [API_KEY, PASSWORD, SECRET, Buffer.from(`ada:${PASSWORD}`).toString('base64')]) {
       expect(storeBytes).not.toContain(plain);
       for (const out of outputs) expect(out).not.toContain(plain);
@@ -92,13 +92,38 @@ describe('credentials from the CLI, used by the templates', () => {
     const server = await resourceServer();
     await runCli(['new', 'rest-k', '-t', 'api-key', '--url', `${server.url}/x`], { cwd: root, env });
     const fnPath = join(root, 'functions', 'rest-k.platform');
-    const { writeFileSync } = await import('node:fs');
     writeFileSync(fnPath, readFileSync(fnPath, 'utf8').replace('value: api-key', 'value: k'));
     const wrong = await runCli(['run', 'rest-k'], { cwd: root, env: { ...env, ...otherKey } });
     expect(wrong.code).toBe(4);
     expect(wrong.stderr).toContain('CREDENTIAL_DECRYPT');
     expect(wrong.stderr).not.toContain(API_KEY);
   });
+
+  test('parallel `credentials set` processes keep every credential; state folder and files are owner-only', async () => {
+    const root = tempSolution({ 'solution.yaml': 'name: t\n' });
+    // No key yet: every process races to create it too, and all must end up with the same one.
+    const env = { XDG_CONFIG_HOME: join(root, 'config') };
+    const keys = ['k1', 'k2', 'k3', 'k4', 'k5', 'k6'];
+    const results = await Promise.all(
+      keys.map((k) =>
+        runCli(['credentials', 'set', k, '--kind', 'secret'], { cwd: root, env, input: `${SECRET}-${k}` }),
+      ),
+    );
+    for (const r of results) expect(r.code, r.stderr).toBe(0);
+    const list = await runCli(['credentials', 'list'], { cwd: root, env });
+    expect(list.stdout).toBe(keys.map((k) => `${k}\tsecret\n`).join(''));
+
+    // Each value decrypts with the one key: a run sends it (the resource server expects another).
+    const server = await resourceServer();
+    await runCli(['new', 'rest-k', '-t', 'secret', '--url', `${server.url}/x`], { cwd: root, env });
+    const fnPath = join(root, 'functions', 'rest-k.platform');
+    writeFileSync(fnPath, readFileSync(fnPath, 'utf8').replace('value: secret', 'value: k4'));
+    await runCli(['run', 'rest-k'], { cwd: root, env });
+    expect(server.requests[0]?.headers['x-secret']).toBe(`${SECRET}-k4`);
+
+    expect(statSync(join(root, '.restfn')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(root, '.restfn', 'credentials.db')).mode & 0o777).toBe(0o600);
+  }, 60_000);
 
   test('a local call that needs a secret does not execute', async () => {
     const server = await resourceServer();

@@ -48,7 +48,7 @@ async function setup(grantType: OAuthCredential['grantType'], accessTokenTtl = 3
     else json(res, 401, { error: 'invalid_token' });
   });
   const root = tempSolution({ 'functions/rest-me.platform': FUNCTION(api.url) });
-  const store = new CredentialStore(join(root, '.restfn', 'credentials.json'), randomBytes(32));
+  const store = new CredentialStore(join(root, '.restfn', 'credentials.db'), randomBytes(32));
   const credential: OAuthCredential = {
     kind: 'oauth',
     tokenEndpoint: as.tokenEndpoint,
@@ -83,7 +83,7 @@ async function loginAsUser(store: CredentialStore, clock: ReturnType<typeof reco
 test('an outage of the token endpoint is not a request to log in again, and keeps the tokens', async () => {
   const tokenEndpoint = await testServer((_, res) => json(res, 503, { error: 'temporarily_unavailable' }));
   const root = tempSolution();
-  const store = new CredentialStore(join(root, 'credentials.json'), randomBytes(32));
+  const store = new CredentialStore(join(root, 'credentials.db'), randomBytes(32));
   store.set('web', {
     kind: 'oauth',
     tokenEndpoint: `${tokenEndpoint.url}/token`,
@@ -111,7 +111,7 @@ describe('OAuth against a real authorization server', () => {
     expect(await runtime.execute('rest-me')).toMatchObject({ output: { user: 'ok' } });
     expect(as.grants).toEqual(['client_credentials']);
     expect(seen[0]).toBe(seen[1]);
-    const bytes = readFileSync(store.file, 'utf8');
+    const bytes = readFileSync(store.file, 'latin1');
     expect(bytes).not.toContain(seen[0]!);
     expect(bytes).not.toContain(CLIENT_SECRET);
   });
@@ -204,7 +204,7 @@ describe('OAuth against a real authorization server', () => {
     const list = await runCli(['credentials', 'list'], { cwd: root, env });
     expect(list.stdout).toBe('web\toauth (logged in)\n');
     expect(api.requests).toHaveLength(1);
-    const stored = readFileSync(join(root, '.restfn', 'credentials.json'), 'utf8');
+    const stored = readFileSync(join(root, '.restfn', 'credentials.db'), 'latin1');
     const token = api.requests[0]!.headers.authorization!.replace('Bearer ', '');
     for (const text of [stored, run.stdout, run.stderr, stdout, stderr]) {
       expect(text).not.toContain(token);

@@ -1,6 +1,9 @@
-import { randomBytes } from 'node:crypto';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { createCipheriv, randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
 import { keyFilePath, loadKey } from '../../src/auth/key.js';
 import { CredentialStore } from '../../src/auth/store.js';
@@ -9,7 +12,45 @@ import { tempSolution } from '../helpers/temp-solution.js';
 const SECRET = 'pl41n-S3cret-Value-XYZ';
 
 function store(key = randomBytes(32)) {
-  return new CredentialStore(join(tempSolution(), 'credentials.json'), key);
+  return new CredentialStore(join(tempSolution(), 'credentials.db'), key);
+}
+
+function sql(file: string, statement: string, ...params: unknown[]) {
+  const db = new Database(file);
+  try {
+    return db.prepare(statement).run(...params);
+  } finally {
+    db.close();
+  }
+}
+
+function rawRow(file: string, name: string): { nonce: Buffer; data: Buffer } {
+  const db = new Database(file, { readonly: true });
+  try {
+    return db.prepare('SELECT nonce, data FROM credentials WHERE name = ?').get(name) as {
+      nonce: Buffer;
+      data: Buffer;
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** The JSON store format restfn wrote before the SQLite store: the same encryption per record. */
+function legacyFile(key: Buffer, secrets: Record<string, string>) {
+  const records: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(secrets)) {
+    const nonce = randomBytes(12);
+    const cipher = createCipheriv('aes-256-gcm', key, nonce);
+    cipher.setAAD(Buffer.from(`restfn/credential/v1\u0000${name}\u0000secret`, 'utf8'));
+    const data = Buffer.concat([
+      cipher.update(JSON.stringify({ value })),
+      cipher.final(),
+      cipher.getAuthTag(),
+    ]);
+    records[name] = { kind: 'secret', nonce: nonce.toString('base64'), data: data.toString('base64') };
+  }
+  return { version: 1, records };
 }
 
 describe('credential store', () => {
@@ -38,11 +79,11 @@ describe('credential store', () => {
   test('a fresh nonce per write: the same value encrypts differently', () => {
     const s = store();
     s.set('a', { kind: 'secret', value: SECRET });
-    const first = JSON.parse(readFileSync(s.file, 'utf8')).records.a;
+    const first = rawRow(s.file, 'a');
     s.set('a', { kind: 'secret', value: SECRET });
-    const second = JSON.parse(readFileSync(s.file, 'utf8')).records.a;
-    expect(second.nonce).not.toBe(first.nonce);
-    expect(second.data).not.toBe(first.data);
+    const second = rawRow(s.file, 'a');
+    expect(second.nonce.equals(first.nonce)).toBe(false);
+    expect(second.data.equals(first.data)).toBe(false);
   });
 
   test('a wrong key, a tampered byte, or a record moved to another key: a clear error, never garbage', () => {
@@ -54,20 +95,84 @@ describe('credential store', () => {
       expect.objectContaining({ code: 'CREDENTIAL_DECRYPT' }),
     );
 
-    const file = JSON.parse(readFileSync(s.file, 'utf8'));
-    const moved = { ...file, records: { ...file.records, b: file.records.a } };
-    writeFileSync(s.file, JSON.stringify(moved));
+    const a = rawRow(s.file, 'a');
+    sql(s.file, 'UPDATE credentials SET nonce = ?, data = ? WHERE name = ?', a.nonce, a.data, 'b');
     expect(() => s.get('b')).toThrow(expect.objectContaining({ code: 'CREDENTIAL_DECRYPT' }));
 
-    const data = Buffer.from(file.records.a.data, 'base64');
+    const data = Buffer.from(a.data);
     data[0] = (data[0] ?? 0) ^ 1;
-    writeFileSync(
-      s.file,
-      JSON.stringify({ ...file, records: { a: { ...file.records.a, data: data.toString('base64') } } }),
-    );
+    sql(s.file, 'UPDATE credentials SET data = ? WHERE name = ?', data, 'a');
     expect(() => s.get('a')).toThrow(expect.objectContaining({ code: 'CREDENTIAL_DECRYPT' }));
-    writeFileSync(s.file, 'not json');
+
+    s.close();
+    writeFileSync(s.file, 'not a database, just text that is long enough to not be a header');
     expect(() => s.get('a')).toThrow(expect.objectContaining({ code: 'CREDENTIAL_STORE_CORRUPT' }));
+    expect(() => s.set('a', { kind: 'secret', value: SECRET })).toThrow(
+      expect.objectContaining({ code: 'CREDENTIAL_STORE_CORRUPT' }),
+    );
+  });
+
+  test('reading a store that does not exist creates nothing', () => {
+    const s = store();
+    expect(s.list()).toEqual([]);
+    expect(s.get('a')).toBeUndefined();
+    expect(existsSync(s.file)).toBe(false);
+  });
+
+  test('a credentials.json of an earlier restfn is imported once, still encrypted, and removed', () => {
+    const key = randomBytes(32);
+    const root = tempSolution();
+    const legacy = join(root, 'credentials.json');
+    writeFileSync(legacy, JSON.stringify(legacyFile(key, { api: SECRET })), { mode: 0o600 });
+    const s = new CredentialStore(join(root, 'credentials.db'), key);
+    s.set('newer', { kind: 'secret', value: 'kept' });
+    s.importLegacyFile(legacy);
+    expect(existsSync(legacy)).toBe(false);
+    expect(s.get('api')).toEqual({ kind: 'secret', value: SECRET });
+    expect(s.get('newer')).toEqual({ kind: 'secret', value: 'kept' });
+    expect(readFileSync(s.file).includes(SECRET)).toBe(false);
+
+    writeFileSync(legacy, '{"records": oops');
+    expect(() => s.importLegacyFile(legacy)).toThrow(
+      expect.objectContaining({ code: 'CREDENTIAL_STORE_CORRUPT' }),
+    );
+    expect(s.get('api')).toEqual({ kind: 'secret', value: SECRET });
+  });
+
+  test("four processes writing at once lose nothing (every write is its own row under SQLite's lock)", async () => {
+    const key = randomBytes(32).toString('base64');
+    const file = join(tempSolution(), 'credentials.db');
+    // The built library (npm test builds first), so the writers are plain node processes.
+    const storeModule = pathToFileURL(join(import.meta.dirname, '..', '..', 'dist', 'auth', 'store.js')).href;
+    const writer = (n: number) =>
+      new Promise<number | null>((resolve, reject) => {
+        const child = spawn(process.execPath, [
+          '--input-type=module',
+          '-e',
+          `const { CredentialStore } = await import(${JSON.stringify(storeModule)});
+           const s = new CredentialStore(${JSON.stringify(file)}, Buffer.from(${JSON.stringify(key)}, 'base64'));
+           for (let i = 0; i < 50; i++) s.set('w${n}-' + i, { kind: 'secret', value: 'v' + i });`,
+        ]);
+        child.on('error', reject);
+        child.on('close', resolve);
+      });
+    expect(await Promise.all([1, 2, 3, 4].map(writer))).toEqual([0, 0, 0, 0]);
+    const s = new CredentialStore(file, Buffer.from(key, 'base64'));
+    expect(s.list()).toHaveLength(200);
+    expect(s.get('w3-49')).toEqual({ kind: 'secret', value: 'v49' });
+  });
+
+  test('a refresh token rotated by another process is not cleared by a stale one', () => {
+    const key = randomBytes(32);
+    const file = join(tempSolution(), 'credentials.db');
+    const mine = new CredentialStore(file, key);
+    const theirs = new CredentialStore(file, key);
+    mine.setTokens('web', { accessToken: 'a1', refreshToken: 'r1' });
+    theirs.setTokens('web', { accessToken: 'a2', refreshToken: 'r2' });
+    expect(mine.clearTokens('web', 'r1')).toBe(false);
+    expect(mine.getTokens('web')).toMatchObject({ accessToken: 'a2', refreshToken: 'r2' });
+    expect(mine.clearTokens('web', 'r2')).toBe(true);
+    expect(theirs.getTokens('web')).toBeUndefined();
   });
 
   test('the key comes from the environment, or a 0600 key file created outside the store', () => {

@@ -1,5 +1,8 @@
+import { chmodSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from 'vitest';
+import { openFiles, openStore } from '../../src/cli/store-path.js';
 import { Stage } from '../../src/local/stage.js';
 import { LocalStore } from '../../src/local/store.js';
 import { json, testServer } from '../helpers/http-server.js';
@@ -111,5 +114,24 @@ describe('the store across failures and processes', () => {
     ).map((r) => r.name);
     expect(names).toEqual(['XrestfnXstageXmine', `_restfn_stage_${process.pid}_live`]);
     second.close();
+  });
+});
+
+describe('who may read the local data', () => {
+  test('the database, its WAL and stored files are 0600; the state folder 0700, tightened when older', () => {
+    const root = tempSolution();
+    const folder = join(root, '.restfn');
+    mkdirSync(folder, { mode: 0o755 });
+    chmodSync(folder, 0o755);
+    const store = openStore(root, undefined);
+    seed(store, 'items', [{ id: 'a', email: 'ada@example.com' }]);
+    expect(statSync(folder).mode & 0o777).toBe(0o700);
+    for (const file of ['local.db', 'local.db-wal']) {
+      expect(statSync(join(folder, file)).mode & 0o777, file).toBe(0o600);
+    }
+    const uri = openFiles(store).save(Buffer.from('personal'), 'txt');
+    expect(statSync(fileURLToPath(uri)).mode & 0o777).toBe(0o600);
+    expect(statSync(join(folder, 'files')).mode & 0o777).toBe(0o700);
+    store.close();
   });
 });
