@@ -52,4 +52,4 @@ export type { EventListener, ExecutionEvent } from './runtime/events.js';
 export type { RuntimeOptions } from './runtime/options.js';
 export type { ExecutionResult } from './runtime/pipeline.js';
 export { type CreateRuntimeOptions, createRuntime, Runtime } from './runtime/runtime.js';
-export type { DatasourceResult, EntitySync, SyncProgress } from './runtime/sync.js';
+export type { DatasourceResult, EntitySync, SyncOptions, SyncProgress } from './runtime/sync.js';

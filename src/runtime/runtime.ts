@@ -13,7 +13,7 @@ import type { CallContext } from './context.js';
 import { EventBus, type EventListener } from './events.js';
 import { type NormalizedOptions, normalizeOptions, type RuntimeOptions } from './options.js';
 import { type Engine, type ExecutionResult, executeFunction } from './pipeline.js';
-import { type DatasourceResult, runDatasource, type SyncProgress } from './sync.js';
+import { type DatasourceResult, runDatasource, type SyncOptions } from './sync.js';
 
 export interface CreateRuntimeOptions extends RuntimeOptions {
   /** Turns credential keys into values; default: none (functions naming credentials fail, exit 4). */
@@ -93,11 +93,7 @@ export class Runtime {
    */
   async sync(
     name: string,
-    options: {
-      context?: CallContext;
-      onProgress?: (progress: SyncProgress) => void;
-      signal?: AbortSignal;
-    } = {},
+    options: SyncOptions & { context?: CallContext } = {},
   ): Promise<DatasourceResult> {
     const store = this.engine.store;
     if (!store) throw new UsageError('sync needs a local store: createRuntime(solution, { store })');
@@ -120,8 +116,7 @@ export class Runtime {
       { ...this.engine, store },
       datasource,
       options.context ?? {},
-      options.onProgress,
-      options.signal,
+      options,
     );
   }
 

@@ -22,44 +22,73 @@ export interface EntitySync {
   /** Rows written (inserted, replaced or merged). */
   readonly records: number;
   readonly stopped: StopReason;
-  readonly tables: readonly string[];
+}
+
+export interface SyncOptions {
+  readonly onProgress?: (progress: SyncProgress) => void;
+  readonly signal?: AbortSignal;
+  /**
+   * Commit each entity as soon as its function finished, so later entities' queries read it. By
+   * default a datasource is one commit: a failure in any entity leaves every table as it was.
+   */
+  readonly commitPerEntity?: boolean;
+}
+
+/** Stages everything `name` writes into `entity`, page by page as the pages arrive. */
+async function stageEntity(
+  engine: Engine & { store: LocalStore },
+  stage: Stage,
+  entity: string,
+  name: string,
+  parameters: Readonly<Record<string, unknown>>,
+  call: CallContext,
+  options: SyncOptions,
+): Promise<EntitySync> {
+  let records = 0;
+  const { pages, stopped } = await paginate(
+    engine,
+    name,
+    parameters,
+    { ...call, entity },
+    async (execution, page) => {
+      const writes = await planWrites(engine, execution, entity, page === 1);
+      stage.add(writes);
+      for (const w of writes) if (w.kind === 'rows') records += w.rows.length;
+      options.onProgress?.({ entity, function: name, pages: page, records });
+    },
+    options.signal,
+  );
+  return { entity, function: name, pages, records, stopped };
+}
+
+/** Runs `stageAll` against a fresh stage and commits it; any failure discards everything staged. */
+async function inOneCommit<T>(store: LocalStore, stageAll: (stage: Stage) => Promise<T>): Promise<T> {
+  const stage = new Stage(store);
+  try {
+    const result = await stageAll(stage);
+    stage.commit();
+    return result;
+  } catch (error) {
+    stage.discard();
+    throw error;
+  }
 }
 
 /**
  * Fills `entity` from `name`: every page is staged as it arrives, and the table changes in one
  * transaction at the end. Any failure, on any page, discards the stage: the tables stay as they were.
  */
-export async function syncFunction(
+export function syncFunction(
   engine: Engine & { store: LocalStore },
   entity: string,
   name: string,
   parameters: Readonly<Record<string, unknown>>,
   call: CallContext,
-  onProgress?: (progress: SyncProgress) => void,
-  signal?: AbortSignal,
+  options: SyncOptions = {},
 ): Promise<EntitySync> {
-  const stage = new Stage(engine.store);
-  let records = 0;
-  try {
-    const { pages, stopped } = await paginate(
-      engine,
-      name,
-      parameters,
-      { ...call, entity },
-      async (execution, page) => {
-        const writes = await planWrites(engine, execution, entity, page === 1);
-        stage.add(writes);
-        for (const w of writes) if (w.kind === 'rows') records += w.rows.length;
-        onProgress?.({ entity, function: name, pages: page, records });
-      },
-      signal,
-    );
-    const { tables } = stage.commit();
-    return { entity, function: name, pages, records, stopped, tables };
-  } catch (error) {
-    stage.discard();
-    throw error;
-  }
+  return inOneCommit(engine.store, (stage) =>
+    stageEntity(engine, stage, entity, name, parameters, call, options),
+  );
 }
 
 export interface DatasourceResult {
@@ -67,41 +96,58 @@ export interface DatasourceResult {
   readonly entities: readonly EntitySync[];
   /** The datasource's `query` result (rows with `data` parsed); undefined when it has no query. */
   readonly rows: readonly unknown[] | undefined;
+  /** Whether each entity was committed on its own (`commitPerEntity`) rather than all at once. */
+  readonly committedPerEntity: boolean;
 }
 
-/** Runs a datasource: syncs each entity from its function, then runs its query. */
+/**
+ * Runs a datasource: syncs each entity from its function, then runs its query. All entities land
+ * in one commit (a later entity's queries read the tables as they were before the sync), unless
+ * `commitPerEntity` asks for a commit after each.
+ */
 export async function runDatasource(
   engine: Engine & { store: LocalStore },
   file: SourceFile<'datasource'>,
   call: CallContext,
-  onProgress?: (progress: SyncProgress) => void,
-  signal?: AbortSignal,
+  options: SyncOptions = {},
 ): Promise<DatasourceResult> {
-  const options = file.definition!.options;
+  const definition = file.definition!.options;
   const ctx = createContext(engine.solution, 'datasource', engine.options.user, call);
   const evaluate = fieldsOf(file, ctx, engine.expressions);
   const field = (path: Array<string | number>, raw: unknown) => evaluate(path, raw, ctx);
-  const entities: EntitySync[] = [];
-  for (const [i, entry] of options.entities.entries()) {
-    if (typeof entry === 'string' || entry.function === undefined) {
-      engine.store.ensureTable(typeof entry === 'string' ? entry : entry.entity);
-      continue;
+  const perEntity = options.commitPerEntity === true;
+
+  const syncEntities = async (shared: Stage | undefined) => {
+    const entities: EntitySync[] = [];
+    for (const [i, entry] of definition.entities.entries()) {
+      if (typeof entry === 'string' || entry.function === undefined) {
+        engine.store.ensureTable(typeof entry === 'string' ? entry : entry.entity);
+        continue;
+      }
+      const parameters: Record<string, unknown> = {};
+      for (const [name, raw] of Object.entries(entry.functionParameters ?? {})) {
+        parameters[name] = await field(['options', 'entities', i, 'functionParameters', name], raw);
+      }
+      const { entity, function: name } = entry;
+      entities.push(
+        shared
+          ? await stageEntity(engine, shared, entity, name, parameters, call, options)
+          : await syncFunction(engine, entity, name, parameters, call, options),
+      );
     }
-    const parameters: Record<string, unknown> = {};
-    for (const [name, raw] of Object.entries(entry.functionParameters ?? {})) {
-      parameters[name] = await field(['options', 'entities', i, 'functionParameters', name], raw);
-    }
-    entities.push(
-      await syncFunction(engine, entry.entity, entry.function, parameters, call, onProgress, signal),
-    );
-  }
+    return entities;
+  };
+  const entities = perEntity
+    ? await syncEntities(undefined)
+    : await inOneCommit(engine.store, syncEntities);
+
   let rows: unknown[] | undefined;
-  if (options.query !== undefined) {
+  if (definition.query !== undefined) {
     const parameters: Record<string, unknown> = {};
-    for (const [name, raw] of Object.entries(options.queryParameters ?? {})) {
+    for (const [name, raw] of Object.entries(definition.queryParameters ?? {})) {
       parameters[name] = await field(['options', 'queryParameters', name], raw);
     }
-    rows = runQuery(engine.store, options.query, parameters) as unknown[];
+    rows = runQuery(engine.store, definition.query, parameters) as unknown[];
   }
-  return { datasource: file.name, entities, rows };
+  return { datasource: file.name, entities, rows, committedPerEntity: perEntity };
 }

@@ -250,4 +250,35 @@ continuation:
     const tables = store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all();
     expect(tables).toEqual([{ name: 'items' }]);
   });
+
+  test('a datasource of several entities is one commit: the second failing keeps the first as it was', async () => {
+    const server = await testServer((req, res) => {
+      if (req.url.startsWith('/orders')) json(res, 500, { error: 'boom' });
+      else json(res, 200, { items: [{ id: 'c-new' }] });
+    });
+    const files = {
+      'functions/rest-get-customers.platform': GET(server.url),
+      'functions/rest-get-orders.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/orders\n`,
+      'datasources/shop.platform': `type: datasource.sqlite
+options:
+  provider: DATA_PROVIDER_LOCAL
+  entities:
+    - entity: customers
+      function: rest-get-customers
+    - entity: orders
+      function: rest-get-orders
+`,
+    };
+    const { runtime, store } = syncSetup(files);
+    seed(store, 'customers', [{ id: 'c-old' }]);
+    await expect(runtime.sync('shop')).rejects.toMatchObject({ code: 'REMOTE_ERROR', status: 500 });
+    expect(ids(store, 'customers')).toEqual(['c-old']);
+    expect(store.hasTable('orders')).toBe(false);
+
+    // Asked for explicitly, each entity commits on its own: the first one is kept.
+    await expect(runtime.sync('shop', { commitPerEntity: true })).rejects.toMatchObject({
+      code: 'REMOTE_ERROR',
+    });
+    expect(ids(store, 'customers')).toEqual(['c-new']);
+  });
 });

@@ -12,6 +12,7 @@ import { addUserOptions, type UserOptions } from '../user-options.js';
 interface Options extends UserOptions {
   solution?: string;
   db?: string;
+  commitPerEntity?: boolean;
 }
 
 export function registerSync(program: Command): void {
@@ -23,7 +24,11 @@ export function registerSync(program: Command): void {
       )
       .argument('[datasources...]', 'datasource names')
       .option('-s, --solution <dir>', 'solution folder (default: found from the current folder upward)')
-      .option('--db <file>', 'local database file (default: <solution>/.restfn/local.db)'),
+      .option('--db <file>', 'local database file (default: <solution>/.restfn/local.db)')
+      .option(
+        '--commit-per-entity',
+        "commit each entity as soon as it is synced (later entities' queries see it; a failure keeps the entities before it)",
+      ),
   ).action(async (names: string[], options: Options) => {
     const solution = loadSolution(solutionDir(options.solution));
     const { diagnostics, errors } = await validateSolution(solution);
@@ -41,12 +46,16 @@ export function registerSync(program: Command): void {
     try {
       for (const name of names.length > 0 ? names : all) {
         const started = performance.now();
-        const result = await runtime.sync(name, { onProgress: progress.update });
+        const result = await runtime.sync(name, {
+          onProgress: progress.update,
+          commitPerEntity: options.commitPerEntity === true,
+        });
         progress.clear();
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
         const rows = result.rows === undefined ? '' : `, query returns ${result.rows.length} rows`;
+        const commits = result.committedPerEntity ? ', committed per entity' : '';
         process.stdout.write(
-          `${name}: ${result.entities.map(describe).join('; ') || 'no functions'}${rows} (${seconds} s)\n`,
+          `${name}: ${result.entities.map(describe).join('; ') || 'no functions'}${rows}${commits} (${seconds} s)\n`,
         );
         for (const entity of result.entities) {
           if (entity.stopped === 'page-cap' || entity.stopped === 'repeated-page') {
