@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { RangeMatch, ValueMatch } from './scope.js';
-import type { LocalStore } from './store.js';
+import { type LocalStore, StoreError } from './store.js';
 
 export const COMMAND_QUEUE_TABLE = '_commandQueue';
 
@@ -248,11 +248,35 @@ export function sqlValue(value: unknown): unknown {
 }
 
 /** The row id of a record: `primaryKey` when given, else its `id`, else a fresh one (written into it). */
+/** A record whose id cannot be a row id: the message names the id; the caller adds where. */
+export class RecordIdError extends StoreError {
+  constructor(message: string) {
+    super('RECORD_ID_INVALID', message);
+  }
+}
+
+/**
+ * Text and numbers are ids; anything else is refused rather than turned into text, where every
+ * object would become the same '[object Object]' row (or crash, for objects without a prototype).
+ */
+function rowId(given: unknown): string {
+  if (typeof given === 'string') return given;
+  if ((typeof given === 'number' && Number.isFinite(given)) || typeof given === 'bigint') return String(given);
+  const kind = Array.isArray(given) ? 'a list' : typeof given === 'object' ? 'an object' : `a ${typeof given}`;
+  let shown: string;
+  try {
+    shown = JSON.stringify(given)?.slice(0, 80) ?? String(given);
+  } catch {
+    shown = kind;
+  }
+  throw new RecordIdError(`the record with id ${shown} has ${kind} as its id; ids must be text or numbers`);
+}
+
 export function toRow(record: unknown, primaryKey?: unknown): StagedRow {
   const data =
     record !== null && typeof record === 'object' && !Array.isArray(record) ? record : { value: record };
   const given = primaryKey ?? (data as { id?: unknown }).id;
-  if (given !== undefined && given !== null && given !== '') return { id: String(given), data };
+  if (given !== undefined && given !== null && given !== '') return { id: rowId(given), data };
   const id = randomUUID();
   return { id, data: { ...data, id } };
 }

@@ -4,7 +4,7 @@ import { isTruthy } from '../expression/evaluate.js';
 import { isExpression } from '../expression/source.js';
 import { applyConversions } from '../local/conversions.js';
 import { decideScope, type ResolveScopeValue, scopeResolver } from '../local/scope.js';
-import { type StagedRow, type StagedWrite, toRow } from '../local/stage.js';
+import { RecordIdError, type StagedRow, type StagedWrite, toRow } from '../local/stage.js';
 import { type Field, fieldsOf } from './field.js';
 import { conversionList, type Engine, type Execution } from './pipeline.js';
 
@@ -14,6 +14,22 @@ import { conversionList, type Engine, type Execution } from './pipeline.js';
  * operations. Expressions are evaluated here; the stage only sees values.
  */
 export async function planWrites(
+  engine: Engine,
+  execution: Execution,
+  entity: string,
+  firstPage: boolean,
+): Promise<StagedWrite[]> {
+  try {
+    return await pageWrites(engine, execution, entity, firstPage);
+  } catch (error) {
+    if (error instanceof RecordIdError) {
+      error.message = `function '${execution.file.name}' (table '${entity}'): ${error.message}; pick a text or number id with the function's records or outputTransform, or an operation's primaryKey`;
+    }
+    throw error;
+  }
+}
+
+async function pageWrites(
   engine: Engine,
   execution: Execution,
   entity: string,

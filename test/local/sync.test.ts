@@ -281,4 +281,29 @@ options:
     });
     expect(ids(store, 'customers')).toEqual(['c-new']);
   });
+
+  test.each([
+    ['an object', '{"a": 1}', '{"a":1}'],
+    ['a list', '[1, 2]', '[1,2]'],
+    ['a boolean', 'true', 'true'],
+  ])(
+    'a record whose id is %s: RECORD_ID_INVALID naming the record and the function, nothing written',
+    async (kind, id, shown) => {
+      const server = await testServer((_, res) => json(res, 200, {}));
+      const { runtime, store } = syncSetup({
+        'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${server.url}/items
+outputTransform: '[{"id": "fine"}, {"id": ${id}, "name": "x"}]'
+`,
+        'datasources/items.platform': datasource('items', 'rest-get-items'),
+      });
+      seed(store, 'items', [{ id: 'kept' }]);
+      const error = await runtime.sync('items').catch((e: Error) => e);
+      expect(error).toMatchObject({ code: 'RECORD_ID_INVALID' });
+      expect((error as Error).message).toContain("function 'rest-get-items' (table 'items')");
+      expect((error as Error).message).toContain(`id ${shown} has ${kind} as its id`);
+      expect(ids(store, 'items')).toEqual(['kept']);
+    },
+  );
 });
