@@ -75,8 +75,19 @@ function base64Forms(value: string): string[] {
   return forms;
 }
 
+/** Forms by secrets list: one attempt masks its URL, body and every header with the same (never changed) list. */
+const formsCache = new WeakMap<readonly string[], Map<number, string[]>>();
+
 /** Forms to search for, longest first so that a shorter form never cuts a longer one in two. */
 function searchedForms(secrets: readonly string[], minLength: number): string[] {
+  const byLength = formsCache.get(secrets) ?? new Map<number, string[]>();
+  formsCache.set(secrets, byLength);
+  const forms = byLength.get(minLength) ?? computeForms(secrets, minLength);
+  byLength.set(minLength, forms);
+  return forms;
+}
+
+function computeForms(secrets: readonly string[], minLength: number): string[] {
   const forms = new Set<string>();
   for (const secret of secrets) {
     if (secret.length < minLength) continue;
