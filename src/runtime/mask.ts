@@ -75,7 +75,10 @@ function base64Forms(value: string): string[] {
   return forms;
 }
 
-/** Forms by secrets list: one attempt masks its URL, body and every header with the same (never changed) list. */
+/**
+ * Forms by secrets list: one attempt masks its URL, body and every header with the same list
+ * (never changed once built).
+ */
 const formsCache = new WeakMap<readonly string[], Map<number, string[]>>();
 
 /** Forms to search for, longest first so that a shorter form never cuts a longer one in two. */
