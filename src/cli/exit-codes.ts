@@ -5,7 +5,7 @@ import { DefinitionError } from '../errors/definition-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { ExpressionError } from '../expression/errors.js';
 import { ScriptError } from '../expression/scripts/errors.js';
-import { InvalidUrlError } from '../http/build-request.js';
+import { InvalidHeaderError, InvalidUrlError } from '../http/build-request.js';
 import { FunctionNotFoundError, ParameterError } from '../runtime/errors.js';
 
 /** The documented exit codes, used by every command. Errors become exit codes here and only here. */
@@ -28,6 +28,8 @@ export function exitCodeFor(error: unknown): number {
     error instanceof UsageError ||
     error instanceof SolutionNotFoundError ||
     error instanceof ParameterError ||
+    // A header value the caller gave that HTTP cannot carry; names are caught by validation first.
+    error instanceof InvalidHeaderError ||
     error instanceof FunctionNotFoundError
   ) {
     return EXIT.USAGE;

@@ -104,6 +104,11 @@ export const RULES = {
     summary:
       'A key of an older format (`errorTransform`, `table`/`transform` on an error handler); it still runs, and the message shows the current form.',
   },
+  INVALID_HEADER: {
+    severity: 'error',
+    summary:
+      'A header parameter cannot be sent: its name is not an HTTP token, or its fixed value holds a line break or control character.',
+  },
 } as const satisfies Record<string, { severity: Severity; summary: string }>;
 
 export type Severity = 'error' | 'warning';

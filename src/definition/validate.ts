@@ -4,6 +4,7 @@ import { bodyOnGet } from './rules/body.js';
 import { literalCredential, localCallCredential } from './rules/credentials.js';
 import { expressionSyntax, type KnownNames } from './rules/expressions.js';
 import { handlerMatchesSuccess } from './rules/handlers.js';
+import { headerText } from './rules/headers.js';
 import { fileName, functionId, uniqueName } from './rules/naming.js';
 import { deprecatedKeys, parameterLocation } from './rules/parameters.js';
 import { queryDependencies } from './rules/queries.js';
@@ -18,6 +19,7 @@ const FUNCTION_RULES: FunctionRule[] = [
   functionId,
   uniqueName,
   parameterLocation,
+  headerText,
   pathParameters,
   urlQuery,
   bodyOnGet,

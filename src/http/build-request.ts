@@ -1,5 +1,8 @@
+import { printable } from '../errors/printable.js';
 import { RestfnError } from '../errors/restfn-error.js';
+import { codePointName, headerValueProblem, isHeaderName } from './header-text.js';
 import { mediaTypeOf } from './media-type.js';
+import { MASK } from './sensitive.js';
 import { baseValueProblem, checkBuiltUrl, PLACEHOLDER, parseUrlTemplate } from './url-template.js';
 
 /** A parameter after resolution: where it goes and its value (credentials already applied). */
@@ -7,6 +10,8 @@ export interface PlacedValue {
   readonly name: string;
   readonly location: 'header' | 'path' | 'query' | 'body' | 'output';
   readonly value: unknown;
+  /** Set on values a credential filled: a request built to be shown carries `***` in their place. */
+  readonly secret?: boolean;
 }
 
 export interface OutboundRequest {
@@ -20,6 +25,16 @@ export interface OutboundRequest {
 export class InvalidUrlError extends RestfnError {
   constructor(message: string) {
     super('INVALID_URL', message);
+  }
+}
+
+/** A header name or value HTTP cannot carry (a line break, a control character); nothing was sent. */
+export class InvalidHeaderError extends RestfnError {
+  readonly header: string;
+
+  constructor(header: string, message: string) {
+    super('INVALID_HEADER', message);
+    this.header = header;
   }
 }
 
@@ -43,10 +58,41 @@ export function buildRequest(
   transformedBody?: { value: unknown },
   keepQuery = false,
 ): OutboundRequest {
+  return build(method, url, values, transformedBody, keepQuery, false);
+}
+
+/**
+ * The same request as it may be shown (traces, `@ctx.request`, error messages): every value a
+ * credential filled is `***` as a whole, in the header, path segment, query value or body field it
+ * fills, whatever its length or encoding. Masking the field rather than searching the text for the
+ * value also hides values too short to search for. A transformed body is passed already masked.
+ * The checks of `buildRequest` are not repeated: it ran first on the real values.
+ */
+export function shownRequest(
+  method: string,
+  url: string,
+  values: readonly PlacedValue[],
+  transformedBody?: { value: unknown },
+  keepQuery = false,
+): OutboundRequest {
+  return build(method, url, values, transformedBody, keepQuery, true);
+}
+
+function build(
+  method: string,
+  url: string,
+  placed: readonly PlacedValue[],
+  transformedBody: { value: unknown } | undefined,
+  keepQuery: boolean,
+  shown: boolean,
+): OutboundRequest {
+  const values = shown ? placed.map((v) => (v.secret ? { ...v, value: MASK } : v)) : placed;
   const headers: Record<string, string> = {};
   for (const v of values) {
-    if (v.location === 'header' && v.value !== undefined && v.value !== null)
-      headers[v.name.toLowerCase()] = text(v.value);
+    if (v.location !== 'header' || v.value === undefined || v.value === null) continue;
+    const value = text(v.value);
+    if (!shown) checkHeader(v, value);
+    headers[v.name.toLowerCase()] = value;
   }
   let body: string | Buffer | undefined;
   if (!NO_BODY.has(method)) {
@@ -66,7 +112,25 @@ export function buildRequest(
       headers['content-type'] ??= 'application/json';
     }
   }
-  return { method, url: buildUrl(url, values, keepQuery), headers, body };
+  return { method, url: buildUrl(url, values, keepQuery, shown), headers, body };
+}
+
+/** Refuses what undici would refuse mid-request (and report as a network failure). */
+function checkHeader(v: PlacedValue, value: string): void {
+  if (!isHeaderName(v.name)) {
+    throw new InvalidHeaderError(
+      v.name,
+      `parameter '${printable(v.name)}' cannot be sent as a header: a header name holds only letters, digits and !#$%&'*+-.^_\`|~ (no spaces, colons or line breaks); rename the parameter`,
+    );
+  }
+  const problem = headerValueProblem(value);
+  if (!problem) return;
+  // A credential's characters are not named: even one of them is part of the secret.
+  const which = v.secret ? '' : ` (${codePointName(problem.codePoint)} at character ${problem.index + 1})`;
+  throw new InvalidHeaderError(
+    v.name,
+    `header '${printable(v.name)}' cannot be sent: its value holds a ${problem.kind}${which}, which a header cannot carry (line breaks and control characters are refused, and text beyond Latin-1 must be percent-encoded or sent in the query or body); check the value of parameter '${printable(v.name)}'`,
+  );
 }
 
 function isBytes(value: unknown): value is Uint8Array {
@@ -85,7 +149,12 @@ function bytesAsBase64(this: Record<string, unknown>, key: string, value: unknow
  * url (`https://{host}/...`) take their value as written, checked so that it cannot add a user
  * name, a query or another scheme; placeholders in the path are percent-encoded.
  */
-export function buildUrl(template: string, values: readonly PlacedValue[], keepQuery = false): string {
+export function buildUrl(
+  template: string,
+  values: readonly PlacedValue[],
+  keepQuery = false,
+  shown = false,
+): string {
   const path = new Map(values.filter((v) => v.location === 'path').map((v) => [v.name, v.value]));
   const parsed = parseUrlTemplate(template);
   const { address, queryAt } = parsed;
@@ -100,7 +169,8 @@ export function buildUrl(template: string, values: readonly PlacedValue[], keepQ
   };
   const baseFilled = base.replace(PLACEHOLDER, (_, name: string, offset: number) => {
     const placeholder = parsed.placeholders.find((p) => p.index === offset)!;
-    const problem = baseValueProblem(value(name), parsed, placeholder);
+    // A shown url masks a credential here too; the real build already checked its value.
+    const problem = shown ? undefined : baseValueProblem(value(name), parsed, placeholder);
     if (problem)
       throw new InvalidUrlError(`parameter '${name}' cannot fill {${name}} in the address: ${problem}`);
     return value(name);
@@ -114,7 +184,7 @@ export function buildUrl(template: string, values: readonly PlacedValue[], keepQ
   }
   const search = query.toString();
   const url = search ? `${withPath}?${search}` : withPath;
-  const problem = checkBuiltUrl(url, parsed);
+  const problem = shown ? undefined : checkBuiltUrl(url, parsed);
   if (problem) throw new InvalidUrlError(`the address built from url ${problem}`);
   return url;
 }

@@ -9,6 +9,7 @@ import {
   TimeoutError,
 } from './errors.js';
 import type { HttpOptions } from './options.js';
+import { isSensitiveHeader } from './sensitive.js';
 
 export interface RawResponse {
   readonly status: number;
@@ -37,8 +38,9 @@ export class Transport {
 
   /**
    * Sends the request and reads the whole body. `summary` names the request in errors (masked URL).
-   * A request that carries credentials follows redirects only within its origin: undici would pass
-   * custom credential headers (an `x-api-key`) on to whatever host a redirect names.
+   * A request that carries credentials, or any header the trace masks as sensitive (`x-token`,
+   * `cookie`: one rule, `isSensitiveHeader`), follows redirects only within its origin: undici
+   * would pass such headers on to whatever host a redirect names.
    */
   async send(
     req: OutboundRequest,
@@ -47,6 +49,7 @@ export class Transport {
     carriesCredentials = false,
   ): Promise<RawResponse> {
     const limit = this.options.maxRedirections;
+    const guarded = carriesCredentials || Object.keys(req.headers).some((name) => isSensitiveHeader(name));
     try {
       let current = req;
       for (let hops = 0; ; hops++) {
@@ -56,12 +59,12 @@ export class Transport {
           headers: current.headers,
           body: current.body,
           signal,
-          ...(carriesCredentials ? { maxRedirections: 0 } : {}),
+          ...(guarded ? { maxRedirections: 0 } : {}),
         });
         const bytes = Buffer.from(await res.body.arrayBuffer());
         const location = res.headers.location;
         if (res.statusCode >= 300 && res.statusCode < 400 && location !== undefined) {
-          if (!carriesCredentials || hops >= limit) {
+          if (!guarded || hops >= limit) {
             throw new RedirectLimitError(
               summary,
               `redirected more than ${limit} times (settings.http.maxRedirections)`,
@@ -71,7 +74,7 @@ export class Transport {
           if (next.origin !== new URL(current.url).origin) {
             throw new RedirectLimitError(
               summary,
-              `redirects to another origin (${next.origin}); not followed because the request carries credentials`,
+              `redirects to another origin (${next.origin}); not followed because the request carries credentials or sensitive headers`,
             );
           }
           current = redirected(current, next.href, res.statusCode);

@@ -77,11 +77,17 @@ export function baseValueProblem(
 }
 
 /**
- * Why the address built from a template is refused, or undefined: it must be an absolute http(s)
- * URL with a host, without a user name or password, and keep the template's scheme when the
+ * Why the address built from a template is refused, or undefined: it must be free of control
+ * characters, an absolute http(s) URL with a host, without a user name or password, and keep the template's scheme when the
  * template names one.
  */
 export function checkBuiltUrl(url: string, template: UrlTemplate): string | undefined {
+  // Parameter values arrive percent-encoded, so a control character here came from a `url`
+  // expression or a next link. URL parsing would silently drop a CR/LF (sending another address
+  // than the one traced); refuse it instead. Whitespace around the url (a YAML block scalar's
+  // final line break) is only trimmed by the parser, as before.
+  if (hasControl(url.trim()))
+    return 'holds a control character (a line break, tab or similar); check the url expression or the link it read';
   if (!URL.canParse(url)) return 'is not a valid absolute URL';
   const parsed = new URL(url);
   const scheme = parsed.protocol.slice(0, -1);

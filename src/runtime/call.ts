@@ -1,7 +1,7 @@
 import { decideRetry, type Failure } from '../errors/retry.js';
 import { parseRetryAfter } from '../errors/retry-after.js';
 import { isExpression } from '../expression/source.js';
-import { buildRequest } from '../http/build-request.js';
+import { buildRequest, shownRequest } from '../http/build-request.js';
 import {
   AbortedError,
   CallError,
@@ -16,7 +16,7 @@ import { applyConversions } from '../local/conversions.js';
 import type { ExecutionContext } from './context.js';
 import { handlerRetry, judge, reportFailure } from './failure.js';
 import type { Field } from './field.js';
-import { maskHeaders, maskText } from './mask.js';
+import { maskError, maskHeaders, maskJson, maskText } from './mask.js';
 import type { ResolvedParameter } from './parameters.js';
 import {
   applyCredentials,
@@ -25,6 +25,7 @@ import {
   type FunctionFile,
   type PageRequest,
 } from './pipeline.js';
+import { transformValues } from './transform-input.js';
 
 export interface CallArgs {
   readonly engine: Engine;
@@ -32,8 +33,8 @@ export interface CallArgs {
   readonly ctx: ExecutionContext;
   readonly field: Field;
   readonly parameters: readonly ResolvedParameter[];
-  /** The inputTransform result, when there is one. */
-  readonly body: { value: unknown } | undefined;
+  /** The inputTransform, when there is one: parameter values in, the body out. */
+  readonly transform: ((values: Record<string, unknown>) => Promise<unknown>) | undefined;
   readonly page: PageRequest | undefined;
   readonly signal: AbortSignal | undefined;
 }
@@ -133,16 +134,26 @@ function summaryOf(ctx: ExecutionContext): RequestSummary {
   return { method: ctx.request!.method, url: ctx.request!.url };
 }
 
-/** One attempt: credentials, conversions, the request, the response parsed by format. */
+/** One attempt: credentials, inputTransform, conversions, the request, the response parsed by format. */
 async function attempt(
   args: CallArgs,
   refreshToken: boolean,
 ): Promise<{ raw: RawResponse; parsed: unknown }> {
-  const { engine, file, ctx, field, parameters, body, page, signal } = args;
+  const { engine, file, ctx, field, parameters, transform, page, signal } = args;
   const definition = file.definition;
   const { events } = engine;
   const localCall = definition.useLocalCall === true;
   const { placed, secrets } = await applyCredentials(engine, parameters, signal, refreshToken, localCall);
+
+  // 8. inputTransform, over the parameter values with body credentials resolved.
+  let body: { value: unknown } | undefined;
+  if (transform) {
+    try {
+      body = { value: await transform(transformValues(ctx.parameters, parameters, placed)) };
+    } catch (error) {
+      throw maskError(error, secrets);
+    }
+  }
 
   // 9. Conversions of the outgoing body (the inputTransform result, else the body parameters).
   let outgoing = body;
@@ -167,17 +178,38 @@ async function attempt(
   const url =
     page?.url ??
     (isExpression(definition.url) ? String(await field(['url'], definition.url, ctx)) : definition.url);
-  const request = buildRequest(definition.method, url, placed, outgoing, page?.url !== undefined);
-  const summary: RequestSummary = { method: request.method, url: maskText(request.url, secrets) };
-  const secretHeaders = new Set(parameters.filter((p) => p.credential).map((p) => p.name.toLowerCase()));
-  const shownHeaders = maskHeaders(request.headers, secretHeaders);
-  ctx.request = { method: request.method, url: summary.url, headers: shownHeaders, body: body?.value };
+  const keepQuery = page?.url !== undefined;
+  const request = buildRequest(definition.method, url, placed, outgoing, keepQuery);
+  // What is shown (events, @ctx.request, error messages) is the same request built with every
+  // credential's field masked as a whole, then searched for credential values in any encoding
+  // (a next link or a transform may carry one elsewhere).
+  const shown =
+    secrets.length === 0
+      ? request
+      : shownRequest(
+          definition.method,
+          url,
+          placed,
+          outgoing && { value: maskJson(outgoing.value, secrets) },
+          keepQuery,
+        );
+  const summary: RequestSummary = { method: request.method, url: maskText(shown.url, secrets) };
+  const credentialHeaders = new Set(
+    placed.filter((p) => p.secret && p.location === 'header').map((p) => p.name.toLowerCase()),
+  );
+  const shownHeaders = maskHeaders(shown.headers, credentialHeaders, secrets);
+  ctx.request = {
+    method: request.method,
+    url: summary.url,
+    headers: shownHeaders,
+    body: body && maskJson(body.value, secrets),
+  };
   const correlationId = ctx.correlationId;
   if (events.active) {
     const shownBody =
-      typeof request.body === 'string'
-        ? maskText(request.body, secrets)
-        : request.body && `<${request.body.length} bytes, ${request.headers['content-type']}>`;
+      typeof shown.body === 'string'
+        ? maskText(shown.body, secrets)
+        : shown.body && `<${shown.body.length} bytes, ${shown.headers['content-type']}>`;
     events.emit({
       type: 'request',
       correlationId,
@@ -189,8 +221,9 @@ async function attempt(
   }
   const sent = performance.now();
   const raw = await engine.transport.send(request, summary, signal, secrets.length > 0);
-  // Response headers as shown and as expressions see them: cookies and credential-like headers masked.
-  const headers = maskHeaders(raw.headers, new Set());
+  // Response headers as shown and as expressions see them: cookies, credential-like headers and
+  // echoed credential values masked.
+  const headers = maskHeaders(raw.headers, new Set(), secrets);
   if (events.active) {
     const durationMs = performance.now() - sent;
     events.emit({

@@ -1,30 +1,171 @@
-import { CREDENTIAL_NAME } from '../definition/credential-params.js';
+import { isSensitiveHeader, MASK } from '../http/sensitive.js';
 
-export const MASK = '***';
+export { MASK };
 
-/** Header names whose values are always credentials, whatever parameter set them. */
-const SENSITIVE_HEADERS = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie']);
+/**
+ * Values shorter than this are not searched for in free text (a URL, a JSON text, an error
+ * message): hiding every `7` or `a` would make the text unreadable and still leave the value
+ * guessable. Short values are hidden where they are bound instead, as the whole header, query
+ * value, path segment or body field (see `shownRequest`), and as whole JSON values (`maskJson`).
+ */
+const MIN_SEARCHED = 3;
 
-/** Headers as they may be shown: credential values replaced by `***`. */
+/**
+ * The texts to hide for one credential value as it was placed: the value itself, the value without
+ * its `Bearer`/`Basic` scheme, and for basic auth the decoded `user:password` and the password, so
+ * that a service echoing any of them back is masked too.
+ */
+export function credentialTexts(placed: string): string[] {
+  const texts = [placed];
+  const scheme = /^(Bearer|Basic)\s+(.*)$/is.exec(placed);
+  if (scheme) {
+    texts.push(scheme[2]!);
+    if (scheme[1]!.toLowerCase() === 'basic') {
+      const decoded = Buffer.from(scheme[2]!, 'base64').toString('utf8');
+      const colon = decoded.indexOf(':');
+      if (colon !== -1) texts.push(decoded, decoded.slice(colon + 1));
+    }
+  }
+  return [...new Set(texts.filter((t) => t.length > 0))];
+}
+
+/**
+ * Every form `value` can take in output: as it is; JSON-escaped (a value with `"`, `\` or control
+ * characters inside a JSON text), also with non-ASCII written as `\uXXXX` as many servers do;
+ * percent-encoded (`encodeURIComponent`) and form-encoded (`+` for space), each of the raw and the
+ * JSON-escaped form (a JSON value in a query string); and base64, standard and URL-safe.
+ */
+export function encodedForms(value: string): string[] {
+  const json = JSON.stringify(value).slice(1, -1);
+  const forms = [value, json, asciiJson(json, false), asciiJson(json, true)];
+  for (const text of [value, json]) {
+    forms.push(new URLSearchParams({ s: text }).toString().slice(2));
+    // encodeURIComponent refuses a lone surrogate; such a value cannot be percent-encoded that way.
+    try {
+      forms.push(encodeURIComponent(text));
+    } catch {}
+  }
+  forms.push(...base64Forms(value));
+  return [...new Set(forms.filter((f) => f.length > 0))];
+}
+
+function asciiJson(json: string, upper: boolean): string {
+  return json.replace(/[\u007f-\uffff]/g, (c) => {
+    const hex = c.charCodeAt(0).toString(16).padStart(4, '0');
+    return `\\u${upper ? hex.toUpperCase() : hex}`;
+  });
+}
+
+/**
+ * The base64 characters that depend on `value` alone, for each of the three byte offsets it may
+ * start at inside a longer text (`user:password` in basic auth): base64 maps 3 bytes to 4
+ * characters, so the encoding of a value in the middle of a text shifts with its offset modulo 3.
+ * The one or two characters shared with neighbouring bytes are left, as they cannot be told apart.
+ */
+function base64Forms(value: string): string[] {
+  const bytes = Buffer.from(value, 'utf8');
+  const forms: string[] = [];
+  for (let offset = 0; offset < 3; offset++) {
+    const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
+    const start = Math.ceil((offset * 8) / 6);
+    const end = Math.floor(((offset + bytes.length) * 8) / 6);
+    const core = encoded.slice(start, end);
+    forms.push(core, core.replace(/\+/g, '-').replace(/\//g, '_'));
+  }
+  return forms;
+}
+
+/**
+ * Forms by secrets list: one attempt masks its URL, body and every header with the same list
+ * (never changed once built).
+ */
+const formsCache = new WeakMap<readonly string[], Map<number, string[]>>();
+
+/** Forms to search for, longest first so that a shorter form never cuts a longer one in two. */
+function searchedForms(secrets: readonly string[], minLength: number): string[] {
+  const byLength = formsCache.get(secrets) ?? new Map<number, string[]>();
+  formsCache.set(secrets, byLength);
+  const forms = byLength.get(minLength) ?? computeForms(secrets, minLength);
+  byLength.set(minLength, forms);
+  return forms;
+}
+
+function computeForms(secrets: readonly string[], minLength: number): string[] {
+  const forms = new Set<string>();
+  for (const secret of secrets) {
+    if (secret.length < minLength) continue;
+    for (const form of encodedForms(secret)) if (form.length >= minLength) forms.add(form);
+  }
+  return [...forms].sort((a, b) => b.length - a.length);
+}
+
+/** A text with every form of every credential value (of at least 3 characters) replaced by `***`. */
+export function maskText(text: string, secrets: readonly string[]): string {
+  let out = text;
+  for (const form of searchedForms(secrets, MIN_SEARCHED)) out = out.split(form).join(MASK);
+  return out;
+}
+
+/**
+ * A JSON value as it may be shown: every string, number or boolean that holds a credential value in
+ * any form, however short, becomes `***` as a whole (a transform may put a credential anywhere in
+ * the body, so the field that carries it is found by content). Object keys are searched like free
+ * text. Bytes are kept as they are (a body of bytes is shown by its size only).
+ */
+export function maskJson(value: unknown, secrets: readonly string[]): unknown {
+  if (secrets.length === 0) return value;
+  const forms = searchedForms(secrets, 1);
+  const holds = (text: string) => forms.some((f) => text.includes(f));
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'string') return holds(v) ? MASK : v;
+    if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint')
+      return holds(String(v)) ? MASK : v;
+    if (v === null || typeof v !== 'object' || v instanceof Uint8Array) return v;
+    if (Array.isArray(v)) return v.map(walk);
+    // As JSON.stringify sees it: a Date (or anything with toJSON) by its JSON form.
+    const toJSON = (v as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === 'function') return walk(toJSON.call(v));
+    return Object.fromEntries(Object.entries(v).map(([k, x]) => [maskText(k, secrets), walk(x)]));
+  };
+  return walk(value);
+}
+
+/**
+ * Headers as they may be shown: sensitive ones (by the same rule the transport applies to
+ * redirects) as `***`; in the others, any credential value a service echoed back.
+ */
 export function maskHeaders(
   headers: Readonly<Record<string, string>>,
-  secretNames: ReadonlySet<string>,
+  credentialHeaders: ReadonlySet<string>,
+  secrets: readonly string[] = [],
 ): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [name, value] of Object.entries(headers)) {
-    const hidden = SENSITIVE_HEADERS.has(name) || secretNames.has(name) || CREDENTIAL_NAME.test(name);
-    out[name] = hidden ? MASK : value;
+    out[name] =
+      isSensitiveHeader(name, credentialHeaders) || secrets.includes(value) ? MASK : maskText(value, secrets);
   }
   return out;
 }
 
-/** A string with every given secret value replaced by `***` (also in its percent-encoded form). */
-export function maskText(text: string, secrets: readonly string[]): string {
-  let out = text;
-  for (const secret of secrets) {
-    if (secret.length < 3) continue;
-    out = out.split(secret).join(MASK).split(encodeURIComponent(secret)).join(MASK);
-    out = out.split(new URLSearchParams({ s: secret }).toString().slice(2)).join(MASK);
+/**
+ * The error with credential values masked in its own text properties (message, stack, `detail`,
+ * JSONata's `value`) and in those of its causes: an expression that read a credential may quote it
+ * in its error (JSONata puts the value it could not cast into the message).
+ */
+export function maskError<T>(error: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return error;
+  let current: unknown = error;
+  for (let depth = 0; depth < 8 && typeof current === 'object' && current !== null; depth++) {
+    for (const key of Object.getOwnPropertyNames(current)) {
+      const value = (current as Record<string, unknown>)[key];
+      if (typeof value !== 'string') continue;
+      try {
+        (current as Record<string, unknown>)[key] = maskText(value, secrets);
+      } catch {
+        // A read-only property keeps its text; the message, the one that is shown, is writable.
+      }
+    }
+    current = (current as { cause?: unknown }).cause;
   }
-  return out;
+  return error;
 }

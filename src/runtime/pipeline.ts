@@ -8,10 +8,12 @@ import type { PropertyPath } from '../definition/yaml-file.js';
 import type { AlertCenter } from '../errors/alerts.js';
 import { CredentialError } from '../errors/credential-error.js';
 import { DefinitionError } from '../errors/definition-error.js';
+import { printable } from '../errors/printable.js';
 import { type ExpressionEnv, isTruthy } from '../expression/evaluate.js';
 import { isExpression } from '../expression/source.js';
 import type { PlacedValue } from '../http/build-request.js';
 import { CallError } from '../http/errors.js';
+import { headerValueProblem } from '../http/header-text.js';
 import type { Transport } from '../http/transport.js';
 import { parseUrlTemplate } from '../http/url-template.js';
 import type { Conversion } from '../local/conversions.js';
@@ -22,6 +24,7 @@ import { type CallContext, createContext, type ExecutionContext } from './contex
 import { FunctionNotFoundError, UnsupportedStepError } from './errors.js';
 import type { EventBus } from './events.js';
 import { fieldsOf } from './field.js';
+import { credentialTexts } from './mask.js';
 import type { NormalizedOptions } from './options.js';
 import { type ResolvedParameter, resolveParameters } from './parameters.js';
 import { runQueries } from './queries.js';
@@ -192,18 +195,14 @@ export async function runFunction(
       }
     }
 
-    // 8. inputTransform builds the body from the parameter values.
-    const body =
-      definition.inputTransform === undefined
+    // 8. inputTransform builds the body from the parameter values. It runs in each attempt, after
+    // the credentials: a body credential reaches it as its value (a refreshed token on a retry).
+    const inputTransform = definition.inputTransform;
+    const transform =
+      inputTransform === undefined
         ? undefined
-        : {
-            value: await field(
-              ['inputTransform'],
-              definition.inputTransform,
-              parameterInput(ctx.parameters),
-              true,
-            ),
-          };
+        : (values: Record<string, unknown>) =>
+            field(['inputTransform'], inputTransform, parameterInput(values), true);
 
     // The call, judged by the error handlers and retried as they or the defaults decide (spec 7).
     // Credentials are applied only now, after `when` (spec 4.3).
@@ -213,7 +212,7 @@ export async function runFunction(
       ctx,
       field,
       parameters,
-      body,
+      transform,
       page,
       signal,
     });
@@ -334,17 +333,33 @@ export async function applyCredentials(
         `parameter '${p.name}' needs a ${p.credential} credential, which a local call (useLocalCall: true) cannot use: only OAuth works on the device`,
       );
     }
-    const request = { parameter: p.name, kind: p.credential, key: String(p.value), location: p.location };
+    const key = String(p.value);
+    const request = { parameter: p.name, kind: p.credential, key, location: p.location };
     const applied = await engine.credentials.apply(
       { ...request, refresh: refresh && p.credential === 'oauth' },
       signal,
     );
     for (const v of applied.values) {
-      placed.push(v);
-      secrets.push(v.value, v.value.replace(/^(Bearer|Basic)\s+/i, ''));
+      if (v.location === 'header') checkCredentialHeader(p.name, key, v.value);
+      placed.push({ ...v, secret: true });
+      secrets.push(...credentialTexts(v.value));
     }
   }
   return { placed, secrets };
+}
+
+/**
+ * A stored value a header cannot carry (a pasted line break) is the credential's fault, not the
+ * caller's: say which credential and how to fix it, without naming any of its characters.
+ */
+function checkCredentialHeader(parameter: string, key: string, value: string): void {
+  const problem = headerValueProblem(value);
+  if (!problem) return;
+  throw new CredentialError(
+    'CREDENTIAL_VALUE',
+    `credential '${printable(key)}' for header parameter '${printable(parameter)}' holds a ${problem.kind}, which a header cannot carry; store it again without it ('restfn credentials set ${printable(key)}')`,
+    key,
+  );
 }
 
 function unsupported(name: string, step: string, needs: string): UnsupportedStepError {

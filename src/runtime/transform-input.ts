@@ -1,3 +1,6 @@
+import type { PlacedValue } from '../http/build-request.js';
+import type { ResolvedParameter } from './parameters.js';
+
 /**
  * What the transforms see as `$`. Real function files read more than the body or the parameter map:
  * `$.inputs.<name>.value` (the platform hands transforms each parameter as an object holding its
@@ -52,4 +55,26 @@ function withExtras<T extends object>(target: T, extras: Record<string, unknown>
     }
   }
   return target;
+}
+
+/**
+ * The parameter values `inputTransform` builds the body from. Credential parameters hold their key
+ * until the call: a body credential is given the value its credential resolved to (the transform
+ * is there to place it in the body, and must never send the key name instead); credentials placed
+ * elsewhere (a header, the query) are left out, as they are sent where they are declared and a
+ * transform has no reason to copy them into the body.
+ */
+export function transformValues(
+  values: Readonly<Record<string, unknown>>,
+  parameters: readonly ResolvedParameter[],
+  placed: readonly PlacedValue[],
+): Record<string, unknown> {
+  const out = { ...values };
+  for (const p of parameters) {
+    if (!p.credential) continue;
+    delete out[p.name];
+    const resolved = placed.find((v) => v.secret && v.location === 'body' && v.name === p.name);
+    if (p.location === 'body' && resolved) out[p.name] = resolved.value;
+  }
+  return out;
 }

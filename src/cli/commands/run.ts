@@ -7,6 +7,7 @@ import { validateSolution } from '../../definition/validate.js';
 import { SYSTEM_CLOCK } from '../../errors/clock.js';
 import { CredentialError } from '../../errors/credential-error.js';
 import { DefinitionError } from '../../errors/definition-error.js';
+import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import type { ExecutionEvent } from '../../runtime/events.js';
 import { openCredentials } from '../credentials.js';
@@ -123,7 +124,11 @@ function parseParameters(options: Options): Record<string, unknown> {
   return parameters;
 }
 
-/** `--verbose`: requests and responses as they happen, to stderr; headers arrive already masked. */
+/**
+ * `--verbose`: requests and responses as they happen, to stderr; headers arrive already masked.
+ * Control characters are escaped: a value or a service's header must not forge trace lines or
+ * drive the terminal.
+ */
 function trace(event: ExecutionEvent): void {
   const lines: string[] = [];
   if (event.type === 'request') {
@@ -142,5 +147,5 @@ function trace(event: ExecutionEvent): void {
   } else if (event.type === 'succeeded') {
     lines.push(`= done in ${event.durationMs.toFixed(0)} ms [${event.correlationId}]`);
   }
-  for (const line of lines) process.stderr.write(`${line}\n`);
+  for (const line of lines) process.stderr.write(`${printable(line)}\n`);
 }
