@@ -66,7 +66,16 @@ export const RULES = {
     severity: 'error',
     summary: 'An error handler `when` is true for a successful 200 response, so data would never load.',
   },
-  EXPRESSION_SYNTAX: { severity: 'error', summary: 'An expression does not compile as JSONata.' },
+  EXPRESSION_SYNTAX: {
+    severity: 'error',
+    summary:
+      'An expression does not compile as JSONata, or uses a regular expression that cannot run in linear time (lookahead, backreferences).',
+  },
+  EXPRESSION_TOO_DEEP: {
+    severity: 'error',
+    summary:
+      'An expression nests brackets (or chains operators) deeper than restfn parses (256 levels); split it into steps.',
+  },
   UNKNOWN_NAME: {
     severity: 'error',
     summary:

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_STRING_LENGTH_CEILING } from '../../expression/limits.js';
 import { strict } from './common.js';
 
 const positiveInt = z.number().int().positive();
@@ -20,6 +21,12 @@ export const solutionDefinition = strict({
       maxSequence: positiveInt
         .optional()
         .describe('Longest sequence an expression may build. Default: 1000000.'),
+      maxStringLength: positiveInt
+        .max(MAX_STRING_LENGTH_CEILING)
+        .optional()
+        .describe(
+          `Longest text (in characters) a JSONata function takes or an expression gives. Default: 10000000; at most ${MAX_STRING_LENGTH_CEILING}.`,
+        ),
     })
       .optional()
       .describe('JSONata guardrails, always on; raise them here.'),
