@@ -3,12 +3,14 @@ import { Agent, type Dispatcher, errors, interceptors, request } from 'undici';
 import type { OutboundRequest } from './build-request.js';
 import {
   AbortedError,
+  CallError,
   NetworkError,
   RedirectLimitError,
   type RequestSummary,
   TimeoutError,
 } from './errors.js';
 import type { HttpOptions } from './options.js';
+import { readCappedBody } from './read-body.js';
 
 export interface RawResponse {
   readonly status: number;
@@ -36,7 +38,8 @@ export class Transport {
   }
 
   /**
-   * Sends the request and reads the whole body. `summary` names the request in errors (masked URL).
+   * Sends the request and reads the whole body, within `requestTimeoutMs` for all of it and at most
+   * `maxResponseBytes` of body. `summary` names the request in errors (masked URL).
    * A request that carries credentials follows redirects only within its origin: undici would pass
    * custom credential headers (an `x-api-key`) on to whatever host a redirect names.
    */
@@ -47,6 +50,10 @@ export class Transport {
     carriesCredentials = false,
   ): Promise<RawResponse> {
     const limit = this.options.maxRedirections;
+    // The other timeouts bound one wait each; this bounds the whole request (a slow drip included).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.options.requestTimeoutMs);
+    const aborts = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
     try {
       let current = req;
       for (let hops = 0; ; hops++) {
@@ -55,10 +62,15 @@ export class Transport {
           method: current.method as Dispatcher.HttpMethod,
           headers: current.headers,
           body: current.body,
-          signal,
+          signal: aborts,
           ...(carriesCredentials ? { maxRedirections: 0 } : {}),
         });
-        const bytes = Buffer.from(await res.body.arrayBuffer());
+        const bytes = await readCappedBody(
+          res.body,
+          res.headers['content-length'],
+          this.options.maxResponseBytes,
+          summary,
+        );
         const location = res.headers.location;
         if (res.statusCode >= 300 && res.statusCode < 400 && location !== undefined) {
           if (!carriesCredentials || hops >= limit) {
@@ -85,7 +97,12 @@ export class Transport {
         };
       }
     } catch (error) {
+      if (deadline.signal.aborted && !signal?.aborted) {
+        throw new TimeoutError(summary, 'request', this.options.requestTimeoutMs, error);
+      }
       throw this.translate(error, summary);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -94,7 +111,8 @@ export class Transport {
   }
 
   private translate(error: unknown, summary: RequestSummary): unknown {
-    if (error instanceof RedirectLimitError) return error;
+    // Raised here already (redirect limits, a body over the size limit): nothing to translate.
+    if (error instanceof CallError) return error;
     if (error instanceof errors.ConnectTimeoutError) {
       return new TimeoutError(summary, 'connect', this.options.connectTimeoutMs, error);
     }

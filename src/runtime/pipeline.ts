@@ -11,7 +11,7 @@ import { DefinitionError } from '../errors/definition-error.js';
 import { type ExpressionEnv, isTruthy } from '../expression/evaluate.js';
 import { isExpression } from '../expression/source.js';
 import type { PlacedValue } from '../http/build-request.js';
-import { CallError } from '../http/errors.js';
+import { AbortedError, CallError } from '../http/errors.js';
 import type { Transport } from '../http/transport.js';
 import { parseUrlTemplate } from '../http/url-template.js';
 import type { Conversion } from '../local/conversions.js';
@@ -185,7 +185,8 @@ export async function runFunction(
             outcome.status === 'ok' &&
             (guard.result === undefined || isTruthy(await field(['guard', 'result'], guard.result, ctx)));
         } catch (error) {
-          if (!(error instanceof CallError)) throw error;
+          // An abort (the caller's, or a deadline) stops the whole run; it is no failed guard.
+          if (!(error instanceof CallError) || error instanceof AbortedError) throw error;
           ctx.guard = { output: null, error: { name: error.code, message: error.message } };
         }
         if (!passed) return skip('the guard did not pass', true);
