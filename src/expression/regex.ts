@@ -50,7 +50,8 @@ const programs = new WeakMap<RegExp, RE2JS>();
 export function linearProgram(regex: RegExp): RE2JS {
   let program = programs.get(regex);
   if (!program) {
-    let flags = RE2JS.LOOKBEHINDS;
+    // Lookbehind support slows every match of a program a little: only where the pattern has one.
+    let flags = /\(\?<[=!]/.test(regex.source) ? RE2JS.LOOKBEHINDS : 0;
     if (regex.flags.includes('i')) flags |= RE2JS.CASE_INSENSITIVE;
     if (regex.flags.includes('m')) flags |= RE2JS.MULTILINE;
     program = RE2JS.compile(RE2JS.translateRegExp(regex.source), flags);
