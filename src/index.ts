@@ -37,7 +37,10 @@ export {
   RedirectLimitError,
   RemoteError,
   ResponseFormatError,
+  ResponseTooDeepError,
+  ResponseTooLargeError,
   TimeoutError,
+  type TimeoutPhase,
 } from './http/errors.js';
 export { DEFAULT_HTTP, type HttpOptions } from './http/options.js';
 export { FileStore } from './local/files.js';

@@ -4,7 +4,22 @@
  */
 export const RULES = {
   YAML_SYNTAX: { severity: 'error', summary: 'The file is not valid YAML (or repeats a key).' },
+  YAML_ALIAS: {
+    severity: 'error',
+    summary:
+      'A YAML alias cannot become data: it is inside the node its anchor names (`a: &a [*a]`), names no anchor, or aliases expand into more than 100 values (an alias bomb).',
+  },
   EMPTY_FILE: { severity: 'error', summary: 'The file holds no definition.' },
+  SYMLINK_LOOP: {
+    severity: 'warning',
+    summary:
+      'A symbolic link under `functions/`, `datasources/` or `actions/` leads back to itself or to a folder it is in; it is skipped (the files it would repeat are read where they are).',
+  },
+  FILE_UNREADABLE: {
+    severity: 'error',
+    summary:
+      'A definition file (or folder) cannot be read: a symbolic link to nothing, no permission. Only that file is missing; the rest of the solution loads.',
+  },
   UNKNOWN_KEY: {
     severity: 'error',
     summary: 'A key the format does not know; the message suggests the closest known key.',
@@ -66,7 +81,16 @@ export const RULES = {
     severity: 'error',
     summary: 'An error handler `when` is true for a successful 200 response, so data would never load.',
   },
-  EXPRESSION_SYNTAX: { severity: 'error', summary: 'An expression does not compile as JSONata.' },
+  EXPRESSION_SYNTAX: {
+    severity: 'error',
+    summary:
+      'An expression does not compile as JSONata, or uses a regular expression that cannot run in linear time (lookahead, backreferences).',
+  },
+  EXPRESSION_TOO_DEEP: {
+    severity: 'error',
+    summary:
+      'An expression nests brackets (or chains operators) deeper than restfn parses (256 levels); split it into steps.',
+  },
   UNKNOWN_NAME: {
     severity: 'error',
     summary:

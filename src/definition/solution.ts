@@ -3,6 +3,7 @@ import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import type { z } from 'zod';
 import { RestfnError } from '../errors/restfn-error.js';
 import type { ScriptModule } from '../expression/scripts/sandbox.js';
+import { describe, EXTENSION, findDefinitionFiles } from './definition-files.js';
 import { type Diagnostic, diagnostic } from './diagnostic.js';
 import {
   type ActionDefinition,
@@ -15,7 +16,7 @@ import {
 import { schemaDiagnostics } from './schema-issues.js';
 import { YamlFile } from './yaml-file.js';
 
-export const EXTENSION = '.platform';
+export { EXTENSION } from './definition-files.js';
 export const SOLUTION_FILE = 'solution.yaml';
 /** Folder of each kind of definition inside a solution. */
 export const KIND_FOLDERS = { function: 'functions', datasource: 'datasources', action: 'actions' } as const;
@@ -97,7 +98,13 @@ export function loadSolution(root: string, options: LoadOptions = {}): Solution 
   const files: Array<SourceFile<'function' | 'datasource' | 'action'>> = [];
   const functions = new Map<string, SourceFile<'function'>>();
   for (const kind of ['function', 'datasource', 'action'] as const) {
-    for (const path of definitionFiles(join(absRoot, KIND_FOLDERS[kind]))) {
+    const found = findDefinitionFiles(join(absRoot, KIND_FOLDERS[kind]));
+    for (const skip of found.skipped) {
+      const what = skip.code === 'SYMLINK_LOOP' ? 'skipped' : 'not read';
+      const at = { file: displayPath(skip.path, displayBase), line: 1, col: 1 };
+      diagnostics.push(diagnostic(skip.code, `${what}: ${skip.reason}`, at));
+    }
+    for (const path of found.files) {
       const file = load(kind, path);
       files.push(file);
       if (file.kind === 'function' && !functions.has(file.name))
@@ -130,10 +137,24 @@ export function loadFile<K extends FileKind>(
   path: string,
   display: string,
 ): { source: SourceFile<K>; diagnostics: Diagnostic[] } {
-  const yaml = new YamlFile(display, readFileSync(path, 'utf8'));
-  const diagnostics: Diagnostic[] = yaml
-    .syntaxErrors()
-    .map((e) => diagnostic('YAML_SYNTAX', `${e.message}; fix the YAML`, e.at));
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    // Listed but unreadable (permissions, a link that broke meanwhile): this file alone is missing.
+    const yaml = new YamlFile(display, '');
+    const at = { file: display, line: 1, col: 1 };
+    const code = (error as { code?: string }).code === 'ELOOP' ? 'SYMLINK_LOOP' : 'FILE_UNREADABLE';
+    return {
+      source: { kind, name: baseName(path), path, yaml, data: undefined, definition: undefined },
+      diagnostics: [diagnostic(code, `not read: ${describe(error)}`, at)],
+    };
+  }
+  const yaml = new YamlFile(display, text);
+  const diagnostics: Diagnostic[] = [
+    ...yaml.syntaxErrors().map((e) => diagnostic('YAML_SYNTAX', `${e.message}; fix the YAML`, e.at)),
+    ...yaml.aliasErrors().map((e) => diagnostic('YAML_ALIAS', e.message, e.at)),
+  ];
   const data = diagnostics.length === 0 ? yaml.toJS() : undefined;
   let definition: DefinitionOf[K] | undefined;
   if (diagnostics.length === 0) {
@@ -167,14 +188,9 @@ function functionName(path: string, data: unknown): string {
   return typeof id === 'string' && id.length > 0 ? id : baseName(path);
 }
 
-/** Every `*.platform` file below `dir`, in a stable order. */
+/** Every `*.platform` file below `dir`, in a stable order (see `findDefinitionFiles`). */
 export function definitionFiles(dir: string): string[] {
-  if (!isDirectory(dir)) return [];
-  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
-    .filter((entry) => entry.endsWith(EXTENSION))
-    .map((entry) => join(dir, entry))
-    .filter((path) => statSync(path).isFile())
-    .sort();
+  return findDefinitionFiles(dir).files;
 }
 
 /** Which kind a file is, from the kind folder it sits in (`functions/`, `datasources/`, `actions/`). */

@@ -8,7 +8,14 @@ import {
   type Node,
   parseDocument,
   Scalar,
+  visit,
 } from 'yaml';
+
+/**
+ * Most alias expansions one file may have. Aliases may expand into aliases, so a few lines can stand
+ * for billions of values ("billion laughs"); definition files need few.
+ */
+export const MAX_ALIAS_COUNT = 100;
 
 export type PropertyPath = ReadonlyArray<string | number>;
 
@@ -39,8 +46,47 @@ export class YamlFile {
     return this.doc.errors.map((e) => ({ message: e.message.split('\n')[0]!, at: this.position(e.pos[0]) }));
   }
 
+  /**
+   * Aliases that cannot become data: one inside the node it names (`a: &a [*a]`, endless data), one
+   * naming no anchor, or so many expansions that the file is an alias bomb. Each makes the file
+   * unusable, never the command: the finding is reported and the file has no data.
+   */
+  aliasErrors(): Array<{ message: string; at: Position }> {
+    const found: Array<{ message: string; at: Position }> = [];
+    let first: Node | undefined;
+    visit(this.doc, {
+      Alias: (_key, alias, path) => {
+        first ??= alias;
+        const target = alias.resolve(this.doc);
+        if (target && path.includes(target)) {
+          found.push({
+            message: `the alias *${alias.source} is inside the node its anchor names, so the value would never end; write the value out instead`,
+            at: this.position(alias.range?.[0] ?? 0),
+          });
+        }
+      },
+    });
+    if (found.length > 0 || !first) return found;
+    try {
+      this.data = { value: this.doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
+    } catch (error) {
+      const bomb = /alias count/i.test((error as Error).message);
+      found.push({
+        message: bomb
+          ? `aliases expand into more than ${MAX_ALIAS_COUNT} values (an alias bomb); write the values out or use fewer aliases`
+          : `${(error as Error).message.split('\n')[0]}; fix the alias`,
+        at: this.position(first.range?.[0] ?? 0),
+      });
+    }
+    return found;
+  }
+
+  private data: { value: unknown } | undefined;
+
+  /** The file as plain data; call only for a file without syntax or alias errors. */
   toJS(): unknown {
-    return this.doc.toJS({ maxAliasCount: 100 });
+    this.data ??= { value: this.doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT }) };
+    return this.data.value;
   }
 
   position(offset: number): Position {

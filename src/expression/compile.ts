@@ -1,12 +1,18 @@
 import jsonata from 'jsonata';
+import { eachAstNode } from './ast.js';
+import { guardedBuiltins } from './builtins.js';
 import { ExpressionError, isJsonataFailure } from './errors.js';
 import { CUSTOM_FUNCTIONS } from './functions.js';
 import { DEFAULT_LIMITS, type ExpressionLimits } from './limits.js';
+import { MAX_EXPRESSION_NESTING, tooDeepAt } from './nesting.js';
+import { LinearRegExp, unsupportedRegex } from './regex.js';
 import { type Translation, translateContext } from './translate.js';
 
 export type CompiledExpression = jsonata.Expression;
 
 export interface CompileFailure {
+  /** `EXPRESSION_TOO_DEEP` when the expression nests deeper than restfn parses. */
+  readonly code: 'EXPRESSION_SYNTAX' | 'EXPRESSION_TOO_DEEP';
   readonly jsonataCode: string | undefined;
   /** Zero-based index into the source text (before `@ctx` translation). */
   readonly index: number;
@@ -15,7 +21,7 @@ export interface CompileFailure {
 
 type Compiled =
   | { ok: true; expression: CompiledExpression; translation: Translation }
-  | { ok: false; failure: CompileFailure };
+  | { ok: false; failure: CompileFailure; cacheable: boolean };
 
 /**
  * Compiled expressions by limits and source text: each distinct text is parsed once per process.
@@ -25,35 +31,89 @@ type Compiled =
 const cache = new Map<string, Compiled>();
 
 function compile(source: string, limits: ExpressionLimits): Compiled {
-  const key = `${limits.timeoutMs}:${limits.maxDepth}:${limits.maxSequence}\u0000${source}`;
+  const key = `${limits.timeoutMs}:${limits.maxDepth}:${limits.maxSequence}:${limits.maxStringLength}\u0000${source}`;
   let entry = cache.get(key);
   if (!entry) {
     entry = parse(source, limits);
-    cache.set(key, entry);
+    if (entry.ok || entry.cacheable) cache.set(key, entry);
   }
   return entry;
 }
 
 function parse(source: string, limits: ExpressionLimits): Compiled {
   const translation = translateContext(source);
+  const toSource = (translatedIndex: number) =>
+    Math.min(translation.sourceIndex(translatedIndex), Math.max(0, source.length - 1));
+  const fail = (failure: Omit<CompileFailure, 'jsonataCode'> & { jsonataCode?: string }, cacheable = true) =>
+    ({ ok: false, failure: { jsonataCode: undefined, ...failure }, cacheable }) as const;
+
+  // JSONata parses recursively: too deep a nesting overflows the stack inside its parser.
+  const deep = tooDeepAt(translation.text);
+  if (deep !== undefined)
+    return fail({ code: 'EXPRESSION_TOO_DEEP', index: toSource(deep), message: tooDeep() });
+  let expression: CompiledExpression;
   try {
-    const options = { timeout: limits.timeoutMs, stack: limits.maxDepth, sequence: limits.maxSequence };
-    const expression = jsonata(translation.text, options as jsonata.JsonataOptions);
-    for (const f of CUSTOM_FUNCTIONS) expression.registerFunction(f.name, f.implementation, f.signature);
-    return { ok: true, expression, translation };
+    const options = {
+      timeout: limits.timeoutMs,
+      stack: limits.maxDepth,
+      sequence: limits.maxSequence,
+      RegexEngine: LinearRegExp,
+    };
+    expression = jsonata(translation.text, options as unknown as jsonata.JsonataOptions);
   } catch (error) {
+    // Long operator chains without brackets (`a.a.a...`, `- - - 1`) can overflow the parser too. Not
+    // cached: how deep the stack already was when compiling had a part in it.
+    if (error instanceof RangeError)
+      return fail({ code: 'EXPRESSION_TOO_DEEP', index: 0, message: tooDeep() }, false);
     if (!isJsonataFailure(error)) throw error;
     // JSONata's `position` is the index just past the offending token.
-    const translatedIndex = Math.max(0, (error.position ?? 1) - 1);
-    const index = Math.min(translation.sourceIndex(translatedIndex), Math.max(0, source.length - 1));
     const message = `${error.message ?? 'invalid expression'}${error.code ? ` (JSONata ${error.code})` : ''}`;
-    return { ok: false, failure: { jsonataCode: error.code, index, message } };
+    return fail({
+      code: 'EXPRESSION_SYNTAX',
+      jsonataCode: error.code,
+      index: toSource(Math.max(0, (error.position ?? 1) - 1)),
+      message,
+    });
   }
+  const regexFailure = unsupportedRegexIn(expression.ast());
+  if (regexFailure)
+    return fail({
+      code: 'EXPRESSION_SYNTAX',
+      index: toSource(regexFailure.index),
+      message: regexFailure.message,
+    });
+
+  for (const [name, fn] of guardedBuiltins(limits.maxStringLength)) expression.assign(name, fn);
+  for (const f of CUSTOM_FUNCTIONS) expression.registerFunction(f.name, f.implementation, f.signature);
+  return { ok: true, expression, translation };
+}
+
+function tooDeep(): string {
+  return `the expression nests deeper than ${MAX_EXPRESSION_NESTING} levels; split it into smaller steps (variables with :=, or several fields)`;
+}
+
+/** The first regular expression literal the linear-time engine cannot run, with where it starts. */
+function unsupportedRegexIn(ast: unknown): { index: number; message: string } | undefined {
+  let found: { index: number; message: string } | undefined;
+  eachAstNode(ast, (node) => {
+    if (found || node.type !== 'regex' || !(node.value instanceof RegExp)) return;
+    const message = unsupportedRegex(node.value);
+    // JSONata's position is just past the closing `/` and flags.
+    const end = typeof node.position === 'number' ? node.position : 0;
+    if (message)
+      found = { index: Math.max(0, end - node.value.source.length - 2 - flagCount(node.value)), message };
+  });
+  return found;
+}
+
+function flagCount(regex: RegExp): number {
+  return regex.flags.replace('g', '').length;
 }
 
 /**
  * Compiles one expression body (the text after `=`). Throws `ExpressionError` with code
- * `EXPRESSION_SYNTAX` when JSONata rejects it; `checkSyntax` returns the failure as a value.
+ * `EXPRESSION_SYNTAX` (or `EXPRESSION_TOO_DEEP`) when it does not compile; `checkSyntax` returns
+ * the failure as a value.
  */
 export function compileExpression(
   source: string,
@@ -62,7 +122,7 @@ export function compileExpression(
   const compiled = compile(source, limits);
   if (compiled.ok) return compiled.expression;
   const { failure } = compiled;
-  throw new ExpressionError('EXPRESSION_SYNTAX', failure.message, {
+  throw new ExpressionError(failure.code, failure.message, {
     jsonataCode: failure.jsonataCode,
     index: failure.index,
   });

@@ -1,4 +1,5 @@
 import { RestfnError } from '../errors/restfn-error.js';
+import type { ExpressionLimitKind } from './limits.js';
 
 /** Where an expression sits: the file, the property path inside it, and the line/column. */
 export interface ExpressionLocation {
@@ -21,11 +22,19 @@ export class ExpressionError extends RestfnError {
   readonly location: ExpressionLocation;
   /** The message without the location prefix. */
   readonly detail: string;
+  /** The resource limit the evaluation ran into (texts too long, nesting too deep), if that was it. */
+  readonly limit: ExpressionLimitKind | undefined;
 
   constructor(
-    code: 'EXPRESSION_SYNTAX' | 'EXPRESSION_EVALUATION',
+    code: ExpressionErrorCode,
     message: string,
-    details: { jsonataCode?: string; index?: number; location?: ExpressionLocation; cause?: unknown },
+    details: {
+      jsonataCode?: string;
+      index?: number;
+      location?: ExpressionLocation;
+      cause?: unknown;
+      limit?: ExpressionLimitKind;
+    },
   ) {
     const where = formatLocation(details.location);
     super(code, where ? `${where}: ${message}` : message, { cause: details.cause });
@@ -33,8 +42,12 @@ export class ExpressionError extends RestfnError {
     this.index = details.index;
     this.location = details.location ?? {};
     this.detail = message;
+    this.limit = details.limit;
   }
 }
+
+/** `EXPRESSION_TOO_DEEP`: the expression nests deeper than restfn parses (also a validation rule). */
+export type ExpressionErrorCode = 'EXPRESSION_SYNTAX' | 'EXPRESSION_TOO_DEEP' | 'EXPRESSION_EVALUATION';
 
 function formatLocation(location: ExpressionLocation | undefined): string {
   if (!location?.file) return location?.path ?? '';

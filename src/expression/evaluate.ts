@@ -1,6 +1,7 @@
+import { tooLong } from './builtins.js';
 import { compileExpression } from './compile.js';
 import { ExpressionError, isJsonataFailure } from './errors.js';
-import { DEFAULT_LIMITS, type ExpressionLimits } from './limits.js';
+import { DEFAULT_LIMITS, type ExpressionLimits, LimitReached } from './limits.js';
 import { ScriptError } from './scripts/errors.js';
 import { CONTEXT_VARIABLE } from './translate.js';
 
@@ -25,17 +26,63 @@ export async function evaluateExpression(
   env: ExpressionEnv = DEFAULT_ENV,
 ): Promise<unknown> {
   const expression = compileExpression(source, env.limits);
+  let result: unknown;
   try {
-    return normalise(await expression.evaluate(input, { ...env.functions, [CONTEXT_VARIABLE]: context }));
+    result = await expression.evaluate(input, { ...env.functions, [CONTEXT_VARIABLE]: context });
   } catch (error) {
     // A script's own failure keeps its code (SCRIPT_TIMEOUT, ...); the caller adds the expression's place.
-    if (error instanceof ScriptError || !isJsonataFailure(error)) throw error;
+    if (error instanceof ScriptError) throw error;
+    const limit = limitFailure(error);
+    if (limit) {
+      const position = (error as { position?: unknown }).position;
+      throw new ExpressionError('EXPRESSION_EVALUATION', limit.message, {
+        ...(typeof position === 'number' ? { index: Math.max(0, position - 1) } : {}),
+        limit: limit.limit,
+        cause: error,
+      });
+    }
+    if (!isJsonataFailure(error)) throw error;
     throw new ExpressionError('EXPRESSION_EVALUATION', `${error.message} (JSONata ${error.code})`, {
       jsonataCode: error.code,
       ...(error.position === undefined ? {} : { index: Math.max(0, error.position - 1) }),
       cause: error,
     });
   }
+  // `&` joins texts without limit (V8 keeps them as cheap ropes): the result is checked too.
+  if (typeof result === 'string' && result.length > env.limits.maxStringLength) {
+    const reached = tooLong(
+      `the expression gives a text of ${result.length} characters`,
+      env.limits.maxStringLength,
+    );
+    throw new ExpressionError('EXPRESSION_EVALUATION', reached.message, { limit: reached.limit });
+  }
+  return normalise(result);
+}
+
+/**
+ * Limits reached inside an evaluation: restfn's own (`LimitReached`) and V8's, which JSONata's
+ * guardrails do not catch (a text past V8's longest string, an array past its largest, a native
+ * stack overflow). Each becomes an error that says which limit and what to do.
+ */
+function limitFailure(error: unknown): LimitReached | undefined {
+  if (error instanceof LimitReached) return error;
+  if (!(error instanceof RangeError)) return undefined;
+  if (/string length/i.test(error.message)) {
+    return new LimitReached(
+      'string-length',
+      'the expression built a text longer than JavaScript can hold; build smaller texts (is a loop doubling one?)',
+    );
+  }
+  if (/array length|invalid size/i.test(error.message)) {
+    return new LimitReached('array-length', 'the expression built a list longer than JavaScript can hold');
+  }
+  if (/call stack/i.test(error.message)) {
+    return new LimitReached(
+      'stack',
+      'the expression (or the data it walks) nests too deeply to evaluate; flatten the data or the expression',
+    );
+  }
+  return undefined;
 }
 
 /**

@@ -1,3 +1,4 @@
+import { eachAstNode } from './ast.js';
 import { analyse } from './compile.js';
 
 /** The parts of JSONata's AST nodes this walk reads (its published type lacks `bind`, `focus`, `index`). */
@@ -30,26 +31,19 @@ export function freeNames(source: string): FreeName[] {
   if (!analysed) return [];
   const bound = new Set<string>();
   const used: Array<{ node: AstNode; called: boolean }> = [];
-  const seen = new Set<object>();
-  const visit = (value: unknown, called = false): void => {
-    if (value === null || typeof value !== 'object' || seen.has(value)) return;
-    seen.add(value);
-    if (Array.isArray(value)) {
-      for (const item of value) visit(item);
-      return;
-    }
+  // Iterative: an expression nested deep enough to parse must not overflow this walk.
+  eachAstNode(analysed.ast, (value, key, parent) => {
     const node = value as AstNode;
     if (typeof node.focus === 'string') bound.add(node.focus);
     if (typeof node.index === 'string') bound.add(node.index);
     if (node.type === 'bind' && node.lhs?.type === 'variable') bound.add(String(node.lhs.value));
     if (node.type === 'index') bound.add(String(node.value)); // `#$i` after a filter is a stage
     if (node.type === 'lambda') for (const arg of node.arguments ?? []) bound.add(String(arg.value));
-    if (node.type === 'variable' && node.value !== '' && node.value !== '$') used.push({ node, called });
-    for (const [key, child] of Object.entries(node)) {
-      visit(child, key === 'procedure' && (node.type === 'function' || node.type === 'partial'));
+    if (node.type === 'variable' && node.value !== '' && node.value !== '$') {
+      const called = key === 'procedure' && (parent?.type === 'function' || parent?.type === 'partial');
+      used.push({ node, called });
     }
-  };
-  visit(analysed.ast);
+  });
   return used
     .filter(({ node }) => !bound.has(String(node.value)))
     .map(({ node, called }) => {

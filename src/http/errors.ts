@@ -58,19 +58,86 @@ export class NetworkError extends CallError {
   }
 }
 
-export type TimeoutPhase = 'connect' | 'headers' | 'body';
+/**
+ * Which deadline passed: one wait of a request (`connect`, `headers`, `body`: the longest pause
+ * between chunks), the request as a whole (`request`), a whole execution with its retries and guard
+ * (`execution`), or a whole datasource sync with all its pages (`sync`).
+ */
+export type TimeoutPhase = 'connect' | 'headers' | 'body' | 'request' | 'execution' | 'sync';
+
+/** The setting that raises each deadline. */
+export const TIMEOUT_SETTINGS: Readonly<Record<TimeoutPhase, string>> = {
+  connect: 'settings.http.connectTimeoutMs',
+  headers: 'settings.http.headersTimeoutMs',
+  body: 'settings.http.bodyTimeoutMs',
+  request: 'settings.http.requestTimeoutMs',
+  execution: 'settings.execution.timeoutMs',
+  sync: 'settings.sync.timeoutMs',
+};
 
 export class TimeoutError extends CallError {
   readonly phase: TimeoutPhase;
+  readonly limitMs: number;
 
-  constructor(request: RequestSummary, phase: TimeoutPhase, limitMs: number, cause?: unknown) {
-    super(
-      'TIMEOUT',
-      `${request.method} ${request.url} timed out waiting for the ${phase === 'connect' ? 'connection' : `response ${phase}`} (limit ${limitMs} ms; raise settings.http.${phase}TimeoutMs in solution.yaml)`,
-      request,
-      { cause },
-    );
+  /** `subject` names what ran out of time for the `execution` and `sync` phases (`function 'x'`). */
+  constructor(
+    request: RequestSummary,
+    phase: TimeoutPhase,
+    limitMs: number,
+    cause?: unknown,
+    subject?: string,
+  ) {
+    super('TIMEOUT', timeoutMessage(request, phase, limitMs, subject), request, { cause });
     this.phase = phase;
+    this.limitMs = limitMs;
+  }
+}
+
+function timeoutMessage(request: RequestSummary, phase: TimeoutPhase, limitMs: number, subject?: string) {
+  const raise = `limit ${limitMs} ms; raise ${TIMEOUT_SETTINGS[phase]} in solution.yaml`;
+  const call = `${request.method} ${request.url}`.trim();
+  switch (phase) {
+    case 'connect':
+      return `${call} timed out waiting for the connection (${raise})`;
+    case 'headers':
+    case 'body':
+      return `${call} timed out waiting for the response ${phase} (${raise})`;
+    case 'request':
+      return `${call} did not complete in time: the whole request, body included, has a deadline (${raise})`;
+    default:
+      return `${subject ?? phase} did not finish in time (${raise})${call ? `; it was stopped during ${call}` : ''}`;
+  }
+}
+
+/** The response body is larger than `settings.http.maxResponseMb`; reading stopped at the limit. */
+export class ResponseTooLargeError extends CallError {
+  readonly limitBytes: number;
+
+  constructor(request: RequestSummary, limitBytes: number, declaredBytes?: number) {
+    const size =
+      declaredBytes === undefined
+        ? `more than ${limitBytes} bytes`
+        : `${declaredBytes} bytes (Content-Length)`;
+    super(
+      'RESPONSE_TOO_LARGE',
+      `${request.method} ${request.url}: the response body is ${size}, over the limit of ${limitBytes} bytes; reading stopped. Ask the service for less (a page size, a filter) or raise settings.http.maxResponseMb in solution.yaml`,
+      request,
+    );
+    this.limitBytes = limitBytes;
+  }
+}
+
+/** A JSON or XML response nests deeper than `settings.http.maxResponseDepth`. */
+export class ResponseTooDeepError extends CallError {
+  readonly limit: number;
+
+  constructor(request: RequestSummary, format: string, limit: number) {
+    super(
+      'RESPONSE_TOO_DEEP',
+      `${request.method} ${request.url}: the ${format} response nests deeper than ${limit} levels, more than restfn reads; raise settings.http.maxResponseDepth in solution.yaml if the service really answers so`,
+      request,
+    );
+    this.limit = limit;
   }
 }
 

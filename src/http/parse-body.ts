@@ -1,6 +1,7 @@
 import { XMLParser, XMLValidator } from 'fast-xml-parser';
 import type { RequestSummary } from './errors.js';
-import { ResponseFormatError } from './errors.js';
+import { ResponseFormatError, ResponseTooDeepError } from './errors.js';
+import { jsonDeeperThan } from './json-depth.js';
 
 export type Format = 'json' | 'text' | 'xml' | 'pdf';
 
@@ -11,15 +12,35 @@ export interface BinaryBody {
   readonly size: number;
 }
 
-// Attributes are kept with an `@_` prefix; values stay strings (no guessing of numbers).
-const xml = new XMLParser({ ignoreAttributes: false, attributeNamePrefix: '@_', parseTagValue: false });
+const xmlParsers = new Map<number, XMLParser>();
 
-/** Parses a response body by the function's `format`. An empty body (or a 204/HEAD) is `null`. */
+/** The XML parser for a nesting limit (fast-xml-parser's own `maxNestedTags`, default 100, is raised to it). */
+function xmlParser(maxDepth: number): XMLParser {
+  let parser = xmlParsers.get(maxDepth);
+  if (!parser) {
+    // Attributes are kept with an `@_` prefix; values stay strings (no guessing of numbers).
+    parser = new XMLParser({
+      ignoreAttributes: false,
+      attributeNamePrefix: '@_',
+      parseTagValue: false,
+      maxNestedTags: maxDepth,
+    });
+    xmlParsers.set(maxDepth, parser);
+  }
+  return parser;
+}
+
+/**
+ * Parses a response body by the function's `format`. An empty body (or a 204/HEAD) is `null`. JSON
+ * and XML nested deeper than `maxDepth` are refused: every later step (transforms, storing, printing)
+ * walks the value recursively.
+ */
 export function parseBody(
   format: Format,
   bytes: Buffer,
   contentType: string | undefined,
   request: RequestSummary,
+  maxDepth: number,
 ): unknown {
   if (format === 'pdf') {
     return {
@@ -32,6 +53,7 @@ export function parseBody(
   const text = bytes.toString('utf8');
   if (format === 'text') return text;
   if (format === 'json') {
+    if (jsonDeeperThan(text, maxDepth)) throw new ResponseTooDeepError(request, 'JSON', maxDepth);
     try {
       return JSON.parse(text);
     } catch (error) {
@@ -40,7 +62,13 @@ export function parseBody(
   }
   const valid = XMLValidator.validate(text);
   if (valid !== true) throw new ResponseFormatError(request, 'XML', excerpt(text), valid.err.msg);
-  return xml.parse(text);
+  try {
+    return xmlParser(maxDepth).parse(text);
+  } catch (error) {
+    if (/nested tags/i.test((error as Error).message))
+      throw new ResponseTooDeepError(request, 'XML', maxDepth);
+    throw new ResponseFormatError(request, 'XML', excerpt(text), (error as Error).message);
+  }
 }
 
 function excerpt(text: string): string {

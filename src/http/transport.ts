@@ -3,6 +3,7 @@ import { Agent, type Dispatcher, errors, interceptors, request } from 'undici';
 import type { OutboundRequest } from './build-request.js';
 import {
   AbortedError,
+  CallError,
   NetworkError,
   RedirectLimitError,
   type RequestSummary,
@@ -10,6 +11,7 @@ import {
 } from './errors.js';
 import type { HttpOptions } from './options.js';
 import { isSensitiveHeader } from './sensitive.js';
+import { readCappedBody } from './read-body.js';
 
 export interface RawResponse {
   readonly status: number;
@@ -37,7 +39,8 @@ export class Transport {
   }
 
   /**
-   * Sends the request and reads the whole body. `summary` names the request in errors (masked URL).
+   * Sends the request and reads the whole body, within `requestTimeoutMs` for all of it and at most
+   * `maxResponseBytes` of body. `summary` names the request in errors (masked URL).
    * A request that carries credentials, or any header the trace masks as sensitive (`x-token`,
    * `cookie`: one rule, `isSensitiveHeader`), follows redirects only within its origin: undici
    * would pass such headers on to whatever host a redirect names.
@@ -50,6 +53,10 @@ export class Transport {
   ): Promise<RawResponse> {
     const limit = this.options.maxRedirections;
     const guarded = carriesCredentials || Object.keys(req.headers).some((name) => isSensitiveHeader(name));
+    // The other timeouts bound one wait each; this bounds the whole request (a slow drip included).
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(), this.options.requestTimeoutMs);
+    const aborts = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
     try {
       let current = req;
       for (let hops = 0; ; hops++) {
@@ -58,10 +65,15 @@ export class Transport {
           method: current.method as Dispatcher.HttpMethod,
           headers: current.headers,
           body: current.body,
-          signal,
+          signal: aborts,
           ...(guarded ? { maxRedirections: 0 } : {}),
         });
-        const bytes = Buffer.from(await res.body.arrayBuffer());
+        const bytes = await readCappedBody(
+          res.body,
+          res.headers['content-length'],
+          this.options.maxResponseBytes,
+          summary,
+        );
         const location = res.headers.location;
         if (res.statusCode >= 300 && res.statusCode < 400 && location !== undefined) {
           if (!guarded || hops >= limit) {
@@ -88,7 +100,12 @@ export class Transport {
         };
       }
     } catch (error) {
+      if (deadline.signal.aborted && !signal?.aborted) {
+        throw new TimeoutError(summary, 'request', this.options.requestTimeoutMs, error);
+      }
       throw this.translate(error, summary);
+    } finally {
+      clearTimeout(timer);
     }
   }
 
@@ -97,7 +114,8 @@ export class Transport {
   }
 
   private translate(error: unknown, summary: RequestSummary): unknown {
-    if (error instanceof RedirectLimitError) return error;
+    // Raised here already (redirect limits, a body over the size limit): nothing to translate.
+    if (error instanceof CallError) return error;
     if (error instanceof errors.ConnectTimeoutError) {
       return new TimeoutError(summary, 'connect', this.options.connectTimeoutMs, error);
     }

@@ -237,12 +237,13 @@ async function attempt(
   }
   const format = definition.format as Format;
   const noBody = raw.status === 204 || request.method === 'HEAD';
+  const depth = engine.options.http.maxResponseDepth;
   // Error bodies are parsed leniently: a 500 page in HTML must not hide the status behind a format error.
   const parsed = noBody
     ? null
     : raw.status >= 400
-      ? lenient(format, raw, summary)
-      : parseBody(format, raw.bytes, raw.headers['content-type'], summary);
+      ? lenient(format, raw, summary, depth)
+      : parseBody(format, raw.bytes, raw.headers['content-type'], summary, depth);
   ctx.response = {
     ok: raw.status < 400,
     status: raw.status,
@@ -253,9 +254,9 @@ async function attempt(
   return { raw, parsed };
 }
 
-function lenient(format: Format, raw: RawResponse, summary: RequestSummary): unknown {
+function lenient(format: Format, raw: RawResponse, summary: RequestSummary, maxDepth: number): unknown {
   try {
-    return parseBody(format, raw.bytes, raw.headers['content-type'], summary);
+    return parseBody(format, raw.bytes, raw.headers['content-type'], summary, maxDepth);
   } catch {
     return raw.bytes.toString('utf8');
   }

@@ -1,7 +1,7 @@
 import { describePath } from '../definition/schema-issues.js';
 import type { SourceFile } from '../definition/solution.js';
 import type { PropertyPath } from '../definition/yaml-file.js';
-import { ExpressionError } from '../expression/errors.js';
+import { ExpressionError, type ExpressionErrorCode } from '../expression/errors.js';
 import { type ExpressionEnv, evaluateExpression } from '../expression/evaluate.js';
 import { ScriptError } from '../expression/scripts/errors.js';
 import { expressionSource } from '../expression/source.js';
@@ -34,9 +34,10 @@ export async function evaluateField(
     }
     if (!(error instanceof ExpressionError)) throw error;
     const at = file.yaml.locateInValue(path, source.offset + (error.index ?? 0));
-    throw new ExpressionError(error.code as 'EXPRESSION_SYNTAX' | 'EXPRESSION_EVALUATION', error.detail, {
+    throw new ExpressionError(error.code as ExpressionErrorCode, error.detail, {
       ...(error.jsonataCode === undefined ? {} : { jsonataCode: error.jsonataCode }),
       ...(error.index === undefined ? {} : { index: error.index }),
+      ...(error.limit === undefined ? {} : { limit: error.limit }),
       location: { file: at.file, path: describePath(path), line: at.line, col: at.col },
       cause: error.cause ?? error,
     });

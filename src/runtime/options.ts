@@ -17,6 +17,10 @@ export interface RuntimeOptions {
   readonly user?: Record<string, unknown>;
   /** Most continuation pages one sync follows. @default 1000 */
   readonly maxPages?: number;
+  /** Longest `execute` (guard, retries and waits included), in ms. @default 300000 */
+  readonly executionTimeoutMs?: number;
+  /** Longest `sync` of one datasource (every entity, page and retry), in ms. @default 3600000 */
+  readonly syncTimeoutMs?: number;
   /** The user's locale, for localised error texts. @default the LANG environment variable, else 'en' */
   readonly locale?: string;
   /** Retry defaults (spec 7.5); tests shorten them. */
@@ -33,6 +37,8 @@ export interface NormalizedOptions {
   readonly expressions: ExpressionLimits;
   readonly user: Record<string, unknown>;
   readonly maxPages: number;
+  readonly executionTimeoutMs: number;
+  readonly syncTimeoutMs: number;
   readonly locale: string;
   readonly retry: RetryDefaults;
   readonly clock: Clock;
@@ -41,11 +47,19 @@ export interface NormalizedOptions {
 
 export function normalizeOptions(solution: Solution, options: RuntimeOptions = {}): NormalizedOptions {
   const settings = solution.settings?.definition?.settings;
+  const { maxResponseMb, ...http } = settings?.http ?? {};
   return {
-    http: { ...DEFAULT_HTTP, ...settings?.http, ...options.http },
+    http: {
+      ...DEFAULT_HTTP,
+      ...http,
+      ...(maxResponseMb === undefined ? {} : { maxResponseBytes: Math.round(maxResponseMb * 1024 * 1024) }),
+      ...options.http,
+    },
     expressions: { ...DEFAULT_LIMITS, ...settings?.expressions, ...options.expressions },
     user: { ...settings?.user, ...options.user },
     maxPages: options.maxPages ?? settings?.sync?.maxPages ?? 1000,
+    executionTimeoutMs: options.executionTimeoutMs ?? settings?.execution?.timeoutMs ?? 300_000,
+    syncTimeoutMs: options.syncTimeoutMs ?? settings?.sync?.timeoutMs ?? 3_600_000,
     locale: options.locale ?? process.env.LANG?.split('.')[0] ?? 'en',
     retry: { ...DEFAULT_RETRY, ...options.retry },
     clock: options.clock ?? SYSTEM_CLOCK,

@@ -12,7 +12,7 @@ import { printable } from '../errors/printable.js';
 import { type ExpressionEnv, isTruthy } from '../expression/evaluate.js';
 import { isExpression } from '../expression/source.js';
 import type { PlacedValue } from '../http/build-request.js';
-import { CallError } from '../http/errors.js';
+import { AbortedError, CallError } from '../http/errors.js';
 import { headerValueProblem } from '../http/header-text.js';
 import type { Transport } from '../http/transport.js';
 import { parseUrlTemplate } from '../http/url-template.js';
@@ -188,7 +188,8 @@ export async function runFunction(
             outcome.status === 'ok' &&
             (guard.result === undefined || isTruthy(await field(['guard', 'result'], guard.result, ctx)));
         } catch (error) {
-          if (!(error instanceof CallError)) throw error;
+          // An abort (the caller's, or a deadline) stops the whole run; it is no failed guard.
+          if (!(error instanceof CallError) || error instanceof AbortedError) throw error;
           ctx.guard = { output: null, error: { name: error.code, message: error.message } };
         }
         if (!passed) return skip('the guard did not pass', true);

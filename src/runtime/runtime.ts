@@ -10,6 +10,7 @@ import { Transport } from '../http/transport.js';
 import type { FileStore } from '../local/files.js';
 import type { LocalStore } from '../local/store.js';
 import type { CallContext } from './context.js';
+import { Deadline } from './deadline.js';
 import { EventBus, type EventListener } from './events.js';
 import { type NormalizedOptions, normalizeOptions, type RuntimeOptions } from './options.js';
 import { type Engine, type ExecutionResult, executeFunction } from './pipeline.js';
@@ -65,7 +66,13 @@ export class Runtime {
     options: { signal?: AbortSignal } = {},
   ): Promise<ExecutionResult> {
     await this.ready();
-    return executeFunction(this.engine, name, parameters, context, options.signal);
+    const deadline = new Deadline(
+      'execution',
+      this.options.executionTimeoutMs,
+      `function '${name}'`,
+      options.signal,
+    );
+    return deadline.run((signal) => executeFunction(this.engine, name, parameters, context, signal));
   }
 
   /**
@@ -112,11 +119,9 @@ export class Runtime {
       );
     }
     const datasource = file as SourceFile<'datasource'>;
-    return runDatasource(
-      { ...this.engine, store },
-      datasource,
-      options.context ?? {},
-      options,
+    const deadline = new Deadline('sync', this.options.syncTimeoutMs, `datasource '${name}'`, options.signal);
+    return deadline.run((signal) =>
+      runDatasource({ ...this.engine, store }, datasource, options.context ?? {}, { ...options, signal }),
     );
   }
 

@@ -9,6 +9,8 @@ import { EXAMPLES, FIXTURES, tempSolution } from '../helpers/temp-solution.js';
 /**
  * Fixtures are named by expected outcome and carry their expected findings as comments:
  * `# expect: CODE line:col`. A fixture passes when validation reports exactly those, no more.
+ * `# expect: CODE line:col path` puts the finding in another file of the solution (one that holds
+ * no text to comment in, such as a symbolic link that loops).
  */
 type Finding = `${string} ${string} ${number}:${number}`;
 
@@ -26,8 +28,8 @@ function expectedFindings(root: string): Finding[] {
     } catch {
       return [];
     }
-    return [...text.matchAll(/^(?:#|\/\/) expect: (\w+) (\d+):(\d+)$/gm)].map(
-      (m) => `${relative(root, path)} ${m[1]} ${Number(m[2])}:${Number(m[3])}` as Finding,
+    return [...text.matchAll(/^(?:#|\/\/) expect: (\w+) (\d+):(\d+)(?: (\S+))?$/gm)].map(
+      (m) => `${m[4] ?? relative(root, path)} ${m[1]} ${Number(m[2])}:${Number(m[3])}` as Finding,
     );
   });
 }

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { checkSyntax } from '../../src/expression/compile.js';
 import { evaluateExpression } from '../../src/expression/evaluate.js';
 import { JSONATA_FUNCTIONS } from '../../src/expression/functions.js';
+import { DEFAULT_LIMITS } from '../../src/expression/limits.js';
 import { freeNames } from '../../src/expression/names.js';
 import { translateContext } from '../../src/expression/translate.js';
 
@@ -91,7 +92,10 @@ describe('evaluateExpression', () => {
   });
 
   test('guardrails stop a runaway expression with a JSONata code', async () => {
-    const limits = { limits: { timeoutMs: 50, maxDepth: 500, maxSequence: 1000 }, functions: {} };
+    const limits = {
+      limits: { ...DEFAULT_LIMITS, timeoutMs: 50, maxDepth: 500, maxSequence: 1000 },
+      functions: {},
+    };
     // Not a tail call, so the stack grows until the depth limit.
     await expect(
       evaluateExpression('($f := function($n) { 1 + $f($n) }; $f(1))', null, {}, limits),
@@ -110,7 +114,7 @@ describe('evaluateExpression', () => {
         '[1..10] ~> $map(function($v) { [1..10] })',
         null,
         {},
-        { limits: { timeoutMs: 1000, maxDepth: 500, maxSequence: 5 }, functions: {} },
+        { limits: { ...DEFAULT_LIMITS, timeoutMs: 1000, maxSequence: 5 }, functions: {} },
       ),
     ).rejects.toMatchObject({ jsonataCode: 'D2015' });
   });

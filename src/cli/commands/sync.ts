@@ -1,6 +1,7 @@
 import type { Command } from 'commander';
 import { formatDiagnostic } from '../../definition/diagnostic.js';
 import { loadSolution } from '../../definition/solution.js';
+import { filesUsedBy } from '../../definition/used-files.js';
 import { validateSolution } from '../../definition/validate.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import type { EntitySync, SyncProgress } from '../../runtime/sync.js';
@@ -31,7 +32,11 @@ export function registerSync(program: Command): void {
       ),
   ).action(async (names: string[], options: Options) => {
     const solution = loadSolution(solutionDir(options.solution));
-    const { diagnostics, errors } = await validateSolution(solution);
+    const all = solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
+    const targets = names.length > 0 ? names : all;
+    // Only what these datasources read must be valid: a broken file elsewhere does not stop them.
+    const only = filesUsedBy(solution, targets);
+    const { diagnostics, errors } = await validateSolution(solution, { only });
     if (errors > 0) {
       for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
       throw new DefinitionError(
@@ -39,12 +44,11 @@ export function registerSync(program: Command): void {
         diagnostics,
       );
     }
-    const all = solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
     const store = openStore(solution.root, options.db);
     const runtime = cliRuntime(solution, store, options);
     const progress = progressReporter();
     try {
-      for (const name of names.length > 0 ? names : all) {
+      for (const name of targets) {
         const started = performance.now();
         const result = await runtime.sync(name, {
           onProgress: progress.update,

@@ -27,7 +27,7 @@ export function expressionSyntax(file: SourceFile, r: Reporter, known: KnownName
     if (!source) return;
     const failure = checkSyntax(source.body);
     if (failure) {
-      r.report('EXPRESSION_SYNTAX', `expression does not compile: ${failure.message}`, path, {
+      r.report(failure.code, `expression does not compile: ${failure.message}`, path, {
         index: source.offset + failure.index,
       });
       return;

@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { MAX_STRING_LENGTH_CEILING } from '../../expression/limits.js';
+import { MAX_RESPONSE_DEPTH_CEILING } from '../../http/options.js';
 import { strict } from './common.js';
 
 const positiveInt = z.number().int().positive();
@@ -20,6 +22,12 @@ export const solutionDefinition = strict({
       maxSequence: positiveInt
         .optional()
         .describe('Longest sequence an expression may build. Default: 1000000.'),
+      maxStringLength: positiveInt
+        .max(MAX_STRING_LENGTH_CEILING)
+        .optional()
+        .describe(
+          `Longest text (in characters) a JSONata function takes or an expression gives. Default: 10000000; at most ${MAX_STRING_LENGTH_CEILING}.`,
+        ),
     })
       .optional()
       .describe('JSONata guardrails, always on; raise them here.'),
@@ -31,6 +39,22 @@ export const solutionDefinition = strict({
       bodyTimeoutMs: positiveInt
         .optional()
         .describe('Longest pause while receiving the response body, in ms. Default: 30000.'),
+      requestTimeoutMs: positiveInt
+        .optional()
+        .describe(
+          'Longest time for one request as a whole (connecting, redirects, headers and the whole body), in ms. Default: 120000.',
+        ),
+      maxResponseMb: z
+        .number()
+        .positive()
+        .optional()
+        .describe('Largest response body, in MB; reading stops there (RESPONSE_TOO_LARGE). Default: 50.'),
+      maxResponseDepth: positiveInt
+        .max(MAX_RESPONSE_DEPTH_CEILING)
+        .optional()
+        .describe(
+          `Deepest nesting of a JSON or XML response (RESPONSE_TOO_DEEP). Default: 256; at most ${MAX_RESPONSE_DEPTH_CEILING}.`,
+        ),
       maxRedirections: z.number().int().nonnegative().optional().describe('Redirects followed. Default: 5.'),
     })
       .optional()
@@ -54,8 +78,20 @@ export const solutionDefinition = strict({
       .describe(
         'The user expressions read as @ctx.user when restfn runs outside the platform (the CLI options --user-* override it).',
       ),
+    execution: strict({
+      timeoutMs: positiveInt
+        .optional()
+        .describe(
+          'Longest run of one function (its guard, every retry and the waits between them), in ms. Default: 300000.',
+        ),
+    })
+      .optional()
+      .describe('Limits of one function run (`restfn run`, `runtime.execute`).'),
     sync: strict({
       maxPages: positiveInt.optional().describe('Most continuation pages one sync follows. Default: 1000.'),
+      timeoutMs: positiveInt
+        .optional()
+        .describe('Longest sync of one datasource (every entity, page and retry), in ms. Default: 3600000.'),
     })
       .optional()
       .describe('Sync settings.'),

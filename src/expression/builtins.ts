@@ -1,0 +1,63 @@
+import jsonata from 'jsonata';
+import { JSONATA_FUNCTIONS } from './functions.js';
+import { LimitReached } from './limits.js';
+
+/** A JSONata function value as `$name` evaluates to: its implementation and parsed signature. */
+interface JsonataFunction {
+  readonly _jsonata_function: true;
+  readonly implementation: (...args: unknown[]) => unknown;
+  readonly signature?: unknown;
+}
+
+/**
+ * JSONata's own functions, read once from JSONata itself (`$length` evaluates to the function).
+ * Top-level await: evaluating is asynchronous in JSONata 2, and compiling must stay synchronous.
+ */
+const ORIGINALS: ReadonlyMap<string, JsonataFunction> = new Map(
+  await Promise.all(
+    [...JSONATA_FUNCTIONS].map(
+      async (name) => [name, (await jsonata(`$${name}`).evaluate({})) as JsonataFunction] as const,
+    ),
+  ),
+);
+
+const guardedByLimit = new Map<number, ReadonlyArray<readonly [string, JsonataFunction]>>();
+
+/**
+ * Every JSONata function, refusing texts longer than `maxStringLength` (and `$pad` widths beyond
+ * it). `$length`, `$substring`, `$pad`, `$split(s, "")` and the format functions spread a text into
+ * one array entry per character; past V8's largest array that is a fatal error that ends the
+ * process, whatever catches it. Bound over JSONata's own names in each compiled expression, so the
+ * checks cost nothing per evaluation.
+ */
+export function guardedBuiltins(maxStringLength: number): ReadonlyArray<readonly [string, JsonataFunction]> {
+  let guarded = guardedByLimit.get(maxStringLength);
+  if (!guarded) {
+    guarded = [...ORIGINALS].map(
+      ([name, original]) => [name, guard(name, original, maxStringLength)] as const,
+    );
+    guardedByLimit.set(maxStringLength, guarded);
+  }
+  return guarded;
+}
+
+function guard(name: string, original: JsonataFunction, max: number): JsonataFunction {
+  const implementation = function (this: unknown, ...args: unknown[]): unknown {
+    for (const arg of args) {
+      if (typeof arg === 'string' && arg.length > max)
+        throw tooLong(`$${name}() was given a text of ${arg.length} characters`, max);
+    }
+    if (name === 'pad' && typeof args[1] === 'number' && Math.abs(args[1]) > max) {
+      throw tooLong(`$pad() was asked for a width of ${Math.abs(args[1])}`, max);
+    }
+    return original.implementation.apply(this, args);
+  };
+  return { ...original, implementation };
+}
+
+export function tooLong(what: string, max: number): LimitReached {
+  return new LimitReached(
+    'string-length',
+    `${what}; texts in expressions are limited to ${max} characters (settings.expressions.maxStringLength)`,
+  );
+}
