@@ -6,7 +6,9 @@ import { UsageError } from '../errors/restfn-error.js';
 import { ExpressionError } from '../expression/errors.js';
 import { ScriptError } from '../expression/scripts/errors.js';
 import { InvalidHeaderError, InvalidUrlError } from '../http/build-request.js';
+import { DatabaseError, QueryError, QueryNotReadOnlyError } from '../local/errors.js';
 import { FunctionNotFoundError, ParameterError } from '../runtime/errors.js';
+import { FileError, InternalError, InterruptedError } from './errors.js';
 
 /** The documented exit codes, used by every command. Errors become exit codes here and only here. */
 export const EXIT = {
@@ -20,6 +22,10 @@ export const EXIT = {
   INVALID_DEFINITION: 3,
   /** Missing or unusable credentials. */
   CREDENTIALS: 4,
+  /** A bug in restfn: an error it did not expect (`INTERNAL`); sysexits' EX_SOFTWARE. */
+  INTERNAL: 70,
+  /** Stopped by Ctrl-C (SIGINT): 128 + the signal number, as shells report it. */
+  INTERRUPTED: 130,
 } as const;
 
 export function exitCodeFor(error: unknown): number {
@@ -30,7 +36,10 @@ export function exitCodeFor(error: unknown): number {
     error instanceof ParameterError ||
     // A header value the caller gave that HTTP cannot carry; names are caught by validation first.
     error instanceof InvalidHeaderError ||
-    error instanceof FunctionNotFoundError
+    error instanceof FunctionNotFoundError ||
+    error instanceof QueryNotReadOnlyError ||
+    error instanceof DatabaseError ||
+    error instanceof FileError
   ) {
     return EXIT.USAGE;
   }
@@ -38,10 +47,13 @@ export function exitCodeFor(error: unknown): number {
     error instanceof DefinitionError ||
     error instanceof ExpressionError ||
     error instanceof ScriptError ||
-    error instanceof InvalidUrlError
+    error instanceof InvalidUrlError ||
+    error instanceof QueryError
   ) {
     return EXIT.INVALID_DEFINITION;
   }
   if (error instanceof CredentialError) return EXIT.CREDENTIALS;
+  if (error instanceof InterruptedError) return EXIT.INTERRUPTED;
+  if (error instanceof InternalError) return EXIT.INTERNAL;
   return EXIT.FUNCTION_FAILED;
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
-import { RestfnError } from '../errors/restfn-error.js';
+import { codedError } from './coded-error.js';
 import { registerCredentials } from './commands/credentials.js';
 import { registerNew } from './commands/new.js';
 import { registerQuery } from './commands/query.js';
@@ -8,7 +8,15 @@ import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
 import { registerSync } from './commands/sync.js';
 import { registerValidate } from './commands/validate.js';
+import { errorDetails } from './error-details.js';
 import { exitCodeFor } from './exit-codes.js';
+
+// `restfn query ... | head`: the reader closing the pipe early is not a failure of restfn. Stop
+// quietly with the exit code so far instead of crashing on an unhandled EPIPE.
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  if (error.code !== 'EPIPE') throw error;
+  process.exit(process.exitCode ?? 0);
+});
 
 const program = new Command('restfn')
   .description('run declarative REST function definitions (.platform files)')
@@ -28,13 +36,16 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   // Commander already printed its own usage message.
-  if (!(error instanceof CommanderError)) {
-    const code = error instanceof RestfnError ? ` ${error.code}` : '';
-    const message = error instanceof Error ? error.message : String(error);
-    process.stderr.write(`restfn: error${code}: ${message}\n`);
-    if (!(error instanceof RestfnError) && process.env.RESTFN_DEBUG && error instanceof Error) {
+  if (error instanceof CommanderError) {
+    process.exitCode = exitCodeFor(error);
+  } else {
+    // Never an uncoded engine message: anything restfn did not raise itself gets a code here.
+    const coded = codedError(error);
+    process.stderr.write(`restfn: error ${coded.code}: ${coded.message}\n`);
+    for (const line of errorDetails(coded)) process.stderr.write(`${line}\n`);
+    if (coded !== error && process.env.RESTFN_DEBUG && error instanceof Error) {
       process.stderr.write(`${error.stack}\n`);
     }
+    process.exitCode = exitCodeFor(coded);
   }
-  process.exitCode = exitCodeFor(error);
 }

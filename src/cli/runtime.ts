@@ -4,6 +4,7 @@ import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { printAlert } from './alerts.js';
 import { credentialProvider } from './credentials.js';
 import { openFiles } from './store-path.js';
+import { printRetry } from './trace.js';
 import { type UserOptions, userFrom } from './user-options.js';
 
 /** The runtime a command runs functions with: the solution's credentials, its files, alerts on stderr. */
@@ -15,5 +16,6 @@ export function cliRuntime(solution: Solution, store: LocalStore | undefined, op
     user: userFrom(options),
   });
   runtime.on(printAlert);
+  runtime.on(printRetry);
   return runtime;
 }

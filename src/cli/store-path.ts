@@ -1,7 +1,9 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
+import { databaseError } from '../local/errors.js';
 import { FileStore } from '../local/files.js';
 import { privateFolder } from '../local/private-path.js';
+import { ReadOnlyStore } from '../local/read-only-store.js';
 import { LocalStore } from '../local/store.js';
 
 /** The device-side state folder of a solution (conventions.md): `<solution>/.restfn/`. */
@@ -18,8 +20,26 @@ export function stateFolder(solutionRoot: string): string {
 }
 
 /** `--db FILE`, else `<solution>/.restfn/local.db`. */
+export function databasePath(solutionRoot: string, db: string | undefined): string {
+  return db ? resolve(db) : join(stateFolder(solutionRoot), 'local.db');
+}
+
+/** The local database for run and sync, created when missing; a file that is not one is a coded error. */
 export function openStore(solutionRoot: string, db: string | undefined): LocalStore {
-  return new LocalStore(db ? resolve(db) : join(stateFolder(solutionRoot), 'local.db'));
+  const file = databasePath(solutionRoot, db);
+  try {
+    return new LocalStore(file);
+  } catch (error) {
+    throw databaseError(file, error);
+  }
+}
+
+/** The local database for `restfn query`: read-only, and it must exist (a typo is not a new database). */
+export function openReadOnlyStore(solutionRoot: string, db: string | undefined): ReadOnlyStore {
+  return new ReadOnlyStore(
+    databasePath(solutionRoot, db),
+    db ? 'check the --db path' : "nothing was synced yet: run 'restfn sync' first, or pass --db FILE",
+  );
 }
 
 /** The file store beside the database: `<state folder>/files`. */

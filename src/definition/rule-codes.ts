@@ -55,6 +55,11 @@ export const RULES = {
     summary:
       'A fixed value for a placeholder in the address part of `url` (`https://{host}/...`) would add a user name, query, whitespace or another scheme.',
   },
+  URL_INVALID: {
+    severity: 'error',
+    summary:
+      'A written `url` is not an absolute http(s) address: another scheme (`ftp:`, `file:`), no scheme, a control character (a line break) or a user name.',
+  },
   URL_QUERY_REPLACED: {
     severity: 'warning',
     summary:

@@ -1,3 +1,5 @@
+import { stringify } from 'yaml';
+
 /**
  * Skeletons for new function files (spec 4.5). Each validates without findings; the credential
  * templates name a credential key that `restfn credentials set` stores (see the authentication docs).
@@ -5,11 +7,12 @@
 export const TEMPLATE_NAMES = ['rest', 'api-key', 'basic-auth', 'oauth', 'secret'] as const;
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 
+// The url comes from the command line: written as a YAML scalar by the yaml library (quoted when it
+// holds a line break, `#`, `: ` or quotes), so it can never add keys or comments to the file.
 const HEAD = (description: string, url: string) => `# ${description}
 provider: DATA_PROVIDER_REST
 method: GET
-url: ${url}
-format: json
+${stringify({ url }, { lineWidth: 0, blockQuote: false })}format: json
 `;
 
 const BODY = `outputTransform: $

@@ -11,7 +11,7 @@ import { queryDependencies } from './rules/queries.js';
 import { functionReferences, guardCycle } from './rules/references.js';
 import { type FunctionRule, reporterFor, type ValidFunction } from './rules/reporter.js';
 import { scopeConflict, scopeParameters } from './rules/scope.js';
-import { pathParameters, urlQuery } from './rules/url.js';
+import { pathParameters, urlAddress, urlQuery } from './rules/url.js';
 import type { Solution, SourceFile } from './solution.js';
 
 /** Rules over one function that passed the schema. Naming rules run on every function file. */
@@ -20,6 +20,7 @@ const FUNCTION_RULES: FunctionRule[] = [
   uniqueName,
   parameterLocation,
   headerText,
+  urlAddress,
   pathParameters,
   urlQuery,
   bodyOnGet,

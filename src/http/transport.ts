@@ -10,8 +10,8 @@ import {
   TimeoutError,
 } from './errors.js';
 import type { HttpOptions } from './options.js';
-import { isSensitiveHeader } from './sensitive.js';
 import { readCappedBody } from './read-body.js';
+import { isSensitiveHeader } from './sensitive.js';
 
 export interface RawResponse {
   readonly status: number;

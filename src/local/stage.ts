@@ -261,8 +261,13 @@ export class RecordIdError extends StoreError {
  */
 function rowId(given: unknown): string {
   if (typeof given === 'string') return given;
-  if ((typeof given === 'number' && Number.isFinite(given)) || typeof given === 'bigint') return String(given);
-  const kind = Array.isArray(given) ? 'a list' : typeof given === 'object' ? 'an object' : `a ${typeof given}`;
+  if ((typeof given === 'number' && Number.isFinite(given)) || typeof given === 'bigint')
+    return String(given);
+  const kind = Array.isArray(given)
+    ? 'a list'
+    : typeof given === 'object'
+      ? 'an object'
+      : `a ${typeof given}`;
   let shown: string;
   try {
     shown = JSON.stringify(given)?.slice(0, 80) ?? String(given);

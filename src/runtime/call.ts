@@ -14,6 +14,7 @@ import { type Format, parseBody } from '../http/parse-body.js';
 import type { RawResponse } from '../http/transport.js';
 import { applyConversions } from '../local/conversions.js';
 import type { ExecutionContext } from './context.js';
+import { bodyExcerpt, ERROR_BODY_LIMIT, TRACE_BODY_LIMIT } from './excerpt.js';
 import { handlerRetry, judge, reportFailure } from './failure.js';
 import type { Field } from './field.js';
 import { maskError, maskHeaders, maskJson, maskText } from './mask.js';
@@ -56,10 +57,12 @@ export async function callWithRetries(args: CallArgs): Promise<CallResult> {
   const canRefreshToken =
     !definition.disableTokenRefresh && args.parameters.some((p) => p.credential === 'oauth');
   let refreshToken = false;
+  // The credential values of the latest attempt: what error texts and excerpts must mask.
+  const seen: Seen = { secrets: [] };
   for (let retries = 0; ; retries++) {
     let outcome: { ok: true; raw: RawResponse; parsed: unknown } | { ok: false; error: CallError };
     try {
-      outcome = { ok: true, ...(await attempt(args, refreshToken)) };
+      outcome = { ok: true, ...(await attempt(args, refreshToken, seen)) };
       ctx.error = undefined;
     } catch (error) {
       if (!(error instanceof CallError) || error instanceof AbortedError) throw error;
@@ -108,6 +111,9 @@ export async function callWithRetries(args: CallArgs): Promise<CallResult> {
           attempt: retries + 2,
           delayMs: decision.delayMs,
           reason: decision.reason,
+          cause: outcome.ok
+            ? `answered ${outcome.raw.status} ${outcome.raw.statusText}`.trim()
+            : `${outcome.error.code}: ${outcome.error.message}`,
         });
       }
       try {
@@ -121,11 +127,21 @@ export async function callWithRetries(args: CallArgs): Promise<CallResult> {
 
     const error = outcome.ok ? new RemoteError(summaryOf(ctx), ctx.response!) : outcome.error;
     error.attempts = retries + 1;
+    if (outcome.ok) {
+      // What the service said, as it may be shown: masked and bounded (non-enumerable, like `response`).
+      const excerpt = bodyExcerpt(
+        outcome.raw.bytes,
+        outcome.raw.headers['content-type'],
+        seen.secrets,
+        ERROR_BODY_LIMIT,
+      );
+      Object.defineProperty(error, 'bodyExcerpt', { value: excerpt, enumerable: false });
+    }
     if (verdict.index !== undefined) {
       Object.assign(error, { handler: verdict.index + 1 });
       error.message += ` (error handler ${verdict.index + 1} matched)`;
     }
-    await reportFailure(engine, file, ctx, verdict, error, field);
+    await reportFailure(engine, file, ctx, verdict, error, field, (text) => maskText(text, seen.secrets));
     throw error;
   }
 }
@@ -135,15 +151,21 @@ function summaryOf(ctx: ExecutionContext): RequestSummary {
 }
 
 /** One attempt: credentials, inputTransform, conversions, the request, the response parsed by format. */
+interface Seen {
+  secrets: readonly string[];
+}
+
 async function attempt(
   args: CallArgs,
   refreshToken: boolean,
+  seen: Seen,
 ): Promise<{ raw: RawResponse; parsed: unknown }> {
   const { engine, file, ctx, field, parameters, transform, page, signal } = args;
   const definition = file.definition;
   const { events } = engine;
   const localCall = definition.useLocalCall === true;
   const { placed, secrets } = await applyCredentials(engine, parameters, signal, refreshToken, localCall);
+  seen.secrets = secrets;
 
   // 8. inputTransform, over the parameter values with body credentials resolved.
   let body: { value: unknown } | undefined;
@@ -233,6 +255,7 @@ async function attempt(
       status: raw.status,
       durationMs,
       headers,
+      body: bodyExcerpt(raw.bytes, raw.headers['content-type'], secrets, TRACE_BODY_LIMIT),
     });
   }
   const format = definition.format as Format;

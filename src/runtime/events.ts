@@ -18,6 +18,8 @@ export type ExecutionEvent =
       status: number;
       durationMs: number;
       headers: Record<string, string>;
+      /** The body as it may be shown: credentials masked, at most 64 KB, binary as a placeholder. */
+      body: string;
     }
   | {
       type: 'retried';
@@ -25,7 +27,10 @@ export type ExecutionEvent =
       function: string;
       attempt: number;
       delayMs: number;
+      /** Why the decision was to retry (`429 Too Many Requests`, `network failure`, ...). */
       reason: string;
+      /** What the attempt that failed got: `answered 503 Service Unavailable`, or the error's code and message. */
+      cause: string;
     }
   | { type: 'skipped'; correlationId: string; function: string; reason: string }
   | { type: 'failed'; correlationId: string; function: string; code: string; message: string }

@@ -2,7 +2,13 @@ import type { ErrorHandler } from '../definition/schema/index.js';
 import type { PropertyPath } from '../definition/yaml-file.js';
 import { localize } from '../errors/localize.js';
 import { isTruthy } from '../expression/evaluate.js';
-import { type CallError, RemoteError } from '../http/errors.js';
+import {
+  type CallError,
+  NetworkError,
+  RemoteError,
+  ResponseFormatError,
+  TimeoutError,
+} from '../http/errors.js';
 import { Stage, toRow } from '../local/stage.js';
 import type { ExecutionContext } from './context.js';
 import type { Field } from './field.js';
@@ -66,12 +72,14 @@ export async function reportFailure(
   verdict: Verdict,
   error: CallError,
   field: Field,
+  /** Masks the credential values of the failed call in texts shown to the user. */
+  mask: (text: string) => string = (text) => text,
 ): Promise<void> {
   const handler = verdict.handler;
   const at: PropertyPath = ['error', verdict.index ?? 0];
   const locale = engine.options.locale;
   const status = error instanceof RemoteError ? `${error.status} ${error.statusText}`.trim() : undefined;
-  const title = localize(handler?.title, locale) ?? (status ? 'Request failed' : 'Service unreachable');
+  const title = localize(handler?.title, locale) ?? defaultTitle(error);
   const description =
     localize(handler?.description, locale) ?? (status ? `The service answered ${status}` : error.message);
   // Reporting must not hide the failure it reports: its own problems are attached, not thrown.
@@ -88,9 +96,14 @@ export async function reportFailure(
     handler?.details !== undefined
       ? await guarded(() => field([...at, 'details'], handler.details, ctx))
       : ctx.response?.body;
-  const details = rawDetails === undefined || rawDetails === null ? undefined : truncate(rawDetails);
+  const details = rawDetails === undefined || rawDetails === null ? undefined : truncate(rawDetails, mask);
   Object.assign(error, { title, description });
   Object.defineProperty(error, 'details', { value: details, enumerable: false });
+  // Without a handler's `details`, they are the response body: the CLI then shows the body once.
+  Object.defineProperty(error, 'detailsFrom', {
+    value: handler?.details !== undefined ? 'handler' : 'response',
+    enumerable: false,
+  });
 
   const entity = typeof ctx.entity === 'string' ? ctx.entity : file.name;
   const store = engine.store;
@@ -163,9 +176,39 @@ export async function reportFailure(
   }
 }
 
-function truncate(value: unknown): string {
-  const text = typeof value === 'string' ? value : JSON.stringify(value);
+/** Masked first, then cut: a cut through a secret would leave part of it unmasked. */
+function truncate(value: unknown, mask: (text: string) => string): string {
+  const text = mask(typeof value === 'string' ? value : JSON.stringify(value));
   return text.length > DETAILS_LIMIT
     ? `${text.slice(0, DETAILS_LIMIT)}... (${text.length} characters)`
     : text;
+}
+
+/** Failures where no answer came back at all: the service could not be reached. */
+const UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ETIMEDOUT',
+  'EPIPE',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'UND_ERR_CLOSED',
+]);
+
+/**
+ * The title of a failure no handler names: "Service unreachable" only when the network failed or
+ * the service never answered; a bad answer (an error status, a body not in the expected format) or
+ * a request refused before it left is not the service being unreachable.
+ */
+export function defaultTitle(error: CallError): string {
+  if (error instanceof RemoteError) return 'Request failed';
+  if (error instanceof TimeoutError) return 'Service did not answer in time';
+  if (error instanceof NetworkError && error.causeCode !== undefined && UNREACHABLE.has(error.causeCode))
+    return 'Service unreachable';
+  if (error instanceof ResponseFormatError) return 'Unexpected response';
+  return 'Request failed';
 }

@@ -1,6 +1,7 @@
 import type { Query } from '../definition/schema/index.js';
 import type { PropertyPath } from '../definition/yaml-file.js';
 import { RestfnError } from '../errors/restfn-error.js';
+import { QueryError } from '../local/errors.js';
 import { runQuery } from '../local/queries.js';
 import type { LocalStore } from '../local/store.js';
 
@@ -41,7 +42,14 @@ export async function runQueries(
         evaluate,
         fail,
       );
-      results[name] = runQuery(store, query.statement, parameters, query.resultType, jsonColumns);
+      try {
+        results[name] = runQuery(store, query.statement, parameters, query.resultType, jsonColumns);
+      } catch (error) {
+        // Which of the function's queries failed: the statement alone may not say.
+        if (error instanceof QueryError)
+          throw new QueryError(`query '${name}': ${error.message}`, { cause: error });
+        throw error;
+      }
     }
     state.set(name, 'done');
   };

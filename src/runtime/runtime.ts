@@ -98,10 +98,7 @@ export class Runtime {
    * Runs the datasource `name`: syncs each entity table from its function (every continuation page,
    * the scope rules, operations) and runs its query. Needs the runtime's `store`.
    */
-  async sync(
-    name: string,
-    options: SyncOptions & { context?: CallContext } = {},
-  ): Promise<DatasourceResult> {
+  async sync(name: string, options: SyncOptions & { context?: CallContext } = {}): Promise<DatasourceResult> {
     const store = this.engine.store;
     if (!store) throw new UsageError('sync needs a local store: createRuntime(solution, { store })');
     await this.ready();

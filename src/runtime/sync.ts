@@ -137,9 +137,7 @@ export async function runDatasource(
     }
     return entities;
   };
-  const entities = perEntity
-    ? await syncEntities(undefined)
-    : await inOneCommit(engine.store, syncEntities);
+  const entities = perEntity ? await syncEntities(undefined) : await inOneCommit(engine.store, syncEntities);
 
   let rows: unknown[] | undefined;
   if (definition.query !== undefined) {

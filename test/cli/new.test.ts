@@ -1,6 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
 import { TEMPLATE_NAMES } from '../../src/definition/templates.js';
 import { runCli } from '../helpers/cli.js';
 import { tempSolution } from '../helpers/temp-solution.js';
@@ -66,5 +67,42 @@ describe('restfn new', () => {
     const elsewhere = await runCli(['new', 'other/rest-get-a', '--solution', root]);
     expect(elsewhere.code).toBe(2);
     expect(readFileSync(path, 'utf8')).toBe('provider: DATA_PROVIDER_REST\nmethod: GET\nurl: http://mine\n');
+  });
+
+  test('--url is written as one YAML value: line breaks, #, ": " and quotes add no keys', async () => {
+    const root = tempSolution({ 'solution.yaml': 'name: t\n' });
+    const urls = {
+      'rest-line-break': 'https://api.example.com/items\nprovider: EVIL\nmethod: DELETE',
+      'rest-comment': 'https://api.example.com/items #not a comment',
+      'rest-colon': 'https://api.example.com/a: b',
+      'rest-quotes': `https://api.example.com/"items"/'x'`,
+      'rest-ftp': 'ftp://files.example.com/items',
+    };
+    for (const [name, url] of Object.entries(urls)) {
+      const r = await runCli(['new', name, '--url', url], { cwd: root });
+      expect(r.code, r.stderr).toBe(0);
+      const written = parse(readFileSync(join(root, 'functions', `${name}.platform`), 'utf8'));
+      // Exactly the given text, and the template's keys only (nothing injected, nothing dropped).
+      expect(written.url).toBe(url);
+      expect(Object.keys(written)).toEqual([
+        'provider',
+        'method',
+        'url',
+        'format',
+        'parameters',
+        'outputTransform',
+      ]);
+      expect(written.method).toBe('GET');
+    }
+    // Validation then judges the url itself, with its usual code.
+    const v = await runCli(['validate', '--format', 'json'], { cwd: root });
+    const findings = JSON.parse(v.stdout).diagnostics.map(
+      (d: { file: string; code: string }) => `${d.file} ${d.code}`,
+    );
+    expect(findings.sort()).toEqual([
+      'functions/rest-ftp.platform URL_INVALID',
+      'functions/rest-line-break.platform URL_INVALID',
+    ]);
+    expect(v.code).toBe(3);
   });
 });

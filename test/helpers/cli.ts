@@ -1,4 +1,4 @@
-import { spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
@@ -31,4 +31,29 @@ export function runCli(
     child.on('close', (code) => resolve({ code, stdout, stderr }));
     child.stdin.end(options.input ?? '');
   });
+}
+
+/** Starts the built CLI and hands back the process, for tests that signal it mid-way (SIGINT). */
+export function startCli(
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): { child: ChildProcess; done: Promise<CliResult> } {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: options.cwd ?? process.cwd(),
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk) => {
+    stdout += chunk;
+  });
+  child.stderr.on('data', (chunk) => {
+    stderr += chunk;
+  });
+  child.stdin.end();
+  const done = new Promise<CliResult>((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+  return { child, done };
 }

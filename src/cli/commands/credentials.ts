@@ -1,6 +1,6 @@
 import { type Command, Option } from 'commander';
 import { DEFAULT_REDIRECT, login } from '../../auth/login.js';
-import type { Credential } from '../../auth/store.js';
+import type { Credential, CredentialStore, OAuthCredential } from '../../auth/store.js';
 import { SYSTEM_CLOCK } from '../../errors/clock.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { openCredentials } from '../credentials.js';
@@ -67,10 +67,11 @@ export function registerCredentials(program: Command): void {
     .description('list credential keys and kinds (never their values)')
     .option('-s, --solution <dir>', 'solution folder')
     .action((options: { solution?: string }) => {
-      const entries = openCredentials(solutionDir(options.solution)).list();
+      const store = openCredentials(solutionDir(options.solution));
+      const entries = store.list();
       for (const e of entries) {
-        const token = e.kind === 'oauth' ? (e.hasToken ? ' (logged in)' : ' (no token: restfn login)') : '';
-        process.stdout.write(`${e.key}\t${e.kind}${token}\n`);
+        const state = e.kind === 'oauth' ? ` (${oauthState(grantOf(store, e.key), e.hasToken)})` : '';
+        process.stdout.write(`${e.key}\t${e.kind}${state}\n`);
       }
       if (entries.length === 0) process.stdout.write('no credentials stored\n');
     });
@@ -94,12 +95,40 @@ export function registerCredentials(program: Command): void {
     .option('-s, --solution <dir>', 'solution folder')
     .action(async (key: string, options: { solution?: string }) => {
       const store = openCredentials(solutionDir(options.solution));
+      if (grantOf(store, key) === 'client_credentials') {
+        throw new UsageError(
+          `credential '${key}' uses the client_credentials grant: restfn gets its tokens from the token endpoint when a function needs them, so there is nothing to log in to; run the function`,
+          'LOGIN_NOT_NEEDED',
+        );
+      }
       await login(store, key, {
         clock: SYSTEM_CLOCK,
         onUrl: (url) => process.stderr.write(`Open this address in a browser to log in:\n${url}\n`),
       });
       process.stdout.write(`logged in: '${key}'\n`);
     });
+}
+
+/**
+ * `list` and `login` must tell the same story: only the authorization-code grant logs in; a
+ * client-credentials credential fetches its own tokens. The grant is inside the encrypted record,
+ * so it is read with the key; without a usable key it stays unknown.
+ */
+function grantOf(store: CredentialStore, key: string): OAuthCredential['grantType'] | undefined {
+  try {
+    const credential = store.get(key);
+    return credential?.kind === 'oauth' ? credential.grantType : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** What `credentials list` says about an OAuth credential (pure, so the wording is tested once). */
+export function oauthState(grant: OAuthCredential['grantType'] | undefined, hasToken: boolean): string {
+  if (grant === 'client_credentials')
+    return hasToken ? 'client credentials: token cached' : 'client credentials: no login needed';
+  if (hasToken) return 'logged in';
+  return grant === undefined ? 'no token' : 'no token: restfn login';
 }
 
 async function buildCredential(o: SetOptions): Promise<Credential> {

@@ -2,12 +2,13 @@ import type { Command } from 'commander';
 import { loadSolution, type SourceFile } from '../../definition/solution.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { UsageError } from '../../errors/restfn-error.js';
+import { QueryError } from '../../local/errors.js';
 import { runQuery } from '../../local/queries.js';
 import { createContext } from '../../runtime/context.js';
 import { fieldsOf } from '../../runtime/field.js';
 import { normalizeOptions } from '../../runtime/options.js';
 import { solutionDir } from '../solution-dir.js';
-import { openStore } from '../store-path.js';
+import { openReadOnlyStore } from '../store-path.js';
 
 interface Options {
   solution?: string;
@@ -17,7 +18,9 @@ interface Options {
 export function registerQuery(program: Command): void {
   program
     .command('query')
-    .description("print rows of the local database as JSON: a SQL statement, or a datasource's query")
+    .description(
+      "print rows of the local database as JSON: a SQL statement, or a datasource's query (read-only)",
+    )
     .argument('<sql-or-datasource>', 'SQL (tables written [name]) or the name of a datasource')
     .option('-s, --solution <dir>', 'solution folder (default: found from the current folder upward)')
     .option('--db <file>', 'local database file (default: <solution>/.restfn/local.db)')
@@ -42,13 +45,12 @@ export function registerQuery(program: Command): void {
           parameters[name] = await field(['options', 'queryParameters', name], raw, ctx);
         }
       }
-      const store = openStore(solution.root, options.db);
+      const store = openReadOnlyStore(solution.root, options.db);
       try {
         process.stdout.write(`${JSON.stringify(runQuery(store, sql, parameters), null, 2)}\n`);
       } catch (error) {
-        if ((error as { code?: string }).code?.startsWith('SQLITE_')) {
-          throw new UsageError(`the query failed: ${(error as Error).message}`, 'QUERY_FAILED');
-        }
+        // SQL typed on the command line is the user's (exit 2); a datasource's query is a definition's (exit 3).
+        if (error instanceof QueryError && !file) throw new UsageError(error.message, 'QUERY_FAILED');
         throw error;
       } finally {
         store.close();

@@ -7,13 +7,14 @@ import { validateSolution } from '../../definition/validate.js';
 import { SYSTEM_CLOCK } from '../../errors/clock.js';
 import { CredentialError } from '../../errors/credential-error.js';
 import { DefinitionError } from '../../errors/definition-error.js';
-import { printable } from '../../errors/printable.js';
-import { UsageError } from '../../errors/restfn-error.js';
-import type { ExecutionEvent } from '../../runtime/events.js';
 import { openCredentials } from '../credentials.js';
+import { InterruptedError } from '../errors.js';
+import { onInterrupt } from '../interrupt.js';
+import { collect, parseParameters, refuseUnknownParameters } from '../parameters.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
 import { openStore } from '../store-path.js';
+import { trace } from '../trace.js';
 import { addUserOptions, type UserOptions } from '../user-options.js';
 
 interface Options extends UserOptions {
@@ -36,9 +37,10 @@ export function registerRun(program: Command): void {
       .option('-v, --verbose', 'trace requests and responses on stderr (credentials masked)')
       .option('--db <file>', 'local database for queries and guards (default: <solution>/.restfn/local.db)'),
   ).action(async (name: string, options: Options) => {
-    const parameters = parseParameters(options);
+    const parameters = parseParameters(options.param, options.params);
     const solution = loadSolution(solutionDir(options.solution));
     const file = solution.functions.get(name);
+    if (file?.definition) refuseUnknownParameters(name, Object.keys(parameters), file.definition.parameters);
     if (file) {
       // Refuse to call anything from a definition with errors; warnings are shown but do not stop it.
       const { diagnostics, errors } = await validateSolution(solution, { only: new Set([file.yaml.file]) });
@@ -55,20 +57,30 @@ export function registerRun(program: Command): void {
         : undefined;
     const runtime = cliRuntime(solution, store, options);
     if (options.verbose) runtime.on(trace);
+    const interrupt = onInterrupt();
     try {
-      const result = await executeOfferingLogin(() => runtime.execute(name, parameters), solution.root).catch(
-        (error: unknown) => {
-          // A failure shaped by the older `errorTransform` still gives its output; the exit code says it failed.
-          const output = (error as { output?: unknown }).output;
-          if (output !== undefined) process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
-          throw error;
-        },
-      );
+      const result = await executeOfferingLogin(
+        () => runtime.execute(name, parameters, {}, { signal: interrupt.signal }),
+        solution.root,
+      ).catch((error: unknown) => {
+        if (interrupt.interrupted) {
+          // run writes tables only through a failed guard's or an error handler's operations, once a
+          // call is decided; a cancelled call is neither, so nothing local changed.
+          throw new InterruptedError(
+            `run interrupted: '${name}' stopped before it finished; no output, nothing written locally (the service may have received the request)`,
+          );
+        }
+        // A failure shaped by the older `errorTransform` still gives its output; the exit code says it failed.
+        const output = (error as { output?: unknown }).output;
+        if (output !== undefined) process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+        throw error;
+      });
       if (result.status === 'skipped') process.stderr.write(`restfn: ${name} skipped: ${result.reason}\n`);
       process.stdout.write(
         `${JSON.stringify(result.status === 'ok' ? result.output : null, null, 2) ?? 'null'}\n`,
       );
     } finally {
+      interrupt.dispose();
       await runtime.close();
       store?.close();
     }
@@ -96,56 +108,4 @@ async function executeOfferingLogin<T>(execute: () => Promise<T>, solutionRoot: 
     });
     return execute();
   }
-}
-
-function collect(value: string, previous: string[]): string[] {
-  return [...previous, value];
-}
-
-function parseParameters(options: Options): Record<string, unknown> {
-  let parameters: Record<string, unknown> = {};
-  if (options.params !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(options.params);
-    } catch {
-      throw new UsageError('--params must be a JSON object, for example --params \'{"id": "42"}\'');
-    }
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
-      throw new UsageError('--params must be a JSON object, for example --params \'{"id": "42"}\'');
-    }
-    parameters = { ...(parsed as Record<string, unknown>) };
-  }
-  for (const pair of options.param) {
-    const at = pair.indexOf('=');
-    if (at <= 0) throw new UsageError(`-p takes name=value (got '${pair}')`);
-    parameters[pair.slice(0, at)] = pair.slice(at + 1);
-  }
-  return parameters;
-}
-
-/**
- * `--verbose`: requests and responses as they happen, to stderr; headers arrive already masked.
- * Control characters are escaped: a value or a service's header must not forge trace lines or
- * drive the terminal.
- */
-function trace(event: ExecutionEvent): void {
-  const lines: string[] = [];
-  if (event.type === 'request') {
-    lines.push(
-      `> ${event.method} ${event.url}`,
-      ...Object.entries(event.headers).map(([k, v]) => `> ${k}: ${v}`),
-    );
-    if (event.body !== undefined) lines.push(`> ${event.body}`);
-  } else if (event.type === 'response') {
-    lines.push(
-      `< ${event.status} (${event.durationMs.toFixed(0)} ms)`,
-      ...Object.entries(event.headers).map(([k, v]) => `< ${k}: ${v}`),
-    );
-  } else if (event.type === 'failed') {
-    lines.push(`! ${event.code} [${event.correlationId}]`);
-  } else if (event.type === 'succeeded') {
-    lines.push(`= done in ${event.durationMs.toFixed(0)} ms [${event.correlationId}]`);
-  }
-  for (const line of lines) process.stderr.write(`${printable(line)}\n`);
 }

@@ -1,19 +1,24 @@
 import type { Command } from 'commander';
 import { formatDiagnostic } from '../../definition/diagnostic.js';
 import { loadSolution } from '../../definition/solution.js';
-import { filesUsedBy } from '../../definition/used-files.js';
 import { validateSolution } from '../../definition/validate.js';
 import { DefinitionError } from '../../errors/definition-error.js';
-import type { EntitySync, SyncProgress } from '../../runtime/sync.js';
+import type { EntitySync } from '../../runtime/sync.js';
+import { InterruptedError } from '../errors.js';
+import { onInterrupt } from '../interrupt.js';
+import { progressReporter } from '../progress.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
 import { openStore } from '../store-path.js';
+import { blockingErrors } from '../sync-plan.js';
+import { trace } from '../trace.js';
 import { addUserOptions, type UserOptions } from '../user-options.js';
 
 interface Options extends UserOptions {
   solution?: string;
   db?: string;
   commitPerEntity?: boolean;
+  verbose?: boolean;
 }
 
 export function registerSync(program: Command): void {
@@ -26,35 +31,50 @@ export function registerSync(program: Command): void {
       .argument('[datasources...]', 'datasource names')
       .option('-s, --solution <dir>', 'solution folder (default: found from the current folder upward)')
       .option('--db <file>', 'local database file (default: <solution>/.restfn/local.db)')
+      .option('-v, --verbose', 'a progress line per page, and requests and responses (credentials masked)')
       .option(
         '--commit-per-entity',
         "commit each entity as soon as it is synced (later entities' queries see it; a failure keeps the entities before it)",
       ),
   ).action(async (names: string[], options: Options) => {
     const solution = loadSolution(solutionDir(options.solution));
+    const { diagnostics } = await validateSolution(solution);
     const all = solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
-    const targets = names.length > 0 ? names : all;
-    // Only what these datasources read must be valid: a broken file elsewhere does not stop them.
-    const only = filesUsedBy(solution, targets);
-    const { diagnostics, errors } = await validateSolution(solution, { only });
-    if (errors > 0) {
-      for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
-      throw new DefinitionError(
-        `the solution has ${errors} error(s); fix them first ('restfn validate')`,
-        diagnostics,
-      );
-    }
     const store = openStore(solution.root, options.db);
     const runtime = cliRuntime(solution, store, options);
-    const progress = progressReporter();
+    if (options.verbose) runtime.on(trace);
+    const progress = progressReporter({ verbose: options.verbose === true });
+    const interrupt = onInterrupt();
+    const done: string[] = [];
+    const blocked: string[] = [];
+    const printed = new Set<string>();
+    const wanted = names.length > 0 ? names : all;
+    let current: string | undefined;
     try {
-      for (const name of targets) {
+      for (const name of wanted) {
+        if (interrupt.interrupted) break;
+        // Errors in other files do not stop this datasource; its own (or its functions') do.
+        const errors = blockingErrors(solution, name, diagnostics);
+        if (errors.length > 0) {
+          for (const line of errors.map(formatDiagnostic)) {
+            if (!printed.has(line)) process.stderr.write(`${line}\n`);
+            printed.add(line);
+          }
+          process.stderr.write(`restfn: ${name}: not synced: ${errors.length} error(s) above\n`);
+          blocked.push(name);
+          continue;
+        }
+        current = name;
         const started = performance.now();
         const result = await runtime.sync(name, {
           onProgress: progress.update,
+          signal: interrupt.signal,
           commitPerEntity: options.commitPerEntity === true,
         });
         progress.clear();
+        // Resolved means committed, even when Ctrl-C came in the meantime.
+        done.push(name);
+        current = undefined;
         const seconds = ((performance.now() - started) / 1000).toFixed(1);
         const rows = result.rows === undefined ? '' : `, query returns ${result.rows.length} rows`;
         const commits = result.committedPerEntity ? ', committed per entity' : '';
@@ -66,13 +86,52 @@ export function registerSync(program: Command): void {
             process.stderr.write(`restfn: warning: ${entity.entity}: ${STOPS[entity.stopped]}\n`);
           }
         }
+        if (interrupt.interrupted) break;
       }
+    } catch (error) {
+      if (!interrupt.interrupted) throw error;
     } finally {
       progress.clear();
+      interrupt.dispose();
       await runtime.close();
       store.close();
     }
+    if (interrupt.interrupted) {
+      throw new InterruptedError(
+        interruptedSummary(done, current, wanted, blocked, options.commitPerEntity === true),
+      );
+    }
+    if (blocked.length > 0) {
+      throw new DefinitionError(
+        `${blocked.map((b) => `'${b}'`).join(', ')} not synced because of the errors above (the others were); fix them and sync again ('restfn validate' lists them)`,
+        diagnostics,
+      );
+    }
   });
+}
+
+/** What an interrupted sync kept: whole datasources (each one commit), or entities with --commit-per-entity. */
+export function interruptedSummary(
+  done: readonly string[],
+  current: string | undefined,
+  wanted: readonly string[],
+  blocked: readonly string[] = [],
+  perEntity = false,
+): string {
+  const during = perEntity
+    ? 'the entities it finished before are kept (committed per entity), the interrupted one is as it was'
+    : 'its tables are as they were before this sync';
+  const parts = [
+    current === undefined
+      ? 'sync interrupted between datasources'
+      : `sync interrupted during '${current}': ${during}`,
+  ];
+  parts.push(
+    done.length > 0 ? `kept (synced in full): ${done.map((d) => `'${d}'`).join(', ')}` : 'nothing was synced',
+  );
+  const rest = wanted.filter((w) => !done.includes(w) && !blocked.includes(w) && w !== current);
+  if (rest.length > 0) parts.push(`not started: ${rest.map((r) => `'${r}'`).join(', ')}`);
+  return parts.join('; ');
 }
 
 const STOPS = {
@@ -84,23 +143,4 @@ const STOPS = {
 function describe(e: EntitySync): string {
   const pages = `${e.pages} page${e.pages === 1 ? '' : 's'}`;
   return `${e.entity} <- ${e.function}: ${pages}, ${e.records} records${e.stopped === 'skipped' ? ' (skipped)' : ''}`;
-}
-
-/** On a terminal, one line redrawn in place; elsewhere nothing until the summary. */
-function progressReporter() {
-  const tty = process.stderr.isTTY === true;
-  const started = performance.now();
-  let shown = false;
-  return {
-    update(p: SyncProgress) {
-      if (!tty) return;
-      const seconds = ((performance.now() - started) / 1000).toFixed(1);
-      process.stderr.write(`\r${p.entity}: page ${p.pages}, ${p.records} records, ${seconds} s\u001b[K`);
-      shown = true;
-    },
-    clear() {
-      if (shown) process.stderr.write('\r\u001b[K');
-      shown = false;
-    },
-  };
 }

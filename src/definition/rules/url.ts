@@ -1,5 +1,5 @@
 import { isExpression } from '../../expression/source.js';
-import { baseValueProblem, parseUrlTemplate } from '../../http/url-template.js';
+import { baseValueProblem, checkBuiltUrl, PLACEHOLDER, parseUrlTemplate } from '../../http/url-template.js';
 import type { FunctionRule } from './reporter.js';
 
 /**
@@ -89,3 +89,35 @@ export const urlQuery: FunctionRule = (file, r) => {
     { index: template.queryAt },
   );
 };
+
+/**
+ * A written url must be an absolute http(s) address: restfn refuses anything else when it builds
+ * the request (`INVALID_URL`), so an `ftp:` or `file:` url, a missing scheme or a line break is
+ * reported here, before the first call, instead of failing at run time. A url whose address part
+ * is one placeholder (`{base}/items`) gets its scheme from a value, checked at run time.
+ */
+export const urlAddress: FunctionRule = (file, r) => {
+  const { url } = file.definition;
+  if (isExpression(url)) return;
+  const problem = urlProblem(url);
+  if (problem)
+    r.report('URL_INVALID', `url ${problem}; write an address such as https://api.example.com/items`, [
+      'url',
+    ]);
+};
+
+/** Why a written url can never build a request, or undefined. Pure, for the rule and its tests. */
+export function urlProblem(url: string): string | undefined {
+  const control = [...url].findIndex((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+  // The URL parser drops tabs and line breaks silently: they are a pasting mistake or an injection.
+  if (control !== -1)
+    return `holds a control character (code ${url.charCodeAt(control)}) at position ${control + 1}`;
+  const template = parseUrlTemplate(url);
+  if (template.placeholders.some((p) => p.wholeBase && p.index === 0)) return undefined;
+  // Placeholders stand for one ordinary character each: only the written text is judged.
+  const sample = template.address.replace(PLACEHOLDER, 'x');
+  const scheme = /^([A-Za-z][A-Za-z0-9+.-]*):/.exec(sample)?.[1]?.toLowerCase();
+  if (scheme === undefined) return 'has no scheme (http:// or https://)';
+  if (scheme !== 'http' && scheme !== 'https') return `uses the scheme '${scheme}:' (only http and https)`;
+  return checkBuiltUrl(sample, template);
+}

@@ -1,0 +1,109 @@
+import { describe, expect, test } from 'vitest';
+import { oauthState } from '../../src/cli/commands/credentials.js';
+import { runCli } from '../helpers/cli.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { datasource } from '../helpers/sync.js';
+import { tempSolution } from '../helpers/temp-solution.js';
+
+describe('typos are not silent', () => {
+  test('an unknown -p or --params name is an error with the closest declared name; nothing is sent', async () => {
+    const server = await testServer((_, res) => json(res, 200, {}));
+    const root = tempSolution({
+      'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${server.url}/items
+parameters:
+  page: { location: query, type: int, value: 1 }
+  limit: { location: query, type: int }
+`,
+    });
+    const r = await runCli(['run', 'rest-get-items', '-p', 'pgae=2', '--params', '{"limit": 5, "zzz": 1}'], {
+      cwd: root,
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      "restfn: error PARAMETER_UNKNOWN: function 'rest-get-items' has no parameter 'zzz', 'pgae' (did you mean 'page'?): its parameters are 'page', 'limit'\n",
+    );
+    expect(server.requests).toHaveLength(0);
+    const ok = await runCli(['run', 'rest-get-items', '-p', 'page=2'], { cwd: root });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(server.requests.map((q) => q.url)).toEqual(['/items?page=2']);
+  });
+
+  test('a datasource naming a missing function blocks only itself; the others sync', async () => {
+    const server = await testServer((_, res) => json(res, 200, [{ id: 'g1' }]));
+    const root = tempSolution({
+      'functions/rest-get-good.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/good\n`,
+      // An unrelated broken function blocks nothing it is not part of.
+      'functions/rest-unused.platform': 'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ftp://x/y\n',
+      'datasources/good.platform': datasource('good', 'rest-get-good'),
+      'datasources/broken.platform': datasource('other', 'rest-get-goood'),
+      'datasources/uses-unused.platform': datasource('unused', 'rest-unused'),
+    });
+    const all = await runCli(['sync'], { cwd: root });
+    expect(all.code).toBe(3);
+    expect(all.stdout).toMatch(/^good: good <- rest-get-good: 1 page, 1 records \(/);
+    expect(all.stderr).toContain(
+      "datasources/broken.platform:6:17: error UNKNOWN_FUNCTION: function 'rest-get-goood' does not exist in this solution",
+    );
+    expect(all.stderr).toContain('restfn: broken: not synced: 1 error(s) above');
+    expect(all.stderr).toContain('functions/rest-unused.platform:3:6: error URL_INVALID');
+    expect(all.stderr).toContain('restfn: uses-unused: not synced: 1 error(s) above');
+    expect(all.stderr).toContain(
+      "restfn: error INVALID_DEFINITION: 'broken', 'uses-unused' not synced because of the errors above (the others were)",
+    );
+    expect(JSON.parse((await runCli(['query', 'SELECT id FROM [good]'], { cwd: root })).stdout)).toEqual([
+      { id: 'g1' },
+    ]);
+    const one = await runCli(['sync', 'good'], { cwd: root });
+    expect(one.code, one.stderr).toBe(0);
+    expect(one.stderr).not.toContain('error');
+    // validate still reports every finding of the solution.
+    const v = await runCli(['validate', '--format', 'json'], { cwd: root });
+    expect(JSON.parse(v.stdout).errors).toBe(2);
+  });
+
+  test('credentials list and login agree: a client-credentials credential needs no login', async () => {
+    const root = tempSolution({ 'solution.yaml': 'name: c\n' });
+    const env = { RESTFN_CREDENTIALS_KEY: Buffer.alloc(32, 5).toString('base64') };
+    const set = (key: string, extra: string[]) =>
+      runCli(
+        [
+          'credentials',
+          'set',
+          key,
+          '--kind',
+          'oauth',
+          '--token-url',
+          'http://127.0.0.1:9/token',
+          '--client-id',
+          'c',
+          ...extra,
+        ],
+        {
+          cwd: root,
+          env,
+          input: 'client-secret',
+        },
+      );
+    expect((await set('machine', ['--grant', 'client_credentials'])).code).toBe(0);
+    expect((await set('person', ['--authorize-url', 'http://127.0.0.1:9/authorize'])).code).toBe(0);
+    const list = await runCli(['credentials', 'list'], { cwd: root, env });
+    expect(list.stdout).toBe(
+      'machine\toauth (client credentials: no login needed)\nperson\toauth (no token: restfn login)\n',
+    );
+    const login = await runCli(['login', 'machine'], { cwd: root, env });
+    expect(login.code).toBe(2);
+    expect(login.stderr).toMatch(
+      /^restfn: error LOGIN_NOT_NEEDED: credential 'machine' uses the client_credentials grant/,
+    );
+  });
+
+  test('what list says for each OAuth state', () => {
+    expect(oauthState('client_credentials', false)).toBe('client credentials: no login needed');
+    expect(oauthState('client_credentials', true)).toBe('client credentials: token cached');
+    expect(oauthState('authorization_code', true)).toBe('logged in');
+    expect(oauthState('authorization_code', false)).toBe('no token: restfn login');
+    expect(oauthState(undefined, false)).toBe('no token');
+  });
+});
