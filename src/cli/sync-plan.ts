@@ -5,7 +5,7 @@ import { filesUsedBy } from '../definition/used-files.js';
 /**
  * The validation errors that stop one datasource from syncing: those in the files it uses (its own,
  * the functions it runs and their guards' functions, solution.yaml) and in files outside the
- * definitions every function depends on (expression scripts). An error in another datasource or an
+ * definitions, which every function may depend on (expression scripts). An error in another datasource or an
  * unrelated function blocks only that one: the rest of the solution still syncs.
  */
 export function blockingErrors(
@@ -13,9 +13,9 @@ export function blockingErrors(
   datasource: string,
   diagnostics: readonly Diagnostic[],
 ): Diagnostic[] {
-  const definitionFiles = new Set(solution.files.map((f) => f.yaml.file));
   const used = filesUsedBy(solution, [datasource]);
+  // Definition files (loaded or not: a broken link is still a `.platform` name) block only their users.
   return diagnostics.filter(
-    (d) => d.severity === 'error' && (used.has(d.file) || !definitionFiles.has(d.file)),
+    (d) => d.severity === 'error' && (used.has(d.file) || !d.file.endsWith('.platform')),
   );
 }

@@ -21,7 +21,7 @@ export function trace(event: ExecutionEvent): void {
   } else if (event.type === 'succeeded') {
     lines.push(`= done in ${event.durationMs.toFixed(0)} ms [${event.correlationId}]`);
   }
-  for (const line of lines) process.stderr.write(`${line}\n`);
+  for (const line of lines) process.stderr.write(`${printable(line)}\n`);
 }
 
 /** Every retry, with or without --verbose: which attempt comes next, after how long, and why. */
@@ -41,7 +41,7 @@ export function duration(ms: number): string {
   return `${Number.isInteger(seconds) ? seconds : seconds.toFixed(1)} s`;
 }
 
-/** A body split into lines, each behind the trace marker; other control characters escaped. */
+/** A body split into lines, each behind the trace marker (other control characters are escaped). */
 function prefixed(marker: string, text: string): string[] {
-  return text.split(/\r?\n/).map((line) => `${marker}${printable(line)}`);
+  return text.split(/\r?\n/).map((line) => `${marker}${line}`);
 }
