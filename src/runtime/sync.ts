@@ -32,6 +32,8 @@ export interface SyncOptions {
    * default a datasource is one commit: a failure in any entity leaves every table as it was.
    */
   readonly commitPerEntity?: boolean;
+  /** Called with each entity once its rows are committed (with `commitPerEntity`, one by one). */
+  readonly onCommitted?: (entity: EntitySync) => void;
 }
 
 /** Stages everything `name` writes into `entity`, page by page as the pages arrive. */
@@ -78,7 +80,7 @@ async function inOneCommit<T>(store: LocalStore, stageAll: (stage: Stage) => Pro
  * Fills `entity` from `name`: every page is staged as it arrives, and the table changes in one
  * transaction at the end. Any failure, on any page, discards the stage: the tables stay as they were.
  */
-export function syncFunction(
+export async function syncFunction(
   engine: Engine & { store: LocalStore },
   entity: string,
   name: string,
@@ -86,9 +88,11 @@ export function syncFunction(
   call: CallContext,
   options: SyncOptions = {},
 ): Promise<EntitySync> {
-  return inOneCommit(engine.store, (stage) =>
+  const synced = await inOneCommit(engine.store, (stage) =>
     stageEntity(engine, stage, entity, name, parameters, call, options),
   );
+  options.onCommitted?.(synced);
+  return synced;
 }
 
 export interface DatasourceResult {
@@ -137,7 +141,12 @@ export async function runDatasource(
     }
     return entities;
   };
-  const entities = perEntity ? await syncEntities(undefined) : await inOneCommit(engine.store, syncEntities);
+  let entities: EntitySync[];
+  if (perEntity) entities = await syncEntities(undefined);
+  else {
+    entities = await inOneCommit(engine.store, syncEntities);
+    for (const synced of entities) options.onCommitted?.(synced);
+  }
 
   let rows: unknown[] | undefined;
   if (definition.query !== undefined) {

@@ -98,4 +98,32 @@ continuation:
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("did you mean 'items'");
   });
+
+  test('several entities: one commit by default; --commit-per-entity keeps the first and says so', async () => {
+    const server = await testServer((req, res) =>
+      req.url.startsWith('/orders') ? json(res, 503, {}) : json(res, 200, [{ id: 'c-new' }]),
+    );
+    const root = tempSolution({
+      'functions/rest-get-customers.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/customers\n`,
+      'functions/rest-get-orders.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/orders\n`,
+      'datasources/shop.platform': `type: datasource.sqlite
+options:
+  provider: DATA_PROVIDER_LOCAL
+  entities:
+    - entity: customers
+      function: rest-get-customers
+    - entity: orders
+      function: rest-get-orders
+`,
+    });
+    const once = await runCli(['sync'], { cwd: root });
+    expect(once.code).toBe(1);
+    const customers = () => runCli(['query', 'SELECT id FROM [customers]'], { cwd: root });
+    expect(JSON.parse((await customers()).stdout)).toEqual([]);
+
+    const each = await runCli(['sync', '--commit-per-entity'], { cwd: root });
+    expect(each.code).toBe(1);
+    expect(each.stderr).toContain('restfn: committed: customers <- rest-get-customers: 1 page, 1 records\n');
+    expect(JSON.parse((await customers()).stdout)).toEqual([{ id: 'c-new' }]);
+  });
 });

@@ -70,6 +70,10 @@ export function registerSync(program: Command): void {
           onProgress: progress.update,
           signal: interrupt.signal,
           commitPerEntity: options.commitPerEntity === true,
+          // Said as it happens: when a later entity fails, the ones before it stay committed.
+          ...(options.commitPerEntity
+            ? { onCommitted: (e: EntitySync) => process.stderr.write(`restfn: committed: ${describe(e)}\n`) }
+            : {}),
         });
         progress.clear();
         // Resolved means committed, even when Ctrl-C came in the meantime.
