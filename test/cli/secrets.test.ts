@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/cli.js';
+import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
@@ -8,22 +9,6 @@ const BODY_SECRET = 'Qx"7\\k&m+Ü日 =/9z';
 const QUERY_SECRET = 'qs\\"+&%20Zé';
 const HEADER_SECRET = 'Hd"4\\p&w+Rt=/ 8q';
 const SHORT = '&';
-
-/** Every encoding a value can take in a trace, written independently of the implementation. */
-function encodings(value: string): string[] {
-  const json = JSON.stringify(value).slice(1, -1);
-  return [
-    ...new Set([
-      value,
-      encodeURIComponent(value),
-      new URLSearchParams({ s: value }).toString().slice(2),
-      json,
-      encodeURIComponent(json),
-      new URLSearchParams({ s: json }).toString().slice(2),
-      Buffer.from(value).toString('base64').replace(/=+$/, ''),
-    ]),
-  ];
-}
 
 describe('restfn run --verbose with stored credentials', () => {
   test('no encoding of a credential reaches the output; short ones are masked as their field', async () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { json, testServer } from '../helpers/http-server.js';
-import { datasource } from '../helpers/sync.js';
+import { datasource, datasourceOf } from '../helpers/sync.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
 describe('restfn sync and query', () => {
@@ -106,15 +106,10 @@ continuation:
     const root = tempSolution({
       'functions/rest-get-customers.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/customers\n`,
       'functions/rest-get-orders.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/orders\n`,
-      'datasources/shop.platform': `type: datasource.sqlite
-options:
-  provider: DATA_PROVIDER_LOCAL
-  entities:
-    - entity: customers
-      function: rest-get-customers
-    - entity: orders
-      function: rest-get-orders
-`,
+      'datasources/shop.platform': datasourceOf({
+        customers: 'rest-get-customers',
+        orders: 'rest-get-orders',
+      }),
     });
     const once = await runCli(['sync'], { cwd: root });
     expect(once.code).toBe(1);

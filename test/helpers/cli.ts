@@ -9,34 +9,21 @@ export interface CliResult {
   stderr: string;
 }
 
+interface CliOptions {
+  cwd?: string;
+  input?: string;
+  env?: Record<string, string>;
+}
+
 /** Runs the built CLI as a subprocess (`npm test` builds first), optionally feeding stdin. */
-export function runCli(
-  args: string[],
-  options: { cwd?: string; input?: string; env?: Record<string, string> } = {},
-): Promise<CliResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], {
-      cwd: options.cwd ?? process.cwd(),
-      env: { ...process.env, NO_COLOR: '1', ...options.env },
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk) => {
-      stdout += chunk;
-    });
-    child.stderr.on('data', (chunk) => {
-      stderr += chunk;
-    });
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-    child.stdin.end(options.input ?? '');
-  });
+export function runCli(args: string[], options: CliOptions = {}): Promise<CliResult> {
+  return startCli(args, options).done;
 }
 
 /** Starts the built CLI and hands back the process, for tests that signal it mid-way (SIGINT). */
 export function startCli(
   args: string[],
-  options: { cwd?: string; env?: Record<string, string> } = {},
+  options: CliOptions = {},
 ): { child: ChildProcess; done: Promise<CliResult> } {
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: options.cwd ?? process.cwd(),
@@ -50,10 +37,10 @@ export function startCli(
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
   });
-  child.stdin.end();
   const done = new Promise<CliResult>((resolve, reject) => {
     child.on('error', reject);
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
+  child.stdin.end(options.input ?? '');
   return { child, done };
 }

@@ -44,6 +44,14 @@ options:
 ${params ? `      functionParameters:\n${params}` : ''}${query ? `  query: ${JSON.stringify(query)}\n` : ''}`;
 }
 
+/** A datasource file filling several tables, each from its function, in the given order. */
+export function datasourceOf(entities: Record<string, string>): string {
+  const list = Object.entries(entities)
+    .map(([entity, fn]) => `    - entity: ${entity}\n      function: ${fn}\n`)
+    .join('');
+  return `type: datasource.sqlite\noptions:\n  provider: DATA_PROVIDER_LOCAL\n  entities:\n${list}`;
+}
+
 /** Rows already in a table before the test acts: each row's `id` is its row id. */
 export function seed(store: LocalStore, table: string, rows: Array<Record<string, unknown>>): void {
   store.ensureTable(table);

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import type { LocalStore } from '../../src/local/store.js';
 import { json, testServer } from '../helpers/http-server.js';
-import { datasource, seed, syncSetup } from '../helpers/sync.js';
+import { datasource, datasourceOf, seed, syncSetup } from '../helpers/sync.js';
 
 const ids = (store: LocalStore, table: string) => store.rows(table).map((r) => r.id);
 
@@ -259,15 +259,10 @@ continuation:
     const files = {
       'functions/rest-get-customers.platform': GET(server.url),
       'functions/rest-get-orders.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/orders\n`,
-      'datasources/shop.platform': `type: datasource.sqlite
-options:
-  provider: DATA_PROVIDER_LOCAL
-  entities:
-    - entity: customers
-      function: rest-get-customers
-    - entity: orders
-      function: rest-get-orders
-`,
+      'datasources/shop.platform': datasourceOf({
+        customers: 'rest-get-customers',
+        orders: 'rest-get-orders',
+      }),
     };
     const { runtime, store } = syncSetup(files);
     seed(store, 'customers', [{ id: 'c-old' }]);

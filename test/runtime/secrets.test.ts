@@ -2,6 +2,7 @@ import { describe, expect, test } from 'vitest';
 import type { CredentialProvider, CredentialRequest } from '../../src/auth/credential-provider.js';
 import type { ExecutionEvent } from '../../src/runtime/events.js';
 import { maskText } from '../../src/runtime/mask.js';
+import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { runtimeFor } from '../helpers/runtime.js';
 
@@ -11,21 +12,6 @@ const HARD = 'Qx"7\\k&m+Ü日 =/9z';
 const HARD_HEADER = 'Hd"4\\p&w+Rt=/ 8q';
 const SHORT = '7';
 const SHORT2 = '&=';
-
-/** Every encoding a value can take in a trace, written independently of the implementation. */
-function encodings(value: string): string[] {
-  const json = JSON.stringify(value).slice(1, -1);
-  const forms = [
-    value,
-    encodeURIComponent(value),
-    new URLSearchParams({ s: value }).toString().slice(2),
-    json,
-    encodeURIComponent(json),
-    new URLSearchParams({ s: json }).toString().slice(2),
-    Buffer.from(value).toString('base64').replace(/=+$/, ''),
-  ];
-  return [...new Set(forms)];
-}
 
 /** The strings of every event, field by field (JSON.stringify of events would escape them once more). */
 function eventTexts(events: readonly ExecutionEvent[]): string[] {
