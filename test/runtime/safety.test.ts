@@ -115,3 +115,40 @@ describe('errors and their reports', () => {
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe('a path value stays one path segment (issue 10 item 1)', () => {
+  const notes = (url: string) => ({
+    'functions/fn.platform': `provider: DATA_PROVIDER_REST
+method: DELETE
+url: ${url}/api/users/{userId}/notes/{noteId}
+parameters:
+  userId: { location: path, type: string, required: true }
+  noteId: { location: path, type: string, required: true }
+`,
+  });
+
+  test('every reserved character arrives encoded inside its own segment, decoding to the value', async () => {
+    const server = await testServer((_, res) => json(res, 200, {}));
+    const runtime = runtimeFor(notes(server.url));
+    const values = [...":/?#[]@!$&'()*+,;=%", ' ', '\\', '..x', '.x', 'x..', 'a/../b', 'Ü日', '%2F', '%00'];
+    for (const value of values) await runtime.execute('fn', { userId: 'u', noteId: value });
+    const segments = server.requests.map((r) => r.url.split('/'));
+    for (const [i, value] of values.entries()) {
+      expect(segments[i]!.slice(0, 5)).toEqual(['', 'api', 'users', 'u', 'notes']);
+      expect(segments[i], value).toHaveLength(6);
+      expect(decodeURIComponent(segments[i]![5]!)).toBe(value);
+    }
+  });
+
+  test.each([
+    ['..', '..'],
+    ['.', '.'],
+    ['%2E%2E', '%2e'],
+    ['..', 'n1'],
+  ])('userId %s, noteId %s: INVALID_URL, nothing sent', async (userId, noteId) => {
+    const server = await testServer((_, res) => json(res, 200, {}));
+    const runtime = runtimeFor(notes(server.url));
+    await expect(runtime.execute('fn', { userId, noteId })).rejects.toMatchObject({ code: 'INVALID_URL' });
+    expect(server.requests).toHaveLength(0);
+  });
+});
