@@ -6,7 +6,7 @@ import type { OAuthCredential, TokenSet } from './store.js';
  * OAuth 2.0 token requests through oauth4webapi (never hand-rolled). Plain HTTP is allowed only for
  * loopback hosts (local development and tests); anything else must be HTTPS.
  */
-function endpoints(c: OAuthCredential) {
+function endpoints(c: OAuthCredential, signal?: AbortSignal) {
   const as: oauth.AuthorizationServer = {
     // oauth4webapi checks `iss` against this: providers whose issuer is not the token endpoint's
     // origin (a tenant path, a trailing slash) need it stored explicitly.
@@ -16,7 +16,11 @@ function endpoints(c: OAuthCredential) {
   };
   const client: oauth.Client = { client_id: c.clientId };
   const auth = c.clientSecret ? oauth.ClientSecretBasic(c.clientSecret) : oauth.None();
-  const options = { [oauth.allowInsecureRequests]: isLoopback(c.tokenEndpoint) };
+  // The caller's signal carries the run's deadline: a token endpoint that drips cannot hold a run.
+  const options = {
+    [oauth.allowInsecureRequests]: isLoopback(c.tokenEndpoint),
+    ...(signal ? { signal } : {}),
+  };
   return { as, client, auth, options };
 }
 
@@ -28,8 +32,9 @@ export function isLoopback(url: string): boolean {
 export async function clientCredentialsGrant(
   c: OAuthCredential,
   now: number,
+  signal?: AbortSignal,
 ): Promise<Omit<TokenSet, 'kind'>> {
-  const { as, client, auth, options } = endpoints(c);
+  const { as, client, auth, options } = endpoints(c, signal);
   return guarded(c, async () => {
     const parameters = new URLSearchParams(c.scopes.length ? { scope: c.scopes.join(' ') } : {});
     const response = await oauth.clientCredentialsGrantRequest(as, client, auth, parameters, options);
@@ -42,8 +47,9 @@ export async function refreshGrant(
   c: OAuthCredential,
   refreshToken: string,
   now: number,
+  signal?: AbortSignal,
 ): Promise<Omit<TokenSet, 'kind'>> {
-  const { as, client, auth, options } = endpoints(c);
+  const { as, client, auth, options } = endpoints(c, signal);
   return guarded(c, async () => {
     const response = await oauth.refreshTokenGrantRequest(as, client, auth, refreshToken, options);
     return tokens(await oauth.processRefreshTokenResponse(as, client, response), now, refreshToken);

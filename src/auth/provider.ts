@@ -23,7 +23,7 @@ export class StoreCredentialProvider implements CredentialProvider {
     private readonly clock: Clock,
   ) {}
 
-  async apply(request: CredentialRequest): Promise<AppliedCredential> {
+  async apply(request: CredentialRequest, signal?: AbortSignal): Promise<AppliedCredential> {
     this.store ??= this.openStore();
     const credential = this.store.get(request.key);
     if (!credential) {
@@ -34,7 +34,7 @@ export class StoreCredentialProvider implements CredentialProvider {
     }
     if (request.kind === 'oauth') {
       if (credential.kind !== 'oauth') throw kindMismatch(request, credential.kind);
-      const token = await this.token(request.key, credential, request.refresh === true);
+      const token = await this.token(request.key, credential, request.refresh === true, signal);
       return { values: [bearer(request, token)] };
     }
     if (credential.kind === 'basic') {
@@ -45,7 +45,12 @@ export class StoreCredentialProvider implements CredentialProvider {
     return { values: [{ name: request.parameter, location: request.location, value: credential.value }] };
   }
 
-  private token(key: string, credential: OAuthCredential, forceRefresh: boolean): Promise<string> {
+  private token(
+    key: string,
+    credential: OAuthCredential,
+    forceRefresh: boolean,
+    signal?: AbortSignal,
+  ): Promise<string> {
     const running = this.inFlight.get(key);
     if (running) return running;
     const current = this.store!.getTokens(key);
@@ -61,7 +66,7 @@ export class StoreCredentialProvider implements CredentialProvider {
       let next: Awaited<ReturnType<typeof refreshGrant>>;
       if (current?.refreshToken) {
         try {
-          next = await refreshGrant(credential, current.refreshToken, now);
+          next = await refreshGrant(credential, current.refreshToken, now, signal);
         } catch (error) {
           // Only a refused grant means a new login; an outage of the token endpoint stays what it is.
           if (!(error instanceof CredentialError && error.code === 'LOGIN_REQUIRED')) throw error;
@@ -74,7 +79,7 @@ export class StoreCredentialProvider implements CredentialProvider {
           return rotated.accessToken;
         }
       } else if (credential.grantType === 'client_credentials') {
-        next = await clientCredentialsGrant(credential, now);
+        next = await clientCredentialsGrant(credential, now, signal);
       } else {
         throw loginRequired(key);
       }

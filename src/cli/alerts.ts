@@ -1,3 +1,4 @@
+import { printable } from '../errors/printable.js';
 import type { ExecutionEvent } from '../runtime/events.js';
 
 /** Alerts go to stderr on every command that executes functions (spec 7.2: the user sees them). */
@@ -6,5 +7,5 @@ export function printAlert(event: ExecutionEvent): void {
   const { alert } = event;
   const count = alert.count > 1 ? ` (x${alert.count})` : '';
   const text = alert.description ? `${alert.title}: ${alert.description}` : alert.title;
-  process.stderr.write(`restfn: alert [${alert.presentAs}] ${text}${count}\n`);
+  process.stderr.write(`${printable(`restfn: alert [${alert.presentAs}] ${text}${count}`)}\n`);
 }

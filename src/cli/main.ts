@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
+import { printable } from '../errors/printable.js';
 import { codedError } from './coded-error.js';
 import { registerCredentials } from './commands/credentials.js';
 import { registerNew } from './commands/new.js';
@@ -22,6 +23,16 @@ const program = new Command('restfn')
   .description('run declarative REST function definitions (.platform files)')
   .version('0.1.0')
   .exitOverride()
+  // Commander's own usage errors take the form of every other failure: a code, escaped text.
+  // Set before the commands are registered: they inherit it.
+  .configureOutput({
+    outputError: (text, write) =>
+      write(
+        text.startsWith('error: ')
+          ? `${printable(`restfn: error USAGE: ${text.slice('error: '.length).trimEnd()}`)}\n`
+          : text,
+      ),
+  })
   .showHelpAfterError('(run restfn --help for usage)');
 
 registerValidate(program);
@@ -41,7 +52,8 @@ try {
   } else {
     // Never an uncoded engine message: anything restfn did not raise itself gets a code here.
     const coded = codedError(error);
-    process.stderr.write(`restfn: error ${coded.code}: ${coded.message}\n`);
+    // Escaped: a name from the command line or a file, or a service's text, must not drive the terminal.
+    process.stderr.write(`${printable(`restfn: error ${coded.code}: ${coded.message}`)}\n`);
     for (const line of errorDetails(coded)) process.stderr.write(`${line}\n`);
     if (coded !== error && process.env.RESTFN_DEBUG && error instanceof Error) {
       process.stderr.write(`${error.stack}\n`);

@@ -1,3 +1,4 @@
+import { printable } from '../errors/printable.js';
 import { RULES, type RuleCode, type Severity } from './rule-codes.js';
 
 /** One finding of validation, pointing into a file (1-based line and column). */
@@ -20,7 +21,8 @@ export function diagnostic(
 
 /** `path:line:col: severity CODE: message`, the format editors and CI annotators understand. */
 export function formatDiagnostic(d: Diagnostic): string {
-  return `${d.file}:${d.line}:${d.col}: ${d.severity} ${d.code}: ${d.message}`;
+  // Escaped: file names and YAML keys are the author's text and must not drive the terminal.
+  return printable(`${d.file}:${d.line}:${d.col}: ${d.severity} ${d.code}: ${d.message}`);
 }
 
 export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {

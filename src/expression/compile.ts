@@ -65,6 +65,16 @@ function parse(source: string, limits: ExpressionLimits): Compiled {
     // cached: how deep the stack already was when compiling had a part in it.
     if (error instanceof RangeError)
       return fail({ code: 'EXPRESSION_TOO_DEEP', index: 0, message: tooDeep() }, false);
+    // JSONata's scanner tries each regular expression literal with RegExp before restfn's engine
+    // sees it: V8 refuses `/a++/` with a SyntaxError that carries no position.
+    if (error instanceof SyntaxError) {
+      const slash = translation.text.indexOf('/');
+      return fail({
+        code: 'EXPRESSION_SYNTAX',
+        index: toSource(Math.max(0, slash)),
+        message: `not a valid regular expression: ${error.message.replace(/^Invalid regular expression: /, '')}`,
+      });
+    }
     if (!isJsonataFailure(error)) throw error;
     // JSONata's `position` is the index just past the offending token.
     const message = `${error.message ?? 'invalid expression'}${error.code ? ` (JSONata ${error.code})` : ''}`;

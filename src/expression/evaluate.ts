@@ -56,8 +56,20 @@ export async function evaluateExpression(
     );
     throw new ExpressionError('EXPRESSION_EVALUATION', reached.message, { limit: reached.limit });
   }
-  return normalise(result);
+  try {
+    return normalise(result, 0);
+  } catch (error) {
+    if (!(error instanceof LimitReached)) throw error;
+    throw new ExpressionError('EXPRESSION_EVALUATION', error.message, { limit: error.limit });
+  }
 }
+
+/**
+ * How deep a result may nest: as deep as a response may (`settings.http.maxResponseDepth` tops out
+ * here because SQLite's JSON functions refuse deeper values). A recursive expression can build data
+ * deeper than any response, and walking it must not overflow the stack.
+ */
+const MAX_RESULT_DEPTH = 1000;
 
 /**
  * Limits reached inside an evaluation: restfn's own (`LimitReached`) and V8's, which JSONata's
@@ -89,12 +101,19 @@ function limitFailure(error: unknown): LimitReached | undefined {
  * JSONata marks the arrays it builds as sequences (extra own properties such as `sequence`); hand
  * back plain JSON values, copying only the arrays that carry such marks.
  */
-function normalise(value: unknown): unknown {
+function normalise(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return typeof value === 'function' ? undefined : value;
+  if (depth >= MAX_RESULT_DEPTH) {
+    throw new LimitReached(
+      'depth',
+      `the expression gives a value nested more than ${MAX_RESULT_DEPTH} deep; flatten it (is a recursive function wrapping its result?)`,
+    );
+  }
   if (Array.isArray(value)) {
     const marked = 'sequence' in value;
     let copy: unknown[] | undefined = marked ? Array.from(value) : undefined;
     for (let i = 0; i < value.length; i++) {
-      const item = normalise(value[i]);
+      const item = normalise(value[i], depth + 1);
       if (item !== value[i]) {
         copy ??= Array.from(value);
         copy[i] = item;
@@ -102,11 +121,15 @@ function normalise(value: unknown): unknown {
     }
     return copy ?? value;
   }
-  if (value !== null && typeof value === 'object') {
-    for (const key in value) {
-      const record = value as Record<string, unknown>;
-      const item = normalise(record[key]);
-      if (item !== record[key]) record[key] = item;
+  // A function value (JSONata's lambdas are objects with a cyclic environment) is no data: it is
+  // dropped, as JSON.stringify drops functions.
+  if ((value as { _jsonata_lambda?: unknown })._jsonata_lambda === true) return undefined;
+  for (const key in value) {
+    const record = value as Record<string, unknown>;
+    const item = normalise(record[key], depth + 1);
+    if (item !== record[key]) {
+      if (item === undefined) delete record[key];
+      else record[key] = item;
     }
   }
   return value;

@@ -25,7 +25,7 @@ export const DEFAULT_LIMITS: ExpressionLimits = Object.freeze({
 export const MAX_STRING_LENGTH_CEILING = 100_000_000;
 
 /** Which limit an evaluation ran into (`ExpressionError.limit`). */
-export type ExpressionLimitKind = 'string-length' | 'array-length' | 'stack';
+export type ExpressionLimitKind = 'string-length' | 'array-length' | 'stack' | 'depth';
 
 /** Thrown inside an evaluation when a limit is reached; `evaluateExpression` turns it into an `ExpressionError`. */
 export class LimitReached extends Error {

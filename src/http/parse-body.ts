@@ -57,7 +57,7 @@ export function parseBody(
     try {
       return JSON.parse(text);
     } catch (error) {
-      throw new ResponseFormatError(request, 'JSON', excerpt(text), (error as Error).message);
+      throw new ResponseFormatError(request, 'JSON', excerpt(text), jsonProblem(error));
     }
   }
   const valid = XMLValidator.validate(text);
@@ -69,6 +69,18 @@ export function parseBody(
       throw new ResponseTooDeepError(request, 'XML', maxDepth);
     throw new ResponseFormatError(request, 'XML', excerpt(text), (error as Error).message);
   }
+}
+
+/**
+ * V8's reason without its quote of the text (`Unexpected token 'o', "tok9..." is not valid JSON`):
+ * the excerpt shows the start, masked by the caller; the quote would repeat it unmasked and raw.
+ */
+function jsonProblem(error: unknown): string {
+  const message = (error as Error).message;
+  return message
+    .replace(/, ".*" is not valid JSON$/s, '')
+    .replace(/[^\x20-\x7e]/g, '?')
+    .slice(0, 120);
 }
 
 function excerpt(text: string): string {

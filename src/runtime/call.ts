@@ -43,6 +43,8 @@ export interface CallArgs {
 export interface CallResult {
   readonly raw: RawResponse;
   readonly parsed: unknown;
+  /** The credential values the call used: what later error texts (outputTransform) must mask. */
+  readonly secrets: readonly string[];
 }
 
 /**
@@ -52,13 +54,22 @@ export interface CallResult {
  * thrown with its attempt count.
  */
 export async function callWithRetries(args: CallArgs): Promise<CallResult> {
+  // The credential values of the latest attempt: what error texts and excerpts must mask. Any
+  // error may quote them: a body that is not JSON (the engine quotes its start), a handler text.
+  const seen: Seen = { secrets: [] };
+  try {
+    return { ...(await judgedCall(args, seen)), secrets: seen.secrets };
+  } catch (error) {
+    throw maskError(error, seen.secrets);
+  }
+}
+
+async function judgedCall(args: CallArgs, seen: Seen): Promise<Omit<CallResult, 'secrets'>> {
   const { engine, file, ctx, field, signal } = args;
   const definition = file.definition;
   const canRefreshToken =
     !definition.disableTokenRefresh && args.parameters.some((p) => p.credential === 'oauth');
   let refreshToken = false;
-  // The credential values of the latest attempt: what error texts and excerpts must mask.
-  const seen: Seen = { secrets: [] };
   for (let retries = 0; ; retries++) {
     let outcome: { ok: true; raw: RawResponse; parsed: unknown } | { ok: false; error: CallError };
     try {

@@ -31,22 +31,45 @@ export function credentialTexts(placed: string): string[] {
 
 /**
  * Every form `value` can take in output: as it is; JSON-escaped (a value with `"`, `\` or control
- * characters inside a JSON text), also with non-ASCII written as `\uXXXX` as many servers do;
- * percent-encoded (`encodeURIComponent`) and form-encoded (`+` for space), each of the raw and the
- * JSON-escaped form (a JSON value in a query string); and base64, standard and URL-safe.
+ * characters inside a JSON text), also twice (JSON quoted inside a JSON string), with `/` as `\/`,
+ * and with non-ASCII written as `\uXXXX` as many servers do; HTML-escaped; percent-encoded
+ * (`encodeURIComponent`, `encodeURI` as `$encodeUrl` does) and form-encoded (`+` for space), each of
+ * the raw and the JSON-escaped form (a JSON value in a query string); and base64, standard and
+ * URL-safe.
  */
 export function encodedForms(value: string): string[] {
-  const json = JSON.stringify(value).slice(1, -1);
-  const forms = [value, json, asciiJson(json, false), asciiJson(json, true)];
+  const json = jsonEscaped(value);
+  // JSON inside a JSON string (a body echoed in a field), and `/` escaped as `\/` (PHP's default).
+  const jsons = [json, jsonEscaped(json), json.replaceAll('/', '\\/')];
+  const forms = [
+    value,
+    ...jsons.flatMap((j) => [j, asciiJson(j, false), asciiJson(j, true)]),
+    htmlEscaped(value),
+  ];
   for (const text of [value, json]) {
     forms.push(new URLSearchParams({ s: text }).toString().slice(2));
-    // encodeURIComponent refuses a lone surrogate; such a value cannot be percent-encoded that way.
+    // encodeURI(Component) refuses a lone surrogate; such a value cannot be percent-encoded that way.
     try {
-      forms.push(encodeURIComponent(text));
+      // encodeURI is JSONata's $encodeUrl: it keeps `/?&=+#` as they are.
+      forms.push(encodeURIComponent(text), encodeURI(text));
     } catch {}
   }
   forms.push(...base64Forms(value));
   return [...new Set(forms.filter((f) => f.length > 0))];
+}
+
+function jsonEscaped(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
+}
+
+/** As an HTML page shows it (an error page quoting what it was sent). */
+function htmlEscaped(text: string): string {
+  return text
+    .replaceAll('&', '&amp;')
+    .replaceAll('<', '&lt;')
+    .replaceAll('>', '&gt;')
+    .replaceAll('"', '&quot;')
+    .replaceAll("'", '&#39;');
 }
 
 function asciiJson(json: string, upper: boolean): string {

@@ -24,7 +24,7 @@ import { type CallContext, createContext, type ExecutionContext } from './contex
 import { FunctionNotFoundError, UnsupportedStepError } from './errors.js';
 import type { EventBus } from './events.js';
 import { fieldsOf } from './field.js';
-import { credentialTexts } from './mask.js';
+import { credentialTexts, maskError } from './mask.js';
 import type { NormalizedOptions } from './options.js';
 import { type ResolvedParameter, resolveParameters } from './parameters.js';
 import { runQueries } from './queries.js';
@@ -207,7 +207,7 @@ export async function runFunction(
 
     // The call, judged by the error handlers and retried as they or the defaults decide (spec 7).
     // Credentials are applied only now, after `when` (spec 4.3).
-    const { raw, parsed } = await callWithRetries({
+    const { raw, parsed, secrets } = await callWithRetries({
       engine,
       file,
       ctx,
@@ -220,14 +220,19 @@ export async function runFunction(
 
     // outputTransform, then `output` (spec 2.1: the transform result, else the full response body).
     let output = parsed;
-    if (definition.outputTransform !== undefined) {
-      const input = responseInput(parsed, ctx.response!, ctx.parameters);
-      const result = await field(['outputTransform'], definition.outputTransform, input, true);
-      output = unwrapResult(result, input, parsed);
+    try {
+      if (definition.outputTransform !== undefined) {
+        const input = responseInput(parsed, ctx.response!, ctx.parameters);
+        const result = await field(['outputTransform'], definition.outputTransform, input, true);
+        output = unwrapResult(result, input, parsed);
+      }
+      ctx.output = output;
+      if (definition.output !== undefined) output = await field(['output'], definition.output, output);
+      ctx.output = output;
+    } catch (error) {
+      // A transform that failed on a value the service echoed may quote a credential (JSONata does).
+      throw maskError(error, secrets);
     }
-    ctx.output = output;
-    if (definition.output !== undefined) output = await field(['output'], definition.output, output);
-    ctx.output = output;
 
     const durationMs = performance.now() - started;
     if (events.active) events.emit({ type: 'succeeded', correlationId, function: name, durationMs });

@@ -38,6 +38,10 @@ const seeded = (root: string) => {
 
 /** Every path that used to end in `restfn: error: <engine message>` and exit 1. */
 const CASES: Case[] = [
+  { name: 'an unknown command', args: () => ['bogus'], code: 'USAGE', exit: EXIT.USAGE },
+  { name: 'an unknown option', args: () => ['run', 'x', '--bogus'], code: 'USAGE', exit: EXIT.USAGE },
+  { name: 'a missing argument', args: () => ['run'], code: 'USAGE', exit: EXIT.USAGE },
+  { name: 'an invalid choice', args: () => ['schema', '--kind', 'nope'], code: 'USAGE', exit: EXIT.USAGE },
   {
     name: 'query with a --db that is not SQLite',
     setup: (root) => writeFileSync(join(root, 'notes.txt'), NOT_SQLITE),
@@ -138,6 +142,26 @@ describe('every CLI failure has a code and the documented exit code', () => {
     expect(r.stderr).toMatch(new RegExp(`^restfn: error ${c.code}: \\S`, 'm'));
     expect(r.stderr).not.toMatch(/^restfn: error: /m);
     expect(r.code).toBe(c.exit);
+  });
+
+  test('names from the command line or a file cannot drive the terminal or forge lines', async () => {
+    const hostile = 'X\u001b]0;T\u0007\nrestfn: forged';
+    const root = tempSolution({
+      'solution.yaml': 'name: e\n',
+      [`functions/${hostile}.platform`]: 'method: [\n',
+    });
+    for (const args of [
+      ['run', hostile],
+      ['sync', hostile],
+      ['run', 'x', '-p', `${hostile}=1`],
+      ['validate'],
+    ]) {
+      const r = await runCli(args, { cwd: root });
+      expect(r.stderr, args.join(' ')).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+      expect(r.stderr, args.join(' ')).not.toMatch(/^restfn: forged/m);
+      expect(r.stdout).not.toMatch(/^restfn: forged/m);
+      expect(r.stdout, args.join(' ')).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
+    }
   });
 
   test('a reader that closes the pipe early ends the command quietly, not with an EPIPE crash', async () => {

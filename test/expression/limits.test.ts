@@ -127,3 +127,34 @@ describe('texts that grow without bound', () => {
     expect(await evaluateExpression('$pad("x", -3, "#")', null, {}, limited)).toBe('##x');
   });
 });
+
+describe('results that are no data', () => {
+  test.each(['/a++/', '/a**/', '/a{2}{2}/'])(
+    'a regular expression JavaScript refuses (%s) is EXPRESSION_SYNTAX at its slash, not a crash',
+    (regex) => {
+      const failure = checkSyntax(`$match(s, ${regex})`, DEFAULT_LIMITS);
+      expect(failure).toMatchObject({ code: 'EXPRESSION_SYNTAX', index: 10 });
+      expect(failure?.message).toMatch(/^not a valid regular expression: /);
+    },
+  );
+
+  test('a function in a result is dropped, as JSON drops functions', async () => {
+    expect(await evaluate('{"id": "1", "f": function($x){ $x }}')).toEqual({ id: '1' });
+    expect(await evaluate('function($x){ $x }')).toBeUndefined();
+    expect(await evaluate('[1, function($x){ $x }]')).toEqual([1, undefined]);
+  });
+
+  test('data a recursive function nests deeper than a response may: EXPRESSION_EVALUATION (depth)', async () => {
+    const deep = '($f := function($n, $acc){ $n = 0 ? $acc : $f($n - 1, {"a": $acc}) }; $f(20000, 1))';
+    await expect(evaluate(deep)).rejects.toMatchObject({ code: 'EXPRESSION_EVALUATION', limit: 'depth' });
+    // As deep as a response may be still works.
+    const ok = '($f := function($n, $acc){ $n = 0 ? $acc : $f($n - 1, {"a": $acc}) }; $f(900, 1))';
+    let value = (await evaluate(ok)) as { a?: unknown };
+    let depth = 0;
+    while (typeof value === 'object') {
+      value = value.a as { a?: unknown };
+      depth++;
+    }
+    expect(depth).toBe(900);
+  });
+});

@@ -1,6 +1,9 @@
+import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { StoreCredentialProvider } from '../../src/auth/provider.js';
+import { CredentialStore } from '../../src/auth/store.js';
 import { loadSolution } from '../../src/definition/solution.js';
 import { LocalStore } from '../../src/local/store.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
@@ -70,6 +73,37 @@ describe('deadlines (issue 10, item 12)', () => {
     expect((error as Error).message).toMatch(
       /^function 'slow' did not finish in time \(limit 300 ms; raise settings\.execution\.timeoutMs in solution\.yaml\); it was stopped during GET http/,
     );
+  });
+
+  test('the execution deadline also stops a token endpoint that drips', async () => {
+    const tokens = await testServer((_req, res) => drip(res));
+    const api = await testServer((_req, res) => json(res, 200, {}));
+    const root = tempSolution({
+      'functions/me.platform': fn(
+        `${api.url}/me`,
+        'parameters:\n  accessToken: { location: header, type: generic.oauth, value: web }\n',
+      ),
+    });
+    const store = new CredentialStore(join(root, '.restfn', 'credentials.db'), randomBytes(32));
+    store.set('web', {
+      kind: 'oauth',
+      tokenEndpoint: `${tokens.url}/token`,
+      clientId: 'c',
+      clientSecret: 's',
+      scopes: [],
+      grantType: 'client_credentials',
+    });
+    const clock = recordingClock();
+    const runtime = createRuntime(loadSolution(root), {
+      credentials: new StoreCredentialProvider(() => store, clock),
+      clock,
+      executionTimeoutMs: 300,
+    });
+    const error = await runtime.execute('me').catch((e: unknown) => e);
+    await runtime.close();
+    expect(error).toMatchObject({ code: 'TIMEOUT', phase: 'execution', limitMs: 300 });
+    expect(tokens.requests).toHaveLength(1);
+    expect(api.requests).toHaveLength(0);
   });
 
   test('a deadline that passes inside the guard ends the run with TIMEOUT, not as a failed guard', async () => {

@@ -176,6 +176,52 @@ parameters:
     const form = new URLSearchParams({ v: secret }).toString();
     expect(maskText(form, [secret])).toBe('v=***');
   });
+
+  test('maskText hides the forms services echo: \\/ escapes, JSON inside JSON, HTML entities, $encodeUrl', () => {
+    const secret = 'Zm9v/c2V"j\\cmV<0>+&';
+    const echoed = [
+      JSON.stringify(secret).replaceAll('/', '\\/'),
+      JSON.stringify(JSON.stringify({ field: secret })),
+      `<p>${secret.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;')}</p>`,
+      `https://x.test/?q=${encodeURI(secret)}`,
+    ];
+    for (const text of echoed) {
+      const masked = maskText(text, [secret]);
+      expect(masked, text).toContain('***');
+      expect(masked, text).not.toContain('c2V');
+    }
+  });
+
+  test('a response that is not JSON and quotes the credential: the error neither quotes it nor holds raw control characters', async () => {
+    const server = await testServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(`${req.headers['x-api-key']}\u001b]0;PWNED\u0007`);
+    });
+    const runtime = runtimeFor(
+      {
+        'functions/fn.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/x\nparameters:\n  x-api-key: { location: header, type: secret, value: k }\n`,
+      },
+      { credentials: provider({ k: HARD_HEADER }) },
+    );
+    const error = (await runtime.execute('fn').catch((e) => e)) as Error & { code: string };
+    expect(error.code).toBe('RESPONSE_FORMAT');
+    expectNoEncoding([error.message], HARD_HEADER);
+    expect(error.message).not.toMatch(/[\u0000-\u001f]/);
+  });
+
+  test('an outputTransform that fails on an echoed credential has it masked in its error', async () => {
+    const server = await testServer((req, res) => json(res, 200, { echo: req.headers['x-api-key'] }));
+    const runtime = runtimeFor(
+      {
+        'functions/fn.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/x\noutputTransform: $number(echo)\nparameters:\n  x-api-key: { location: header, type: secret, value: k }\n`,
+      },
+      { credentials: provider({ k: 'tok9SECRETzzzz' }) },
+    );
+    const error = (await runtime.execute('fn').catch((e) => e)) as Error & { code: string };
+    expect(error.code).toBe('EXPRESSION_EVALUATION');
+    expect(error.message).toContain('***');
+    expect(error.message).not.toContain('tok9SECRETzzzz');
+  });
 });
 
 describe('item 3: body credentials with an inputTransform', () => {
