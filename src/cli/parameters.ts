@@ -7,7 +7,8 @@ export function collect(value: string, previous: string[]): string[] {
 
 /** `--params JSON` (keeps JSON types), then each `-p name=value` over it. */
 export function parseParameters(pairs: readonly string[], json: string | undefined): Record<string, unknown> {
-  let parameters: Record<string, unknown> = {};
+  // No prototype: `-p __proto__=x` is a name like any other (and then refused as unknown).
+  const parameters: Record<string, unknown> = Object.create(null);
   if (json !== undefined) {
     let parsed: unknown;
     try {
@@ -18,7 +19,8 @@ export function parseParameters(pairs: readonly string[], json: string | undefin
     if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
       throw new UsageError('--params must be a JSON object, for example --params \'{"id": "42"}\'');
     }
-    parameters = { ...(parsed as Record<string, unknown>) };
+    // JSON.parse makes `__proto__` an own property; copy it as one.
+    for (const [name, value] of Object.entries(parsed)) parameters[name] = value;
   }
   for (const pair of pairs) {
     const at = pair.indexOf('=');

@@ -134,6 +134,13 @@ export class Transport {
         'redirects back to an address it already visited (a redirect loop)',
       );
     }
+    // The request itself was checked to be http(s); only a redirect can name `file:` or `ftp:`.
+    if (code === 'UND_ERR_INVALID_ARG' && /protocol/i.test((error as Error).message)) {
+      return new RedirectLimitError(
+        summary,
+        'redirects to an address that is not http or https; not followed',
+      );
+    }
     const detail =
       code === 'UND_ERR_SOCKET'
         ? 'the connection closed before the response was complete'

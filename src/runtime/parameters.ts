@@ -36,7 +36,8 @@ export async function resolveParameters(
   const missing: string[] = [];
   for (const [name, definition] of Object.entries(definitions)) {
     const credential = credentialKind(name, definition);
-    let value = given[name];
+    // Own values only: a parameter named `toString` must not find Object.prototype's function.
+    let value = Object.hasOwn(given, name) ? given[name] : undefined;
     if (isAbsent(value) && definition.value !== undefined)
       value = await defaultValue(name, definition.value, values);
     if (isAbsent(value)) {

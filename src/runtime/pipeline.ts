@@ -286,7 +286,7 @@ function splitByQueryUse(
   const late: Record<string, ParameterDefinition> = {};
   for (const [name, definition] of Object.entries(definitions)) {
     const waits =
-      given[name] === undefined &&
+      !Object.hasOwn(given, name) &&
       typeof definition.value === 'string' &&
       READS_QUERIES.test(definition.value);
     (waits ? late : early)[name] = definition;

@@ -25,6 +25,16 @@ parameters:
       "restfn: error PARAMETER_UNKNOWN: function 'rest-get-items' has no parameter 'zzz', 'pgae' (did you mean 'page'?): its parameters are 'page', 'limit'\n",
     );
     expect(server.requests).toHaveLength(0);
+    // Names every JavaScript object has are names like any other.
+    for (const args of [
+      ['-p', '__proto__=x'],
+      ['--params', '{"__proto__": 1}'],
+      ['-p', 'toString=1'],
+    ]) {
+      const odd = await runCli(['run', 'rest-get-items', ...args], { cwd: root });
+      expect(odd.stderr, args.join(' ')).toContain('PARAMETER_UNKNOWN');
+    }
+    expect(server.requests).toHaveLength(0);
     const ok = await runCli(['run', 'rest-get-items', '-p', 'page=2'], { cwd: root });
     expect(ok.code, ok.stderr).toBe(0);
     expect(server.requests.map((q) => q.url)).toEqual(['/items?page=2']);

@@ -152,3 +152,32 @@ parameters:
     expect(server.requests).toHaveLength(0);
   });
 });
+
+test('a parameter named like an Object method takes its default, not the inherited function', async () => {
+  const server = await testServer((_, res) => json(res, 200, {}));
+  const runtime = runtimeFor({
+    'functions/fn.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${server.url}/x
+parameters:
+  toString: { location: query, type: string, value: dflt }
+  constructor: { location: query, type: string, value: c }
+`,
+  });
+  await runtime.execute('fn');
+  expect(server.requests[0]!.url).toBe('/x?toString=dflt&constructor=c');
+});
+
+test.each(['file:///etc/passwd', 'ftp://127.0.0.1/x'])(
+  'a redirect to %s is REDIRECT_LIMIT, not a network failure, and not retried',
+  async (location) => {
+    const server = await testServer((_, res) => res.writeHead(302, { location }).end());
+    const runtime = runtimeFor({
+      'functions/fn.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/x\n`,
+    });
+    const error = await runtime.execute('fn').catch((e) => e);
+    expect(error).toMatchObject({ code: 'REDIRECT_LIMIT', attempts: 1 });
+    expect(error.message).toContain('not http or https');
+    expect(server.requests).toHaveLength(1);
+  },
+);
