@@ -1,18 +1,15 @@
 import { createInterface } from 'node:readline/promises';
-import { login } from '../../auth/login.js';
 import { formatDiagnostic } from '../../definition/diagnostic.js';
 import { loadSolution } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
 import { SYSTEM_CLOCK } from '../../errors/clock.js';
 import { CredentialError } from '../../errors/credential-error.js';
 import { DefinitionError } from '../../errors/definition-error.js';
-import { openCredentials } from '../credentials.js';
 import { InterruptedError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
 import { parseParameters, refuseUnknownParameters } from '../parameters.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
-import { openStore } from '../store-path.js';
 import { trace } from '../trace.js';
 import type { RunOptions } from './run.js';
 
@@ -34,7 +31,7 @@ export async function run(name: string, options: RunOptions): Promise<void> {
   const writesErrorTables = d?.error?.some((h) => h.operations?.length);
   const store =
     d?.queries || d?.guard || d?.conversions || writesErrorTables
-      ? openStore(solution.root, options.db)
+      ? (await import('../store-path.js')).openStore(solution.root, options.db)
       : undefined;
   const runtime = cliRuntime(solution, store, options);
   if (options.verbose) runtime.on(trace);
@@ -82,6 +79,10 @@ async function executeOfferingLogin<T>(execute: () => Promise<T>, solutionRoot: 
     const answer = await rl.question(`${(error as Error).message}\nLog in to '${key}' now? [Y/n] `);
     rl.close();
     if (/^n/i.test(answer.trim())) throw error;
+    const [{ login }, { openCredentials }] = await Promise.all([
+      import('../../auth/login.js'),
+      import('../credentials.js'),
+    ]);
     await login(openCredentials(solutionRoot), key, {
       clock: SYSTEM_CLOCK,
       onUrl: (url) => process.stderr.write(`Open this address in a browser to log in:\n${url}\n`),
