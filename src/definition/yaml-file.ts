@@ -53,6 +53,8 @@ export class YamlFile {
    */
   aliasErrors(): Array<{ message: string; at: Position }> {
     const found: Array<{ message: string; at: Position }> = [];
+    // Every alias is written `*name`: a file without a `*` has none, and need not be walked.
+    if (!this.text.includes('*')) return found;
     let first: Node | undefined;
     visit(this.doc, {
       Alias: (_key, alias, path) => {
