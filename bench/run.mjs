@@ -40,8 +40,9 @@ printTable(
     const known = FIGURES.find(([f]) => f === id);
     const f = reported.get(id);
     if (!f) return [known[1], 'not measured', known[2], '-', ''];
+    // The wording for its own figures, so that tables of different runs line up.
     return [
-      f.label ?? known?.[1] ?? id,
+      known?.[1] ?? f.label ?? id,
       formatRatio(f.ratio),
       f.target,
       f.met ? 'yes' : 'NO',
