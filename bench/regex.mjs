@@ -32,7 +32,8 @@ const CASES = [
     { items: words.slice(0, 100).map((name) => ({ name })) },
   ],
 ];
-const ROUNDS = 7;
+// --quick (bench/run.mjs passes it to every script): fewer rounds.
+const ROUNDS = process.argv.includes('--quick') ? 3 : 7;
 const DURATION_MS = 150;
 
 const options = {

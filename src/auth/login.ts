@@ -2,10 +2,11 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Clock } from '../errors/clock.js';
 import { CredentialError } from '../errors/credential-error.js';
+import { DEFAULT_REDIRECT } from './login-defaults.js';
 import { finishAuthorization, isLoopback, startAuthorization } from './oauth.js';
 import type { CredentialStore } from './store.js';
 
-export const DEFAULT_REDIRECT = 'http://127.0.0.1:53682/callback';
+export { DEFAULT_REDIRECT } from './login-defaults.js';
 
 /**
  * The authorization-code flow with PKCE through a loopback redirect: listens on the credential's

@@ -4,7 +4,7 @@ import { loadKey } from '../auth/key.js';
 import { StoreCredentialProvider } from '../auth/provider.js';
 import { CredentialStore } from '../auth/store.js';
 import { SYSTEM_CLOCK } from '../errors/clock.js';
-import { stateFolder } from './store-path.js';
+import { stateFolder } from './state-folder.js';
 
 /** A solution's credentials live encrypted in its state folder; the key lives elsewhere (auth/key.ts). */
 export function openCredentials(solutionRoot: string, create = false): CredentialStore {

@@ -9,24 +9,9 @@ import { InvalidHeaderError, InvalidUrlError } from '../http/build-request.js';
 import { DatabaseError, QueryError, QueryNotReadOnlyError } from '../local/errors.js';
 import { FunctionNotFoundError, ParameterError } from '../runtime/errors.js';
 import { FileError, InternalError, InterruptedError } from './errors.js';
+import { EXIT } from './exit-table.js';
 
-/** The documented exit codes, used by every command. Errors become exit codes here and only here. */
-export const EXIT = {
-  /** Success. */
-  OK: 0,
-  /** The function ran and ended in an error (remote error, network failure, timeout). */
-  FUNCTION_FAILED: 1,
-  /** Wrong usage: unknown option, bad argument, no solution found, file exists. */
-  USAGE: 2,
-  /** Invalid definitions: validation found errors, or an expression is broken. */
-  INVALID_DEFINITION: 3,
-  /** Missing or unusable credentials. */
-  CREDENTIALS: 4,
-  /** A bug in restfn: an error it did not expect (`INTERNAL`); sysexits' EX_SOFTWARE. */
-  INTERNAL: 70,
-  /** Stopped by Ctrl-C (SIGINT): 128 + the signal number, as shells report it. */
-  INTERRUPTED: 130,
-} as const;
+export { EXIT } from './exit-table.js';
 
 export function exitCodeFor(error: unknown): number {
   if (error instanceof CommanderError) return error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;

@@ -1,4 +1,4 @@
-import { EXIT } from './exit-codes.js';
+import { EXIT } from './exit-table.js';
 
 export interface Interrupt {
   readonly signal: AbortSignal;

@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { printable } from '../errors/printable.js';
-import { codedError } from './coded-error.js';
 import { registerCredentials } from './commands/credentials.js';
 import { registerNew } from './commands/new.js';
 import { registerQuery } from './commands/query.js';
@@ -9,8 +8,11 @@ import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
 import { registerSync } from './commands/sync.js';
 import { registerValidate } from './commands/validate.js';
-import { errorDetails } from './error-details.js';
-import { exitCodeFor } from './exit-codes.js';
+import { EXIT } from './exit-table.js';
+
+// Start-up is part of every command: this file and the command files it registers load only
+// commander. Each command loads its own modules when it runs (a dynamic import in its action), and
+// the error classes below are loaded only when something failed. test/cli/startup.test.ts checks it.
 
 // `restfn query ... | head`: the reader closing the pipe early is not a failure of restfn. Stop
 // quietly with the exit code so far instead of crashing on an unhandled EPIPE.
@@ -48,8 +50,14 @@ try {
 } catch (error) {
   // Commander already printed its own usage message.
   if (error instanceof CommanderError) {
-    process.exitCode = exitCodeFor(error);
+    // --help and --version end here too; anything else is wrong usage (as exitCodeFor says).
+    process.exitCode = error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
   } else {
+    const [{ codedError }, { errorDetails }, { exitCodeFor }] = await Promise.all([
+      import('./coded-error.js'),
+      import('./error-details.js'),
+      import('./exit-codes.js'),
+    ]);
     // Never an uncoded engine message: anything restfn did not raise itself gets a code here.
     const coded = codedError(error);
     // Escaped: a name from the command line or a file, or a service's text, must not drive the terminal.

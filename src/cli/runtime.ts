@@ -1,9 +1,9 @@
+import type { CredentialProvider } from '../auth/credential-provider.js';
 import type { Solution } from '../definition/solution.js';
 import type { LocalStore } from '../local/store.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { printAlert } from './alerts.js';
-import { credentialProvider } from './credentials.js';
-import { openFiles } from './store-path.js';
+import { openFiles } from './state-folder.js';
 import { printRetry } from './trace.js';
 import { type UserOptions, userFrom } from './user-options.js';
 
@@ -12,10 +12,24 @@ export function cliRuntime(solution: Solution, store: LocalStore | undefined, op
   const runtime = createRuntime(solution, {
     store,
     files: store && openFiles(store),
-    credentials: credentialProvider(solution.root),
+    credentials: credentialsWhenNeeded(solution.root),
     user: userFrom(options),
   });
   runtime.on(printAlert);
   runtime.on(printRetry);
   return runtime;
+}
+
+/**
+ * The solution's credential store (SQLite) and OAuth client are loaded when a function first needs a
+ * credential: most calls never do, and loading them is a good part of a command's start-up.
+ */
+function credentialsWhenNeeded(solutionRoot: string): CredentialProvider {
+  let provider: Promise<CredentialProvider> | undefined;
+  return {
+    async apply(request, signal) {
+      provider ??= import('./credentials.js').then((m) => m.credentialProvider(solutionRoot));
+      return (await provider).apply(request, signal);
+    },
+  };
 }

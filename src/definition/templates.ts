@@ -1,11 +1,7 @@
 import { stringify } from 'yaml';
+import { DEFAULT_TEMPLATE_URL, type TemplateName } from './template-names.js';
 
-/**
- * Skeletons for new function files (spec 4.5). Each validates without findings; the credential
- * templates name a credential key that `restfn credentials set` stores (see the authentication docs).
- */
-export const TEMPLATE_NAMES = ['rest', 'api-key', 'basic-auth', 'oauth', 'secret'] as const;
-export type TemplateName = (typeof TEMPLATE_NAMES)[number];
+export { DEFAULT_TEMPLATE_URL, TEMPLATE_NAMES, type TemplateName } from './template-names.js';
 
 // The url comes from the command line: written as a YAML scalar by the yaml library (quoted when it
 // holds a line break, `#`, `: ` or quotes), so it can never add keys or comments to the file.
@@ -71,8 +67,6 @@ ${BODY}`,
     value: secret
 ${BODY}`,
 };
-
-export const DEFAULT_TEMPLATE_URL = 'https://api.example.com/items';
 
 export function renderTemplate(template: TemplateName, url = DEFAULT_TEMPLATE_URL): string {
   return TEMPLATES[template](url);

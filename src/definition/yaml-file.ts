@@ -1,15 +1,11 @@
-import {
-  type Document,
-  isMap,
-  isPair,
-  isScalar,
-  isSeq,
-  LineCounter,
-  type Node,
-  parseDocument,
-  Scalar,
-  visit,
-} from 'yaml';
+import { createRequire } from 'node:module';
+import type { Document, Node } from 'yaml';
+
+// Required rather than imported: `yaml` is CommonJS, and an `import` of it from an ES module first has
+// Node scan each of its files for export names (cjs-module-lexer), a third of loading it (issue 11).
+const { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, visit } = createRequire(
+  import.meta.url,
+)('yaml') as typeof import('yaml');
 
 /**
  * Most alias expansions one file may have. Aliases may expand into aliases, so a few lines can stand
@@ -53,6 +49,8 @@ export class YamlFile {
    */
   aliasErrors(): Array<{ message: string; at: Position }> {
     const found: Array<{ message: string; at: Position }> = [];
+    // Every alias is written `*name`: a file without a `*` has none, and need not be walked.
+    if (!this.text.includes('*')) return found;
     let first: Node | undefined;
     visit(this.doc, {
       Alias: (_key, alias, path) => {

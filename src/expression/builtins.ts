@@ -1,5 +1,5 @@
-import jsonata from 'jsonata';
 import { JSONATA_FUNCTIONS } from './functions.js';
+import { jsonata } from './jsonata.js';
 import { LimitReached } from './limits.js';
 
 /** A JSONata function value as `$name` evaluates to: its implementation and parsed signature. */

@@ -1,14 +1,15 @@
-import jsonata from 'jsonata';
+import type Jsonata from 'jsonata';
 import { eachAstNode } from './ast.js';
 import { guardedBuiltins } from './builtins.js';
 import { ExpressionError, isJsonataFailure } from './errors.js';
 import { CUSTOM_FUNCTIONS } from './functions.js';
+import { jsonata } from './jsonata.js';
 import { DEFAULT_LIMITS, type ExpressionLimits } from './limits.js';
 import { MAX_EXPRESSION_NESTING, tooDeepAt } from './nesting.js';
 import { LinearRegExp, unsupportedRegex } from './regex.js';
 import { type Translation, translateContext } from './translate.js';
 
-export type CompiledExpression = jsonata.Expression;
+export type CompiledExpression = Jsonata.Expression;
 
 export interface CompileFailure {
   /** `EXPRESSION_TOO_DEEP` when the expression nests deeper than restfn parses. */
@@ -59,7 +60,7 @@ function parse(source: string, limits: ExpressionLimits): Compiled {
       sequence: limits.maxSequence,
       RegexEngine: LinearRegExp,
     };
-    expression = jsonata(translation.text, options as unknown as jsonata.JsonataOptions);
+    expression = jsonata(translation.text, options as unknown as Jsonata.JsonataOptions);
   } catch (error) {
     // Long operator chains without brackets (`a.a.a...`, `- - - 1`) can overflow the parser too. Not
     // cached: how deep the stack already was when compiling had a part in it.
@@ -151,7 +152,7 @@ export function checkSyntax(
 export function analyse(
   source: string,
   limits: ExpressionLimits = DEFAULT_LIMITS,
-): { ast: jsonata.ExprNode; translation: Translation } | undefined {
+): { ast: Jsonata.ExprNode; translation: Translation } | undefined {
   const compiled = compile(source, limits);
   return compiled.ok ? { ast: compiled.expression.ast(), translation: compiled.translation } : undefined;
 }

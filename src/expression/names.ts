@@ -26,7 +26,23 @@ export interface FreeName {
  * arguments, `@$item` and `#$i` bindings). Binding anywhere in the expression counts, which is
  * lenient about scope but never reports a name the expression defines. `$` and `$$` are not names.
  */
-export function freeNames(source: string): FreeName[] {
+export function freeNames(source: string): readonly FreeName[] {
+  let names = known.get(source);
+  if (!names) {
+    names = Object.freeze(findFreeNames(source));
+    known.set(source, names);
+  }
+  return names;
+}
+
+/**
+ * Free names by source text, like the compile cache: validating a solution asks for the same
+ * expressions in file after file (the same transform, the same `when`), and each walk of the tree
+ * is a good part of validation's cost.
+ */
+const known = new Map<string, readonly FreeName[]>();
+
+function findFreeNames(source: string): FreeName[] {
   const analysed = analyse(source);
   if (!analysed) return [];
   const bound = new Set<string>();

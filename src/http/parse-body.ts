@@ -1,4 +1,5 @@
-import { XMLParser, XMLValidator } from 'fast-xml-parser';
+import { createRequire } from 'node:module';
+import type { XMLParser } from 'fast-xml-parser';
 import type { RequestSummary } from './errors.js';
 import { ResponseFormatError, ResponseTooDeepError } from './errors.js';
 import { jsonDeeperThan } from './json-depth.js';
@@ -12,6 +13,14 @@ export interface BinaryBody {
   readonly size: number;
 }
 
+/**
+ * fast-xml-parser, loaded at the first XML body (its one-file CommonJS build, synchronously): most
+ * functions never read XML, and loading it was a tenth of `restfn run`'s start-up (issue 11).
+ */
+let xmlLibrary: typeof import('fast-xml-parser') | undefined;
+const xml = () =>
+  (xmlLibrary ??= createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser'));
+
 const xmlParsers = new Map<number, XMLParser>();
 
 /** The XML parser for a nesting limit (fast-xml-parser's own `maxNestedTags`, default 100, is raised to it). */
@@ -19,7 +28,7 @@ function xmlParser(maxDepth: number): XMLParser {
   let parser = xmlParsers.get(maxDepth);
   if (!parser) {
     // Attributes are kept with an `@_` prefix; values stay strings (no guessing of numbers).
-    parser = new XMLParser({
+    parser = new (xml().XMLParser)({
       ignoreAttributes: false,
       attributeNamePrefix: '@_',
       parseTagValue: false,
@@ -60,7 +69,7 @@ export function parseBody(
       throw new ResponseFormatError(request, 'JSON', excerpt(text), jsonProblem(error));
     }
   }
-  const valid = XMLValidator.validate(text);
+  const valid = xml().XMLValidator.validate(text);
   if (valid !== true) throw new ResponseFormatError(request, 'XML', excerpt(text), valid.err.msg);
   try {
     return xmlParser(maxDepth).parse(text);

@@ -80,11 +80,28 @@ function isAlwaysJsonata(path: PropertyPath): boolean {
   return path.length === 1 || (key === 'records' && path.at(-3) === 'operations');
 }
 
-function walk(value: unknown, path: PropertyPath, visit: (value: string, path: PropertyPath) => void): void {
+/**
+ * Calls `visit` with every string in `value` and its path. The path is one array, extended and cut
+ * back as the walk goes (no array per value): `visit` must use it before it returns, as reporting does.
+ */
+function walk(
+  value: unknown,
+  path: Array<string | number>,
+  visit: (value: string, path: PropertyPath) => void,
+): void {
   if (typeof value === 'string') {
     visit(value, path);
+  } else if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      path.push(i);
+      walk(value[i], path, visit);
+      path.pop();
+    }
   } else if (value !== null && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value))
-      walk(item, [...path, Array.isArray(value) ? Number(key) : key], visit);
+    for (const key of Object.keys(value)) {
+      path.push(key);
+      walk((value as Record<string, unknown>)[key], path, visit);
+      path.pop();
+    }
   }
 }

@@ -43,8 +43,20 @@ export const handlerMatchesSuccess: FunctionRule = async (file, r) => {
   }
 };
 
-async function holdsForEverySuccess(when: boolean | string): Promise<boolean> {
-  if (typeof when === 'boolean') return when;
+/** Verdicts by `when` text: solutions repeat the same conditions in file after file. */
+const verdicts = new Map<string, Promise<boolean>>();
+
+function holdsForEverySuccess(when: boolean | string): Promise<boolean> {
+  if (typeof when === 'boolean') return Promise.resolve(when);
+  let verdict = verdicts.get(when);
+  if (!verdict) {
+    verdict = tryOnSuccesses(when);
+    verdicts.set(when, verdict);
+  }
+  return verdict;
+}
+
+async function tryOnSuccesses(when: string): Promise<boolean> {
   const source = expressionSource(when);
   if (!source) return isTruthy(when); // a plain non-empty string is truthy
   if (checkSyntax(source.body)) return false; // reported by the expression rule

@@ -1,6 +1,19 @@
 import { isExpression } from '../../expression/source.js';
-import { baseValueProblem, checkBuiltUrl, PLACEHOLDER, parseUrlTemplate } from '../../http/url-template.js';
+import {
+  baseValueProblem,
+  checkBuiltUrl,
+  PLACEHOLDER,
+  parseUrlTemplate,
+  type UrlTemplate,
+} from '../../http/url-template.js';
 import type { FunctionRule } from './reporter.js';
+
+/** Three rules read the same url in a row: it is parsed once (the last one is kept). */
+let last: { url: string; template: UrlTemplate } | undefined;
+function templateOf(url: string): UrlTemplate {
+  if (last?.url !== url) last = { url, template: parseUrlTemplate(url) };
+  return last.template;
+}
 
 /**
  * Spec 4.2: `{name}` placeholders take the `location: path` parameters of that name. Placeholders in
@@ -10,7 +23,7 @@ import type { FunctionRule } from './reporter.js';
 export const pathParameters: FunctionRule = (file, r) => {
   const { url, parameters = {} } = file.definition;
   if (isExpression(url)) return; // computed at run time; nothing to match statically
-  const template = parseUrlTemplate(url);
+  const template = templateOf(url);
   const used = new Set<string>();
   for (const placeholder of template.placeholders) {
     if (placeholder.part === 'query') continue;
@@ -68,7 +81,7 @@ export const pathParameters: FunctionRule = (file, r) => {
 export const urlQuery: FunctionRule = (file, r) => {
   const { url, parameters = {} } = file.definition;
   if (isExpression(url)) return;
-  const template = parseUrlTemplate(url);
+  const template = templateOf(url);
   if (template.queryAt === -1) return;
   // Names only: a value in a url could be a credential.
   const written = [...new URLSearchParams(template.address.slice(template.queryAt + 1)).keys()];
@@ -112,7 +125,7 @@ export function urlProblem(url: string): string | undefined {
   // The URL parser drops tabs and line breaks silently: they are a pasting mistake or an injection.
   if (control !== -1)
     return `holds a control character (code ${url.charCodeAt(control)}) at position ${control + 1}`;
-  const template = parseUrlTemplate(url);
+  const template = templateOf(url);
   if (template.placeholders.some((p) => p.wholeBase && p.index === 0)) return undefined;
   // Placeholders stand for one ordinary character each: only the written text is judged.
   const sample = template.address.replace(PLACEHOLDER, 'x');

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { FileKind } from '../file-kinds.js';
 import { actionDefinition } from './action.js';
 import { datasourceDefinition } from './datasource.js';
 import { functionDefinition } from './function.js';
@@ -15,7 +16,6 @@ export const SCHEMAS = {
   datasource: datasourceDefinition,
   action: actionDefinition,
   solution: solutionDefinition,
-} as const satisfies Record<string, z.ZodType>;
+} as const satisfies Record<FileKind, z.ZodType>;
 
-export type FileKind = keyof typeof SCHEMAS;
-export const FILE_KINDS = Object.keys(SCHEMAS) as FileKind[];
+export { FILE_KINDS, type FileKind } from '../file-kinds.js';

@@ -1,0 +1,87 @@
+import { login } from '../../auth/login.js';
+import type { Credential, CredentialStore, OAuthCredential } from '../../auth/store.js';
+import { SYSTEM_CLOCK } from '../../errors/clock.js';
+import { UsageError } from '../../errors/restfn-error.js';
+import { openCredentials } from '../credentials.js';
+import { readSecret } from '../read-secret.js';
+import { solutionDir } from '../solution-dir.js';
+import { oauthState, type SetOptions } from './credentials.js';
+
+// `restfn credentials ...` and `restfn login` (loaded when a command runs; the options are in credentials.ts).
+
+export async function setCredential(key: string, options: SetOptions): Promise<void> {
+  const credential = await buildCredential(options);
+  openCredentials(solutionDir(options.solution), true).set(key, credential);
+  process.stdout.write(`stored ${credential.kind} credential '${key}'\n`);
+}
+
+export function listCredentials(options: { solution?: string }): void {
+  const store = openCredentials(solutionDir(options.solution));
+  const entries = store.list();
+  for (const e of entries) {
+    const state = e.kind === 'oauth' ? ` (${oauthState(grantOf(store, e.key), e.hasToken)})` : '';
+    process.stdout.write(`${e.key}\t${e.kind}${state}\n`);
+  }
+  if (entries.length === 0) process.stdout.write('no credentials stored\n');
+}
+
+export function deleteCredential(key: string, options: { solution?: string }): void {
+  if (!openCredentials(solutionDir(options.solution)).delete(key)) {
+    throw new UsageError(`no credential '${key}'`, 'CREDENTIAL_NOT_FOUND');
+  }
+  process.stdout.write(`deleted '${key}'\n`);
+}
+
+export async function logIn(key: string, options: { solution?: string }): Promise<void> {
+  const store = openCredentials(solutionDir(options.solution));
+  if (grantOf(store, key) === 'client_credentials') {
+    throw new UsageError(
+      `credential '${key}' uses the client_credentials grant: restfn gets its tokens from the token endpoint when a function needs them, so there is nothing to log in to; run the function`,
+      'LOGIN_NOT_NEEDED',
+    );
+  }
+  await login(store, key, {
+    clock: SYSTEM_CLOCK,
+    onUrl: (url) => process.stderr.write(`Open this address in a browser to log in:\n${url}\n`),
+  });
+  process.stdout.write(`logged in: '${key}'\n`);
+}
+
+/**
+ * `list` and `login` must tell the same story: only the authorization-code grant logs in; a
+ * client-credentials credential fetches its own tokens. The grant is inside the encrypted record,
+ * so it is read with the key; without a usable key it stays unknown.
+ */
+function grantOf(store: CredentialStore, key: string): OAuthCredential['grantType'] | undefined {
+  try {
+    const credential = store.get(key);
+    return credential?.kind === 'oauth' ? credential.grantType : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function buildCredential(o: SetOptions): Promise<Credential> {
+  if (o.kind === 'secret') return { kind: 'secret', value: await readSecret('secret value') };
+  if (o.kind === 'basic') {
+    if (!o.username) throw new UsageError('--username is required for a basic credential');
+    return { kind: 'basic', username: o.username, password: await readSecret('password') };
+  }
+  if (!o.tokenUrl || !o.clientId)
+    throw new UsageError('--token-url and --client-id are required for an oauth credential');
+  if (o.grant === 'authorization_code' && !o.authorizeUrl) {
+    throw new UsageError('--authorize-url is required for the authorization_code grant');
+  }
+  const clientSecret = o.public ? undefined : await readSecret('client secret');
+  return {
+    kind: 'oauth',
+    tokenEndpoint: o.tokenUrl,
+    ...(o.authorizeUrl ? { authorizationEndpoint: o.authorizeUrl } : {}),
+    ...(o.issuer ? { issuer: o.issuer } : {}),
+    clientId: o.clientId,
+    ...(clientSecret ? { clientSecret } : {}),
+    scopes: o.scope,
+    grantType: o.grant,
+    ...(o.redirectUri ? { redirectUri: o.redirectUri } : {}),
+  };
+}

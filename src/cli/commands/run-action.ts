@@ -1,0 +1,92 @@
+import { createInterface } from 'node:readline/promises';
+import { formatDiagnostic } from '../../definition/diagnostic.js';
+import { loadSolution } from '../../definition/solution.js';
+import { validateSolution } from '../../definition/validate.js';
+import { SYSTEM_CLOCK } from '../../errors/clock.js';
+import { CredentialError } from '../../errors/credential-error.js';
+import { DefinitionError } from '../../errors/definition-error.js';
+import { InterruptedError } from '../errors.js';
+import { onInterrupt } from '../interrupt.js';
+import { parseParameters, refuseUnknownParameters } from '../parameters.js';
+import { cliRuntime } from '../runtime.js';
+import { solutionDir } from '../solution-dir.js';
+import { trace } from '../trace.js';
+import type { RunOptions } from './run.js';
+
+/** `restfn run` (loaded when the command runs; its options are in run.ts). */
+export async function run(name: string, options: RunOptions): Promise<void> {
+  const parameters = parseParameters(options.param, options.params);
+  const solution = loadSolution(solutionDir(options.solution));
+  const file = solution.functions.get(name);
+  if (file?.definition) refuseUnknownParameters(name, Object.keys(parameters), file.definition.parameters);
+  if (file) {
+    // Refuse to call anything from a definition with errors; warnings are shown but do not stop it.
+    const { diagnostics, errors } = await validateSolution(solution, { only: new Set([file.yaml.file]) });
+    for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+    if (errors > 0)
+      throw new DefinitionError(`function '${name}' has ${errors} error(s); fix them first`, diagnostics);
+  }
+  // Queries, guards, conversions and error tables use the local state folder; other functions never touch it.
+  const d = file?.definition;
+  const writesErrorTables = d?.error?.some((h) => h.operations?.length);
+  const store =
+    d?.queries || d?.guard || d?.conversions || writesErrorTables
+      ? (await import('../store-path.js')).openStore(solution.root, options.db)
+      : undefined;
+  const runtime = cliRuntime(solution, store, options);
+  if (options.verbose) runtime.on(trace);
+  const interrupt = onInterrupt();
+  try {
+    const result = await executeOfferingLogin(
+      () => runtime.execute(name, parameters, {}, { signal: interrupt.signal }),
+      solution.root,
+    ).catch((error: unknown) => {
+      if (interrupt.interrupted) {
+        // run writes tables only through a failed guard's or an error handler's operations, once a
+        // call is decided; a cancelled call is neither, so nothing local changed.
+        throw new InterruptedError(
+          `run interrupted: '${name}' stopped before it finished; no output, nothing written locally (the service may have received the request)`,
+        );
+      }
+      // A failure shaped by the older `errorTransform` still gives its output; the exit code says it failed.
+      const output = (error as { output?: unknown }).output;
+      if (output !== undefined) process.stdout.write(`${JSON.stringify(output, null, 2)}\n`);
+      throw error;
+    });
+    if (result.status === 'skipped') process.stderr.write(`restfn: ${name} skipped: ${result.reason}\n`);
+    process.stdout.write(
+      `${JSON.stringify(result.status === 'ok' ? result.output : null, null, 2) ?? 'null'}\n`,
+    );
+  } finally {
+    interrupt.dispose();
+    await runtime.close();
+    store?.close();
+  }
+}
+
+/**
+ * On a terminal, a function whose OAuth credential needs a login offers to start it, then runs once
+ * more. Elsewhere (pipes, CI) the LOGIN_REQUIRED error stands (exit 4).
+ */
+async function executeOfferingLogin<T>(execute: () => Promise<T>, solutionRoot: string): Promise<T> {
+  try {
+    return await execute();
+  } catch (error) {
+    const key =
+      error instanceof CredentialError && error.code === 'LOGIN_REQUIRED' ? error.credential : undefined;
+    if (!key || !process.stdin.isTTY || !process.stderr.isTTY) throw error;
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    const answer = await rl.question(`${(error as Error).message}\nLog in to '${key}' now? [Y/n] `);
+    rl.close();
+    if (/^n/i.test(answer.trim())) throw error;
+    const [{ login }, { openCredentials }] = await Promise.all([
+      import('../../auth/login.js'),
+      import('../credentials.js'),
+    ]);
+    await login(openCredentials(solutionRoot), key, {
+      clock: SYSTEM_CLOCK,
+      onUrl: (url) => process.stderr.write(`Open this address in a browser to log in:\n${url}\n`),
+    });
+    return execute();
+  }
+}

@@ -1,0 +1,103 @@
+import { formatDiagnostic } from '../../definition/diagnostic.js';
+import { loadSolution } from '../../definition/solution.js';
+import { validateSolution } from '../../definition/validate.js';
+import { DefinitionError } from '../../errors/definition-error.js';
+import type { EntitySync } from '../../runtime/sync.js';
+import { InterruptedError } from '../errors.js';
+import { onInterrupt } from '../interrupt.js';
+import { progressReporter } from '../progress.js';
+import { cliRuntime } from '../runtime.js';
+import { solutionDir } from '../solution-dir.js';
+import { openStore } from '../store-path.js';
+import { blockingErrors } from '../sync-plan.js';
+import { trace } from '../trace.js';
+import { interruptedSummary, type SyncOptions } from './sync.js';
+
+/** `restfn sync` (loaded when the command runs; its options are in sync.ts). */
+export async function sync(names: string[], options: SyncOptions): Promise<void> {
+  const solution = loadSolution(solutionDir(options.solution));
+  const { diagnostics } = await validateSolution(solution);
+  const all = solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
+  const store = openStore(solution.root, options.db);
+  const runtime = cliRuntime(solution, store, options);
+  if (options.verbose) runtime.on(trace);
+  const progress = progressReporter({ verbose: options.verbose === true });
+  const interrupt = onInterrupt();
+  const done: string[] = [];
+  const blocked: string[] = [];
+  const printed = new Set<string>();
+  const wanted = names.length > 0 ? names : all;
+  let current: string | undefined;
+  try {
+    for (const name of wanted) {
+      if (interrupt.interrupted) break;
+      // Errors in other files do not stop this datasource; its own (or its functions') do.
+      const errors = blockingErrors(solution, name, diagnostics);
+      if (errors.length > 0) {
+        for (const line of errors.map(formatDiagnostic)) {
+          if (!printed.has(line)) process.stderr.write(`${line}\n`);
+          printed.add(line);
+        }
+        process.stderr.write(`restfn: ${name}: not synced: ${errors.length} error(s) above\n`);
+        blocked.push(name);
+        continue;
+      }
+      current = name;
+      const started = performance.now();
+      const result = await runtime.sync(name, {
+        onProgress: progress.update,
+        signal: interrupt.signal,
+        commitPerEntity: options.commitPerEntity === true,
+        // Said as it happens: when a later entity fails, the ones before it stay committed.
+        ...(options.commitPerEntity
+          ? { onCommitted: (e: EntitySync) => process.stderr.write(`restfn: committed: ${describe(e)}\n`) }
+          : {}),
+      });
+      progress.clear();
+      // Resolved means committed, even when Ctrl-C came in the meantime.
+      done.push(name);
+      current = undefined;
+      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      const rows = result.rows === undefined ? '' : `, query returns ${result.rows.length} rows`;
+      const commits = result.committedPerEntity ? ', committed per entity' : '';
+      process.stdout.write(
+        `${name}: ${result.entities.map(describe).join('; ') || 'no functions'}${rows}${commits} (${seconds} s)\n`,
+      );
+      for (const entity of result.entities) {
+        if (entity.stopped === 'page-cap' || entity.stopped === 'repeated-page') {
+          process.stderr.write(`restfn: warning: ${entity.entity}: ${STOPS[entity.stopped]}\n`);
+        }
+      }
+      if (interrupt.interrupted) break;
+    }
+  } catch (error) {
+    if (!interrupt.interrupted) throw error;
+  } finally {
+    progress.clear();
+    interrupt.dispose();
+    await runtime.close();
+    store.close();
+  }
+  if (interrupt.interrupted) {
+    throw new InterruptedError(
+      interruptedSummary(done, current, wanted, blocked, options.commitPerEntity === true),
+    );
+  }
+  if (blocked.length > 0) {
+    throw new DefinitionError(
+      `${blocked.map((b) => `'${b}'`).join(', ')} not synced because of the errors above (the others were); fix them and sync again ('restfn validate' lists them)`,
+      diagnostics,
+    );
+  }
+}
+
+const STOPS = {
+  'page-cap': 'stopped at the page cap (settings.sync.maxPages) while the service still offered more pages',
+  'repeated-page':
+    'stopped because a page repeated the previous one exactly (is the continuation url or counter advancing?)',
+} as const;
+
+function describe(e: EntitySync): string {
+  const pages = `${e.pages} page${e.pages === 1 ? '' : 's'}`;
+  return `${e.entity} <- ${e.function}: ${pages}, ${e.records} records${e.stopped === 'skipped' ? ' (skipped)' : ''}`;
+}

@@ -1,0 +1,99 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { promisify } from 'node:util';
+import { describe, expect, test } from 'vitest';
+import { CLI } from '../helpers/cli.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { tempSolution } from '../helpers/temp-solution.js';
+
+// Start-up is loading modules (issue 11): each command loads what it runs, no more. Counted, not
+// timed: the packages a command imports, recorded by a module resolution hook in the CLI's process.
+
+const dir = mkdtempSync(join(tmpdir(), 'restfn-startup-'));
+const hooks = join(dir, 'hooks.mjs');
+writeFileSync(
+  hooks,
+  `import { appendFileSync } from 'node:fs';
+let out;
+export function initialize(data) { out = data.out; }
+export async function resolve(specifier, context, next) {
+  const resolved = await next(specifier, context);
+  appendFileSync(out, resolved.url + '\\n');
+  return resolved;
+}
+`,
+);
+const register = join(dir, 'register.mjs');
+writeFileSync(
+  register,
+  `import { appendFileSync } from 'node:fs';
+import { createRequire, register } from 'node:module';
+register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { out: process.env.LOADED_MODULES } });
+// CommonJS modules (require() calls, which the hook does not see) are in require's cache.
+process.on('exit', () => {
+  appendFileSync(process.env.LOADED_MODULES, Object.keys(createRequire(import.meta.url).cache).join('\\n'));
+});
+`,
+);
+
+/** The npm packages `restfn ...args` loads, by name (asynchronously: tests' servers keep answering). */
+async function packagesLoaded(
+  args: string[],
+  cwd = process.cwd(),
+): Promise<{ packages: Set<string>; stdout: string }> {
+  const out = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
+  writeFileSync(out, '');
+  const { stdout } = await promisify(execFile)(
+    process.execPath,
+    ['--import', pathToFileURL(register).href, CLI, ...args],
+    { cwd, encoding: 'utf8', env: { ...process.env, LOADED_MODULES: out } },
+  );
+  const packages = new Set<string>();
+  for (const url of readFileSync(out, 'utf8').split('\n')) {
+    const name = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1];
+    if (name) packages.add(name);
+  }
+  return { packages, stdout };
+}
+
+describe('start-up loads only what the command runs', () => {
+  test('--help loads commander and nothing else', async () => {
+    const { packages, stdout } = await packagesLoaded(['--help']);
+    expect(stdout).toContain('Usage: restfn');
+    expect([...packages]).toEqual(['commander']);
+  });
+
+  test('validate loads no HTTP client, database, OAuth client or XML parser', async () => {
+    const root = tempSolution({
+      'functions/rest-get-items.platform':
+        'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: https://api.example.com/items\noutputTransform: items\n',
+    });
+    const { packages, stdout } = await packagesLoaded(['validate'], root);
+    expect(stdout).toContain('1 file checked: 0 errors');
+    expect(packages).toContain('yaml');
+    expect(packages).toContain('zod');
+    for (const heavy of [
+      'undici',
+      'better-sqlite3',
+      'oauth4webapi',
+      'fast-xml-parser',
+      'quickjs-emscripten-core',
+    ])
+      expect(packages).not.toContain(heavy);
+  });
+
+  test('run of a GET without credentials loads no OAuth client or XML parser', async () => {
+    const server = await testServer((_, res) => json(res, 200, { items: [1, 2] }));
+    const root = tempSolution({
+      'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/items\noutputTransform: items\n`,
+    });
+    const { packages, stdout } = await packagesLoaded(['run', 'rest-get-items'], root);
+    expect(JSON.parse(stdout)).toEqual([1, 2]);
+    expect(packages).toContain('undici');
+    for (const heavy of ['oauth4webapi', 'fast-xml-parser', 'quickjs-emscripten-core'])
+      expect(packages).not.toContain(heavy);
+  });
+});
