@@ -5,7 +5,7 @@ import { DefinitionError } from '../errors/definition-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { ExpressionError } from '../expression/errors.js';
 import { ScriptError } from '../expression/scripts/errors.js';
-import { InvalidHeaderError, InvalidUrlError } from '../http/build-request.js';
+import { InvalidHeaderError, InvalidUrlError, InvalidUrlValueError } from '../http/build-request.js';
 import { DatabaseError, QueryError, QueryNotReadOnlyError } from '../local/errors.js';
 import { FunctionNotFoundError, ParameterError } from '../runtime/errors.js';
 import { FileError, InternalError, InterruptedError } from './errors.js';
@@ -21,6 +21,8 @@ export function exitCodeFor(error: unknown): number {
     error instanceof ParameterError ||
     // A header value the caller gave that HTTP cannot carry; names are caught by validation first.
     error instanceof InvalidHeaderError ||
+    // A path or host value the caller gave that would move the request (`..`).
+    error instanceof InvalidUrlValueError ||
     error instanceof FunctionNotFoundError ||
     error instanceof QueryNotReadOnlyError ||
     error instanceof DatabaseError ||

@@ -28,6 +28,9 @@ export class InvalidUrlError extends RestfnError {
   }
 }
 
+/** A caller's value that cannot go into the address (a `..` path segment): the caller's to fix. */
+export class InvalidUrlValueError extends InvalidUrlError {}
+
 /** A header name or value HTTP cannot carry (a line break, a control character); nothing was sent. */
 export class InvalidHeaderError extends RestfnError {
   readonly header: string;
@@ -172,7 +175,7 @@ export function buildUrl(
     // A shown url masks a credential here too; the real build already checked its value.
     const problem = shown ? undefined : baseValueProblem(value(name), parsed, placeholder);
     if (problem)
-      throw new InvalidUrlError(`parameter '${name}' cannot fill {${name}} in the address: ${problem}`);
+      throw new InvalidUrlValueError(`parameter '${name}' cannot fill {${name}} in the address: ${problem}`);
     return value(name);
   });
   const withPath =
@@ -195,7 +198,7 @@ export function buildUrl(
  */
 function encodePathValue(name: string, value: string): string {
   if (/^(\.|%2e){1,2}$/i.test(value))
-    throw new InvalidUrlError(
+    throw new InvalidUrlValueError(
       `path parameter '${name}' is '${value}', which would move the request to another path`,
     );
   return encodeURIComponent(value);

@@ -88,3 +88,13 @@ test('validate reports every broken file; run and sync of the good function stil
   expect(broken.stderr).toContain('YAML_ALIAS');
   expect(broken.stderr).not.toMatch(/call stack|RangeError/);
 });
+
+test('a broken solution.yaml stops run as it stops sync: its settings shape every call', async () => {
+  const root = tempSolution({
+    'solution.yaml': 'settings: &s\n  http: *s\n',
+    'functions/rest-x.platform': 'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: http://127.0.0.1:9/x\n',
+  });
+  const r = await runCli(['run', 'rest-x'], { cwd: root });
+  expect(r.code).toBe(3);
+  expect(r.stderr).toMatch(/^solution\.yaml:\d+:\d+: error YAML_ALIAS/m);
+});

@@ -39,6 +39,22 @@ const seeded = (root: string) => {
 /** Every path that used to end in `restfn: error: <engine message>` and exit 1. */
 const CASES: Case[] = [
   { name: 'an unknown command', args: () => ['bogus'], code: 'USAGE', exit: EXIT.USAGE },
+  {
+    name: 'deleting a credential that is not stored',
+    args: () => ['credentials', 'delete', 'nope'],
+    code: 'CREDENTIAL_NOT_FOUND',
+    exit: EXIT.CREDENTIALS,
+  },
+  {
+    name: "a path value that would move the request (the caller's value)",
+    files: {
+      'functions/rest-note.platform':
+        'provider: DATA_PROVIDER_REST\nmethod: DELETE\nurl: http://127.0.0.1:9/notes/{id}\nparameters:\n  id: { location: path, type: string, required: true }\n',
+    },
+    args: () => ['run', 'rest-note', '-p', 'id=..'],
+    code: 'INVALID_URL',
+    exit: EXIT.USAGE,
+  },
   { name: 'an unknown option', args: () => ['run', 'x', '--bogus'], code: 'USAGE', exit: EXIT.USAGE },
   { name: 'a missing argument', args: () => ['run'], code: 'USAGE', exit: EXIT.USAGE },
   { name: 'an invalid choice', args: () => ['schema', '--kind', 'nope'], code: 'USAGE', exit: EXIT.USAGE },

@@ -1,6 +1,7 @@
 import { login } from '../../auth/login.js';
 import type { Credential, CredentialStore, OAuthCredential } from '../../auth/store.js';
 import { SYSTEM_CLOCK } from '../../errors/clock.js';
+import { CredentialError } from '../../errors/credential-error.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { openCredentials } from '../credentials.js';
 import { readSecret } from '../read-secret.js';
@@ -27,7 +28,7 @@ export function listCredentials(options: { solution?: string }): void {
 
 export function deleteCredential(key: string, options: { solution?: string }): void {
   if (!openCredentials(solutionDir(options.solution)).delete(key)) {
-    throw new UsageError(`no credential '${key}'`, 'CREDENTIAL_NOT_FOUND');
+    throw new CredentialError('CREDENTIAL_NOT_FOUND', `no credential '${key}'`);
   }
   process.stdout.write(`deleted '${key}'\n`);
 }

@@ -21,7 +21,9 @@ export async function run(name: string, options: RunOptions): Promise<void> {
   if (file?.definition) refuseUnknownParameters(name, Object.keys(parameters), file.definition.parameters);
   if (file) {
     // Refuse to call anything from a definition with errors; warnings are shown but do not stop it.
-    const { diagnostics, errors } = await validateSolution(solution, { only: new Set([file.yaml.file]) });
+    // solution.yaml too: its settings (limits, timeouts) shape the run, and a broken one is not ignored.
+    const only = new Set([file.yaml.file, ...(solution.settings ? [solution.settings.yaml.file] : [])]);
+    const { diagnostics, errors } = await validateSolution(solution, { only });
     for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
     if (errors > 0)
       throw new DefinitionError(`function '${name}' has ${errors} error(s); fix them first`, diagnostics);
