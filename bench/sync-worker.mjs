@@ -10,6 +10,7 @@ import { createRuntime, LocalStore, loadSolution } from '../dist/index.js';
 const [variant, base, dir] = process.argv.slice(2);
 const TRANSFORM = 'items.{ "id": id, "name": name, "value": value, "region": region }';
 const started = performance.now();
+const cpuStarted = process.cpuUsage();
 let rows;
 
 if (variant === 'baseline' || variant === 'guarded') {
@@ -46,4 +47,6 @@ if (variant === 'baseline' || variant === 'guarded') {
 }
 
 const ms = performance.now() - started;
-console.log(JSON.stringify({ variant, ms, rows, maxRssMB: process.resourceUsage().maxRSS / 1024 }));
+const cpu = process.cpuUsage(cpuStarted);
+const cpuMs = (cpu.user + cpu.system) / 1000;
+console.log(JSON.stringify({ variant, ms, cpuMs, rows, maxRssMB: process.resourceUsage().maxRSS / 1024 }));
