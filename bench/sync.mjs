@@ -2,7 +2,8 @@
 // hand-written baseline in the same run (bench/sync-worker.mjs), plain and with restfn's JSONata
 // guardrails (`guarded`), to tell restfn's own overhead from the guardrails' cost. Each run is its
 // own process, variants interleaved round by round (the order rotates); wall time, CPU time and peak
-// RSS are reported, then restfn's peak RSS at 1,000,000 records (1,000 pages).
+// RSS are reported (each variant keeps its database between rounds: from the second round on, a
+// re-sync replaces the rows of the one before), then restfn's peak RSS at 1,000,000 records (1,000 pages).
 // `--quick`: 50,000 records, 3 rounds, and the memory check at 200,000 records (memory stays flat in
 // the number of records, which is what the check is for; the full run uses 1,000,000).
 import { execFileSync, fork } from 'node:child_process';
@@ -56,9 +57,6 @@ continuation:
 }
 
 function run(variant, base, dir) {
-  // Each run starts from an empty database, as the baseline does: the first sync of a device.
-  for (const file of ['restfn.db', 'baseline.db'])
-    for (const suffix of ['', '-wal', '-shm']) rmSync(join(dir, file + suffix), { force: true });
   const out = execFileSync(process.execPath, [worker, variant, base, dir], { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').at(-1));
 }
@@ -123,6 +121,7 @@ try {
 
   const big = await withServer(BIG, async (base) => {
     solution(dir, base);
+    rmSync(join(dir, 'restfn.db'), { force: true });
     return run('restfn', base, dir);
   });
   if (big.rows !== BIG) throw new Error(`${BIG} run wrote ${big.rows} rows`);
