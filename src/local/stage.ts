@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { RangeMatch, ValueMatch } from './scope.js';
-import { type LocalStore, StoreError } from './store.js';
+import { type LocalStore, quoteTable, StoreError } from './store.js';
 
 export const COMMAND_QUEUE_TABLE = '_commandQueue';
 
@@ -40,8 +40,22 @@ export type StagedWrite =
       readonly includeCommandQueue: boolean;
     };
 
-/** What the replay needs to know about each batch; row data and payloads stay in SQLite. */
-type Batch = { id: number; kind: 'rows'; table: string; merge: boolean } | { id: number; kind: 'payload' };
+/**
+ * What the replay needs to know about each batch; row data and payloads stay in SQLite. A `swap`
+ * batch stands where a whole-table delete was staged: its rows went straight into a shadow table,
+ * which takes the table's place at that point of the replay.
+ */
+type Batch =
+  | { id: number; kind: 'rows'; table: string; merge: boolean }
+  | { id: number; kind: 'payload' }
+  | { id: number; kind: 'swap'; table: string; shadow: string };
+
+/** A whole-table replace in progress: the rows staged for `table` since its delete, already upserted. */
+interface Shadow {
+  readonly name: string;
+  readonly insert: Statement;
+  merge?: Statement;
+}
 
 export interface CommitSummary {
   /** Tables written, in first-written order. */
@@ -52,11 +66,21 @@ export interface CommitSummary {
  * A write log in a staging table of the same database. Each `add` is one short transaction, so pages
  * stream to disk and memory stays flat; the real tables are untouched until `commit` replays the log
  * in one transaction. `discard` (on any failure) leaves them exactly as they were.
+ *
+ * A whole-table replace (delete everything, then write rows) is not logged row by row: from the
+ * delete on, the table's rows go into a shadow table with the same columns (upserted there as the
+ * replay would upsert them), and at commit the shadow is renamed into the table's place, so each row
+ * is written once. That moves those row writes to where the delete stands in the log, which changes
+ * nothing as long as no write in between can touch the table: a write that might (any SQL
+ * statement, a scoped delete or find-replace on the table) closes the shadow, and the table's later
+ * rows are logged as usual.
  */
 export class Stage {
   private readonly table: string;
   private readonly insert: Statement;
   private readonly batches: Batch[] = [];
+  /** Open shadows by table; closed ones are left to their swap batches. */
+  private readonly shadows = new Map<string, Shadow>();
 
   private open = true;
 
@@ -69,9 +93,18 @@ export class Stage {
     this.store.db.transaction(() => {
       for (const write of writes) {
         if (write.kind === 'rows') {
+          const shadow = this.shadows.get(write.table);
+          if (shadow) {
+            const insert = write.merge ? this.mergeInto(shadow) : shadow.insert;
+            for (const row of write.rows) insert.run(row.id, JSON.stringify(row.data));
+            continue;
+          }
           const batch = this.rowBatch(write.table, write.merge);
           for (const row of write.rows) this.insert.run(batch, row.id, JSON.stringify(row.data));
+        } else if (write.kind === 'delete' && wholeTable(write)) {
+          this.openShadow(write.table);
         } else {
+          this.closeShadows(write);
           const id = this.batches.length;
           this.batches.push({ id, kind: 'payload' });
           // SQL parameters are made bindable now: JSON would drop undefined and turn bytes into text.
@@ -81,6 +114,32 @@ export class Stage {
         }
       }
     })();
+  }
+
+  /** A whole-table delete: a new shadow for `table`, swapped in where the delete stands. */
+  private openShadow(table: string): void {
+    quoteTable(table);
+    const name = this.store.createShadowTable();
+    const insert = this.store.db.prepare(
+      `INSERT INTO [${name}] (id, data) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data`,
+    );
+    this.batches.push({ id: this.batches.length, kind: 'swap', table, shadow: name });
+    this.shadows.set(table, { name, insert });
+  }
+
+  private mergeInto(shadow: Shadow): Statement {
+    shadow.merge ??= this.store.db.prepare(
+      `INSERT INTO [${shadow.name}] (id, data) VALUES (?, ?)
+       ON CONFLICT(id) DO UPDATE SET data = restfn_merge([${shadow.name}].data, excluded.data)`,
+    );
+    return shadow.merge;
+  }
+
+  /** Closes the shadows a logged write might touch: SQL may touch any table, the others name theirs. */
+  private closeShadows(write: StagedWrite): void {
+    if (write.kind === 'sql') this.shadows.clear();
+    else if (write.kind === 'delete') this.shadows.delete(write.table);
+    else if (write.kind === 'find-replace') for (const table of write.tables) this.shadows.delete(table);
   }
 
   /** Consecutive rows for the same table and mode share one batch, so the log stays small. */
@@ -117,6 +176,9 @@ export class Stage {
             `INSERT INTO ${target} (id, data) SELECT id, data FROM [${this.table}] WHERE batch = ? ORDER BY seq
              ON CONFLICT(id) DO UPDATE SET data = ${update}`,
           ).run(batch.id);
+        } else if (batch.kind === 'swap') {
+          this.swap(batch.table, batch.shadow);
+          tables.add(batch.table);
         } else {
           const { data } = db
             .prepare(`SELECT data FROM [${this.table}] WHERE batch = ? AND id IS NULL`)
@@ -127,6 +189,26 @@ export class Stage {
         }
       }
     })();
+  }
+
+  /**
+   * The shadow takes the table's place: renamed in when nothing else depends on the table, else its
+   * rows are copied over the emptied table (as a logged replace would have written them).
+   */
+  private swap(table: string, shadow: string): void {
+    const db = this.store.db;
+    const target = quoteTable(table);
+    if (!this.store.hasTable(table)) {
+      db.exec(`ALTER TABLE [${shadow}] RENAME TO ${target}`);
+    } else if (this.store.canReplaceByRename(table)) {
+      db.exec(`DROP TABLE ${target}`);
+      db.exec(`ALTER TABLE [${shadow}] RENAME TO ${target}`);
+    } else {
+      db.exec(`DELETE FROM ${target}`);
+      db.exec(`INSERT INTO ${target} (id, data) SELECT id, data FROM [${shadow}] ORDER BY rowid`);
+      db.exec(`DROP TABLE [${shadow}]`);
+    }
+    this.store.markKnown(table);
   }
 
   discard(): void {
@@ -145,11 +227,20 @@ export class Stage {
     }
   }
 
+  /** Drops the log and every shadow not renamed into place (after a commit, those are gone already). */
   private drop(): void {
     if (!this.open) return;
     this.open = false;
+    this.shadows.clear();
+    for (const batch of this.batches)
+      if (batch.kind === 'swap') this.store.db.exec(`DROP TABLE IF EXISTS [${batch.shadow}]`);
     this.store.db.exec(`DROP TABLE IF EXISTS [${this.table}]`);
   }
+}
+
+/** A delete of every row of its table: no scope, and no temp-id rows kept. */
+function wholeTable(write: Extract<StagedWrite, { kind: 'delete' }>): boolean {
+  return write.values.length === 0 && write.ranges.length === 0 && !write.keepTempIds;
 }
 
 /** Applies one non-row write; returns the tables it touched. */
