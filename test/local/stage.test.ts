@@ -190,9 +190,8 @@ describe('any write log ends as the writes applied one by one', () => {
 
   function apply(model: Model, w: StagedWrite): void {
     const rowsOf = (t: string) => {
-      let m = model.get(t);
-      if (!m) model.set(t, (m = new Map()));
-      return m;
+      if (!model.has(t)) model.set(t, new Map());
+      return model.get(t)!;
     };
     if (w.kind === 'delete') {
       const m = rowsOf(w.table);
