@@ -53,8 +53,60 @@ type Batch =
 /** A whole-table replace in progress: the rows staged for `table` since its delete, already upserted. */
 interface Shadow {
   readonly name: string;
-  readonly insert: Statement;
-  merge?: Statement;
+  readonly insert: RowInserter;
+  merge?: RowInserter;
+}
+
+/** Rows per INSERT statement: one call into SQLite per chunk rather than per row. */
+const CHUNK = 50;
+
+/**
+ * Inserts rows (`lead` value if given, id, the record as JSON) with one statement per `CHUNK` rows
+ * and the rest one by one; SQLite applies the rows of one statement in order, as separate inserts
+ * would be (a later row of the same id meets the conflict clause like any other).
+ */
+class RowInserter {
+  private one: Statement | undefined;
+  private many: Statement | undefined;
+
+  constructor(
+    private readonly db: LocalStore['db'],
+    /** `INSERT INTO [table] (columns)`, the columns ending in `id, data`. */
+    private readonly head: string,
+    private readonly width: 2 | 3,
+    /** Conflict clause. */
+    private readonly tail = '',
+  ) {}
+
+  private statement(rows: number): Statement {
+    const tuple = this.width === 2 ? '(?, ?)' : '(?, ?, ?)';
+    return this.db.prepare(`${this.head} VALUES ${Array(rows).fill(tuple).join(', ')} ${this.tail}`);
+  }
+
+  run(rows: readonly StagedRow[], lead?: number): void {
+    const width = this.width;
+    let i = 0;
+    if (rows.length >= CHUNK) {
+      this.many ??= this.statement(CHUNK);
+      const args: unknown[] = new Array(width * CHUNK);
+      for (; i + CHUNK <= rows.length; i += CHUNK) {
+        for (let j = 0, k = 0; j < CHUNK; j++) {
+          const row = rows[i + j]!;
+          if (width === 3) args[k++] = lead;
+          args[k++] = row.id;
+          args[k++] = JSON.stringify(row.data);
+        }
+        this.many.run(args);
+      }
+    }
+    if (i === rows.length) return;
+    this.one ??= this.statement(1);
+    for (; i < rows.length; i++) {
+      const row = rows[i]!;
+      if (width === 3) this.one.run(lead, row.id, JSON.stringify(row.data));
+      else this.one.run(row.id, JSON.stringify(row.data));
+    }
+  }
 }
 
 export interface CommitSummary {
@@ -78,6 +130,7 @@ export interface CommitSummary {
 export class Stage {
   private readonly table: string;
   private readonly insert: Statement;
+  private readonly insertRows: RowInserter;
   private readonly batches: Batch[] = [];
   /** Open shadows by table; closed ones are left to their swap batches. */
   private readonly shadows = new Map<string, Shadow>();
@@ -87,6 +140,7 @@ export class Stage {
   constructor(private readonly store: LocalStore) {
     this.table = store.createStageTable();
     this.insert = store.db.prepare(`INSERT INTO [${this.table}] (batch, id, data) VALUES (?, ?, ?)`);
+    this.insertRows = new RowInserter(store.db, `INSERT INTO [${this.table}] (batch, id, data)`, 3);
   }
 
   add(writes: readonly StagedWrite[]): void {
@@ -94,13 +148,8 @@ export class Stage {
       for (const write of writes) {
         if (write.kind === 'rows') {
           const shadow = this.shadows.get(write.table);
-          if (shadow) {
-            const insert = write.merge ? this.mergeInto(shadow) : shadow.insert;
-            for (const row of write.rows) insert.run(row.id, JSON.stringify(row.data));
-            continue;
-          }
-          const batch = this.rowBatch(write.table, write.merge);
-          for (const row of write.rows) this.insert.run(batch, row.id, JSON.stringify(row.data));
+          if (shadow) (write.merge ? this.mergeInto(shadow) : shadow.insert).run(write.rows);
+          else this.insertRows.run(write.rows, this.rowBatch(write.table, write.merge));
         } else if (write.kind === 'delete' && wholeTable(write)) {
           this.openShadow(write.table);
         } else {
@@ -120,17 +169,22 @@ export class Stage {
   private openShadow(table: string): void {
     quoteTable(table);
     const name = this.store.createShadowTable();
-    const insert = this.store.db.prepare(
-      `INSERT INTO [${name}] (id, data) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data`,
+    const insert = new RowInserter(
+      this.store.db,
+      `INSERT INTO [${name}] (id, data)`,
+      2,
+      'ON CONFLICT(id) DO UPDATE SET data = excluded.data',
     );
     this.batches.push({ id: this.batches.length, kind: 'swap', table, shadow: name });
     this.shadows.set(table, { name, insert });
   }
 
-  private mergeInto(shadow: Shadow): Statement {
-    shadow.merge ??= this.store.db.prepare(
-      `INSERT INTO [${shadow.name}] (id, data) VALUES (?, ?)
-       ON CONFLICT(id) DO UPDATE SET data = restfn_merge([${shadow.name}].data, excluded.data)`,
+  private mergeInto(shadow: Shadow): RowInserter {
+    shadow.merge ??= new RowInserter(
+      this.store.db,
+      `INSERT INTO [${shadow.name}] (id, data)`,
+      2,
+      `ON CONFLICT(id) DO UPDATE SET data = restfn_merge([${shadow.name}].data, excluded.data)`,
     );
     return shadow.merge;
   }

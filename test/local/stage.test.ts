@@ -151,7 +151,7 @@ describe('a whole-table replace is written once, into a shadow swapped in at com
 /**
  * The stage must write what applying each write in order would: a model of the tables (a Map keeps
  * insertion order, as SQLite's rowids do) against random logs mixing whole-table and scoped deletes,
- * plain and merged rows and SQL over two tables, split into pages, committed at once.
+ * plain and merged rows (few, or enough for multi-row statements) and SQL over two tables, split into pages, committed at once.
  */
 describe('any write log ends as the writes applied one by one', () => {
   type Model = Map<string, Map<string, Record<string, unknown>>>;
@@ -174,6 +174,21 @@ describe('any write log ends as the writes applied one by one', () => {
     fc
       .tuple(table, fc.array(record, { maxLength: 4 }), fc.boolean())
       .map(([t, rs, merge]) => rows(t, rs, merge)),
+    // Enough rows for the multi-row statements, ids repeating within and across their chunks.
+    fc
+      .tuple(table, fc.integer({ min: 49, max: 130 }), fc.integer({ min: 0, max: 9 }), fc.boolean())
+      .map(([t, n, v, merge]) =>
+        rows(
+          t,
+          Array.from({ length: n }, (_, i) => ({
+            id: `m${(i * 7) % 61}`,
+            g: 1 + (i % 2),
+            v,
+            ...(i % 3 ? {} : { i }),
+          })),
+          merge,
+        ),
+      ),
     table.map((t) => ({
       kind: 'sql' as const,
       statement: `UPDATE [${t}] SET data = json_set(data, '$.s', json_extract(data, '$.v') + 10)`,
