@@ -4,7 +4,7 @@
 // own process, variants interleaved round by round (the order rotates); wall time, CPU time and peak
 // RSS are reported (each variant keeps its database between rounds: from the second round on, a
 // re-sync replaces the rows of the one before), then restfn's peak RSS at 1,000,000 records (1,000 pages).
-// `--quick`: 50,000 records, 3 rounds, and the memory check at 200,000 records (memory stays flat in
+// `--quick`: 30,000 records, 3 rounds, and the memory check at 100,000 records (memory stays flat in
 // the number of records, which is what the check is for; the full run uses 1,000,000).
 import { execFileSync, fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,9 +13,9 @@ import { join } from 'node:path';
 
 const SIZE = 1000;
 const quick = process.argv.includes('--quick');
-const RECORDS = quick ? 50_000 : 100_000;
+const RECORDS = quick ? 30_000 : 100_000;
 const ROUNDS = quick ? 3 : 5;
-const BIG = quick ? 200_000 : 1_000_000;
+const BIG = quick ? 100_000 : 1_000_000;
 const RSS_BUDGET_MB = 300;
 const worker = new URL('./sync-worker.mjs', import.meta.url).pathname;
 
