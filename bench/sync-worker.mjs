@@ -52,4 +52,6 @@ const cpu = process.cpuUsage(cpuStarted);
 const cpuMs = (cpu.user + cpu.system) / 1000;
 // Time the event loop sat waiting (for the server, mostly).
 const idleMs = performance.eventLoopUtilization(eluStarted).idle;
-console.log(JSON.stringify({ variant, ms, cpuMs, idleMs, rows, maxRssMB: process.resourceUsage().maxRSS / 1024 }));
+console.log(
+  JSON.stringify({ variant, ms, cpuMs, idleMs, rows, maxRssMB: process.resourceUsage().maxRSS / 1024 }),
+);
