@@ -10,6 +10,8 @@ import { createRuntime, LocalStore, loadSolution } from '../dist/index.js';
 const [variant, base, dir] = process.argv.slice(2);
 const TRANSFORM = 'items.{ "id": id, "name": name, "value": value, "region": region }';
 const started = performance.now();
+const cpuStarted = process.cpuUsage();
+const eluStarted = performance.eventLoopUtilization();
 let rows;
 
 if (variant === 'baseline' || variant === 'guarded') {
@@ -46,4 +48,10 @@ if (variant === 'baseline' || variant === 'guarded') {
 }
 
 const ms = performance.now() - started;
-console.log(JSON.stringify({ variant, ms, rows, maxRssMB: process.resourceUsage().maxRSS / 1024 }));
+const cpu = process.cpuUsage(cpuStarted);
+const cpuMs = (cpu.user + cpu.system) / 1000;
+// Time the event loop sat waiting (for the server, mostly).
+const idleMs = performance.eventLoopUtilization(eluStarted).idle;
+console.log(
+  JSON.stringify({ variant, ms, cpuMs, idleMs, rows, maxRssMB: process.resourceUsage().maxRSS / 1024 }),
+);

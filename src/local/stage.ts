@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { RangeMatch, ValueMatch } from './scope.js';
-import { type LocalStore, StoreError } from './store.js';
+import { type LocalStore, quoteTable, StoreError } from './store.js';
 
 export const COMMAND_QUEUE_TABLE = '_commandQueue';
 
@@ -40,8 +40,74 @@ export type StagedWrite =
       readonly includeCommandQueue: boolean;
     };
 
-/** What the replay needs to know about each batch; row data and payloads stay in SQLite. */
-type Batch = { id: number; kind: 'rows'; table: string; merge: boolean } | { id: number; kind: 'payload' };
+/**
+ * What the replay needs to know about each batch; row data and payloads stay in SQLite. A `swap`
+ * batch stands where a whole-table delete was staged: its rows went straight into a shadow table,
+ * which takes the table's place at that point of the replay.
+ */
+type Batch =
+  | { id: number; kind: 'rows'; table: string; merge: boolean }
+  | { id: number; kind: 'payload' }
+  | { id: number; kind: 'swap'; table: string; shadow: string };
+
+/** A whole-table replace in progress: the rows staged for `table` since its delete, already upserted. */
+interface Shadow {
+  readonly name: string;
+  readonly insert: RowInserter;
+  merge?: RowInserter;
+}
+
+/** Rows per INSERT statement: one call into SQLite per chunk rather than per row. */
+const CHUNK = 50;
+
+/**
+ * Inserts rows (`lead` value if given, id, the record as JSON) with one statement per `CHUNK` rows
+ * and the rest one by one; SQLite applies the rows of one statement in order, as separate inserts
+ * would be (a later row of the same id meets the conflict clause like any other).
+ */
+class RowInserter {
+  private one: Statement | undefined;
+  private many: Statement | undefined;
+
+  constructor(
+    private readonly db: LocalStore['db'],
+    /** `INSERT INTO [table] (columns)`, the columns ending in `id, data`. */
+    private readonly head: string,
+    private readonly width: 2 | 3,
+    /** Conflict clause. */
+    private readonly tail = '',
+  ) {}
+
+  private statement(rows: number): Statement {
+    const tuple = this.width === 2 ? '(?, ?)' : '(?, ?, ?)';
+    return this.db.prepare(`${this.head} VALUES ${Array(rows).fill(tuple).join(', ')} ${this.tail}`);
+  }
+
+  run(rows: readonly StagedRow[], lead?: number): void {
+    const width = this.width;
+    let i = 0;
+    if (rows.length >= CHUNK) {
+      this.many ??= this.statement(CHUNK);
+      const args: unknown[] = new Array(width * CHUNK);
+      for (; i + CHUNK <= rows.length; i += CHUNK) {
+        for (let j = 0, k = 0; j < CHUNK; j++) {
+          const row = rows[i + j]!;
+          if (width === 3) args[k++] = lead;
+          args[k++] = row.id;
+          args[k++] = JSON.stringify(row.data);
+        }
+        this.many.run(args);
+      }
+    }
+    if (i === rows.length) return;
+    this.one ??= this.statement(1);
+    for (; i < rows.length; i++) {
+      const row = rows[i]!;
+      if (width === 3) this.one.run(lead, row.id, JSON.stringify(row.data));
+      else this.one.run(row.id, JSON.stringify(row.data));
+    }
+  }
+}
 
 export interface CommitSummary {
   /** Tables written, in first-written order. */
@@ -52,26 +118,42 @@ export interface CommitSummary {
  * A write log in a staging table of the same database. Each `add` is one short transaction, so pages
  * stream to disk and memory stays flat; the real tables are untouched until `commit` replays the log
  * in one transaction. `discard` (on any failure) leaves them exactly as they were.
+ *
+ * A whole-table replace (delete everything, then write rows) is not logged row by row: from the
+ * delete on, the table's rows go into a shadow table with the same columns (upserted there as the
+ * replay would upsert them), and at commit the shadow is renamed into the table's place, so each row
+ * is written once. That moves those row writes to where the delete stands in the log, which changes
+ * nothing as long as no write in between can touch the table: a write that might (any SQL
+ * statement, a scoped delete or find-replace on the table) closes the shadow, and the table's later
+ * rows are logged as usual.
  */
 export class Stage {
   private readonly table: string;
   private readonly insert: Statement;
+  private readonly insertRows: RowInserter;
   private readonly batches: Batch[] = [];
+  /** Open shadows by table; closed ones are left to their swap batches. */
+  private readonly shadows = new Map<string, Shadow>();
 
   private open = true;
 
   constructor(private readonly store: LocalStore) {
     this.table = store.createStageTable();
     this.insert = store.db.prepare(`INSERT INTO [${this.table}] (batch, id, data) VALUES (?, ?, ?)`);
+    this.insertRows = new RowInserter(store.db, `INSERT INTO [${this.table}] (batch, id, data)`, 3);
   }
 
   add(writes: readonly StagedWrite[]): void {
     this.store.db.transaction(() => {
       for (const write of writes) {
         if (write.kind === 'rows') {
-          const batch = this.rowBatch(write.table, write.merge);
-          for (const row of write.rows) this.insert.run(batch, row.id, JSON.stringify(row.data));
+          const shadow = this.shadows.get(write.table);
+          if (shadow) (write.merge ? this.mergeInto(shadow) : shadow.insert).run(write.rows);
+          else this.insertRows.run(write.rows, this.rowBatch(write.table, write.merge));
+        } else if (write.kind === 'delete' && wholeTable(write)) {
+          this.openShadow(write.table);
         } else {
+          this.closeShadows(write);
           const id = this.batches.length;
           this.batches.push({ id, kind: 'payload' });
           // SQL parameters are made bindable now: JSON would drop undefined and turn bytes into text.
@@ -81,6 +163,37 @@ export class Stage {
         }
       }
     })();
+  }
+
+  /** A whole-table delete: a new shadow for `table`, swapped in where the delete stands. */
+  private openShadow(table: string): void {
+    quoteTable(table);
+    const name = this.store.createShadowTable();
+    const insert = new RowInserter(
+      this.store.db,
+      `INSERT INTO [${name}] (id, data)`,
+      2,
+      'ON CONFLICT(id) DO UPDATE SET data = excluded.data',
+    );
+    this.batches.push({ id: this.batches.length, kind: 'swap', table, shadow: name });
+    this.shadows.set(table, { name, insert });
+  }
+
+  private mergeInto(shadow: Shadow): RowInserter {
+    shadow.merge ??= new RowInserter(
+      this.store.db,
+      `INSERT INTO [${shadow.name}] (id, data)`,
+      2,
+      `ON CONFLICT(id) DO UPDATE SET data = restfn_merge([${shadow.name}].data, excluded.data)`,
+    );
+    return shadow.merge;
+  }
+
+  /** Closes the shadows a logged write might touch: SQL may touch any table, the others name theirs. */
+  private closeShadows(write: StagedWrite): void {
+    if (write.kind === 'sql') this.shadows.clear();
+    else if (write.kind === 'delete') this.shadows.delete(write.table);
+    else if (write.kind === 'find-replace') for (const table of write.tables) this.shadows.delete(table);
   }
 
   /** Consecutive rows for the same table and mode share one batch, so the log stays small. */
@@ -117,6 +230,9 @@ export class Stage {
             `INSERT INTO ${target} (id, data) SELECT id, data FROM [${this.table}] WHERE batch = ? ORDER BY seq
              ON CONFLICT(id) DO UPDATE SET data = ${update}`,
           ).run(batch.id);
+        } else if (batch.kind === 'swap') {
+          this.swap(batch.table, batch.shadow);
+          tables.add(batch.table);
         } else {
           const { data } = db
             .prepare(`SELECT data FROM [${this.table}] WHERE batch = ? AND id IS NULL`)
@@ -127,6 +243,26 @@ export class Stage {
         }
       }
     })();
+  }
+
+  /**
+   * The shadow takes the table's place: renamed in when nothing else depends on the table, else its
+   * rows are copied over the emptied table (as a logged replace would have written them).
+   */
+  private swap(table: string, shadow: string): void {
+    const db = this.store.db;
+    const target = quoteTable(table);
+    if (!this.store.hasTable(table)) {
+      db.exec(`ALTER TABLE [${shadow}] RENAME TO ${target}`);
+    } else if (this.store.canReplaceByRename(table)) {
+      db.exec(`DROP TABLE ${target}`);
+      db.exec(`ALTER TABLE [${shadow}] RENAME TO ${target}`);
+    } else {
+      db.exec(`DELETE FROM ${target}`);
+      db.exec(`INSERT INTO ${target} (id, data) SELECT id, data FROM [${shadow}] ORDER BY rowid`);
+      db.exec(`DROP TABLE [${shadow}]`);
+    }
+    this.store.markKnown(table);
   }
 
   discard(): void {
@@ -145,11 +281,20 @@ export class Stage {
     }
   }
 
+  /** Drops the log and every shadow not renamed into place (after a commit, those are gone already). */
   private drop(): void {
     if (!this.open) return;
     this.open = false;
+    this.shadows.clear();
+    for (const batch of this.batches)
+      if (batch.kind === 'swap') this.store.db.exec(`DROP TABLE IF EXISTS [${batch.shadow}]`);
     this.store.db.exec(`DROP TABLE IF EXISTS [${this.table}]`);
   }
+}
+
+/** A delete of every row of its table: no scope, and no temp-id rows kept. */
+function wholeTable(write: Extract<StagedWrite, { kind: 'delete' }>): boolean {
+  return write.values.length === 0 && write.ranges.length === 0 && !write.keepTempIds;
 }
 
 /** Applies one non-row write; returns the tables it touched. */

@@ -7,6 +7,9 @@ import { privateFile } from './private-path.js';
 /** Prefix of the tables a sync stages its writes in; left-overs from a crash are dropped on open. */
 const STAGE_PREFIX = '_restfn_stage_';
 
+/** The columns of every entity table. */
+const ENTITY_COLUMNS = '(id TEXT PRIMARY KEY, data JSON)';
+
 export { isTempId } from '../expression/functions.js';
 
 export function newTempId(): string {
@@ -50,7 +53,7 @@ export class LocalStore {
   ensureTable(name: string): string {
     const quoted = quoteTable(name);
     if (!this.known.has(name)) {
-      this.db.exec(`CREATE TABLE IF NOT EXISTS ${quoted} (id TEXT PRIMARY KEY, data JSON)`);
+      this.db.exec(`CREATE TABLE IF NOT EXISTS ${quoted} ${ENTITY_COLUMNS}`);
       this.known.add(name);
     }
     return quoted;
@@ -83,11 +86,45 @@ export class LocalStore {
 
   /** A fresh staging table (see stage.ts); dropped by the stage when it commits or is discarded. */
   createStageTable(): string {
-    const name = `${STAGE_PREFIX}${process.pid}_${randomUUID().replaceAll('-', '')}`;
+    const name = stageName();
     this.db.exec(
       `CREATE TABLE [${name}] (seq INTEGER PRIMARY KEY, batch INTEGER NOT NULL, id TEXT, data TEXT)`,
     );
     return name;
+  }
+
+  /**
+   * A fresh shadow of an entity table (see stage.ts): the same columns, named like a staging table,
+   * so a crash leaves nothing a later open does not drop. Renamed into place, or dropped, by the stage.
+   */
+  createShadowTable(): string {
+    const name = stageName();
+    this.db.exec(`CREATE TABLE [${name}] ${ENTITY_COLUMNS}`);
+    return name;
+  }
+
+  /**
+   * Whether `name` can be replaced by dropping it and renaming another table in its place: it is an
+   * entity table as `ensureTable` makes them, and nothing else in the schema names it (an index of
+   * its own, a trigger, a view, a foreign key), which a drop would lose or a rename would trip on.
+   */
+  canReplaceByRename(name: string): boolean {
+    const entries = this.db
+      .prepare(
+        `SELECT type, name, tbl_name AS owner, sql FROM sqlite_master
+         WHERE tbl_name = ? OR type IN ('view', 'trigger') OR (type = 'table' AND sql LIKE '%REFERENCES%')`,
+      )
+      .all(name) as Array<{ type: string; name: string; owner: string; sql: string | null }>;
+    return entries.every((e) =>
+      e.type === 'table'
+        ? e.name === name && e.sql !== null && e.sql.endsWith(` ${ENTITY_COLUMNS}`)
+        : e.type === 'index' && e.owner === name && e.sql === null,
+    );
+  }
+
+  /** Records that `name` exists now (made by a rename rather than `ensureTable`). */
+  markKnown(name: string): void {
+    this.known.add(name);
   }
 
   /** All rows of a table as records (`data` parsed), in id order. */
@@ -101,6 +138,11 @@ export class LocalStore {
   close(): void {
     this.db.close();
   }
+}
+
+/** A staging table's name: the prefix, this process (see `dropAbandonedStages`), then a fresh part. */
+function stageName(): string {
+  return `${STAGE_PREFIX}${process.pid}_${randomUUID().replaceAll('-', '')}`;
 }
 
 function processAlive(pid: number): boolean {

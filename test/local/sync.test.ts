@@ -302,3 +302,98 @@ outputTransform: '[{"id": "fine"}, {"id": ${id}, "name": "x"}]'
     },
   );
 });
+
+describe('the next page is asked for while the current one is written', () => {
+  const PAGED = (url: string, extra = '') =>
+    GET(
+      url,
+      `parameters:
+  page: { location: query, type: int, value: 1 }
+continuation:
+  when: =@ctx.parameters.page < 4
+  parameters:
+    page: { location: query, type: int, value: =$number(@ctx.parameters.page) + 1 }
+${extra}`,
+    );
+  /** Page N holds `p{N}`; `bad` pages hold a record whose id is an object (it fails to stage). */
+  const pagedServer = (bad: number[] = [], delayMs = 0) =>
+    testServer((req, res) => {
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
+      const id = bad.includes(page) ? { not: 'an id' } : `p${page}`;
+      setTimeout(() => json(res, 200, { items: [{ id }] }), delayMs);
+    });
+
+  test('a GET requests page N+1 before page N is written; every page lands in order', async () => {
+    const server = await pagedServer();
+    const { runtime, store } = syncSetup({
+      'functions/rest-get-items.platform': PAGED(server.url),
+      'datasources/items.platform': datasource('items', 'rest-get-items'),
+    });
+    let sent = 0;
+    runtime.on((e) => {
+      if (e.type === 'request') sent++;
+    });
+    const seen: number[] = [];
+    const result = await runtime.sync('items', { onProgress: (p) => seen.push(p.pages * 10 + sent) });
+    expect(result.entities[0]).toMatchObject({ pages: 4, records: 4, stopped: 'done' });
+    // When page N was written, page N+1 had been asked for (the last page has no next).
+    expect(seen).toEqual([12, 23, 34, 44]);
+    expect(ids(store, 'items')).toEqual(['p1', 'p2', 'p3', 'p4']);
+  });
+
+  test('a page that fails to stage fails the sync with its own error; the page asked for ahead is dropped', async () => {
+    const server = await pagedServer([2], 50);
+    const { runtime, store } = syncSetup({
+      'functions/rest-get-items.platform': PAGED(server.url),
+      'datasources/items.platform': datasource('items', 'rest-get-items'),
+    });
+    seed(store, 'items', [{ id: 'before' }]);
+    const sent: string[] = [];
+    runtime.on((e) => {
+      if (e.type === 'request') sent.push(new URL(e.url).search);
+    });
+    await expect(runtime.sync('items')).rejects.toMatchObject({ code: 'RECORD_ID_INVALID' });
+    expect(sent).toEqual(['?page=1', '?page=2', '?page=3']);
+    expect(ids(store, 'items')).toEqual(['before']);
+    expect(store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all()).toEqual([
+      { name: 'items' },
+    ]);
+  });
+
+  test('when deciding the next page and writing this one both fail, the write failure is reported, as without lookahead', async () => {
+    const server = await pagedServer([1]);
+    const { runtime } = syncSetup({
+      'functions/rest-get-items.platform': GET(
+        server.url,
+        `parameters:
+  page: { location: query, type: int, value: 1 }
+continuation:
+  when: =$number("not a number") > 0
+`,
+      ),
+      'datasources/items.platform': datasource('items', 'rest-get-items'),
+    });
+    await expect(runtime.sync('items')).rejects.toMatchObject({ code: 'RECORD_ID_INVALID' });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  test('functions with conversions or another method than GET ask for the next page only after writing', async () => {
+    for (const extra of ['conversions: []\n', 'method: POST\n']) {
+      const server = await pagedServer();
+      const definition = PAGED(server.url, extra.startsWith('method') ? '' : extra);
+      const { runtime } = syncSetup({
+        'functions/rest-get-items.platform': extra.startsWith('method')
+          ? definition.replace('method: GET', 'method: POST')
+          : definition,
+        'datasources/items.platform': datasource('items', 'rest-get-items'),
+      });
+      let sent = 0;
+      runtime.on((e) => {
+        if (e.type === 'request') sent++;
+      });
+      const seen: number[] = [];
+      await runtime.sync('items', { onProgress: (p) => seen.push(p.pages * 10 + sent) });
+      expect(seen).toEqual([11, 22, 33, 44]);
+    }
+  });
+});
