@@ -87,27 +87,30 @@ function limitFailure(error: unknown): LimitReached | undefined {
 
 /**
  * JSONata marks the arrays it builds as sequences (extra own properties such as `sequence`); hand
- * back plain JSON values, copying only the arrays that carry such marks.
+ * back plain JSON values, copying only the arrays that carry such marks. Only objects and arrays
+ * are visited (a leaf costs a type check, not a call); bytes are left as they are.
  */
 function normalise(value: unknown): unknown {
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return value;
   if (Array.isArray(value)) {
-    const marked = 'sequence' in value;
-    let copy: unknown[] | undefined = marked ? Array.from(value) : undefined;
+    let copy: unknown[] | undefined = 'sequence' in value ? Array.from(value) : undefined;
     for (let i = 0; i < value.length; i++) {
-      const item = normalise(value[i]);
-      if (item !== value[i]) {
+      const item: unknown = value[i];
+      if (item === null || typeof item !== 'object') continue;
+      const plain = normalise(item);
+      if (plain !== item) {
         copy ??= Array.from(value);
-        copy[i] = item;
+        copy[i] = plain;
       }
     }
     return copy ?? value;
   }
-  if (value !== null && typeof value === 'object') {
-    for (const key in value) {
-      const record = value as Record<string, unknown>;
-      const item = normalise(record[key]);
-      if (item !== record[key]) record[key] = item;
-    }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const item = record[key];
+    if (item === null || typeof item !== 'object') continue;
+    const plain = normalise(item);
+    if (plain !== item) record[key] = plain;
   }
   return value;
 }

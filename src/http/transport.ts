@@ -56,7 +56,12 @@ export class Transport {
     // The other timeouts bound one wait each; this bounds the whole request (a slow drip included).
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(), this.options.requestTimeoutMs);
-    const aborts = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+    // The caller's abort is passed on by a listener removed at the end (AbortSignal.any costs a
+    // signal tracked with weak references per request).
+    const aborts = deadline.signal;
+    const passOn = () => deadline.abort(signal?.reason);
+    if (signal?.aborted) passOn();
+    else signal?.addEventListener('abort', passOn, { once: true });
     try {
       let current = req;
       for (let hops = 0; ; hops++) {
@@ -106,6 +111,7 @@ export class Transport {
       throw this.translate(error, summary);
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', passOn);
     }
   }
 
