@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { Agent, type Dispatcher, errors, interceptors, request } from 'undici';
+import { Agent, type Dispatcher, errors, request } from 'undici';
 import type { OutboundRequest } from './build-request.js';
 import {
   AbortedError,
@@ -35,15 +35,17 @@ export class Transport {
       bodyTimeout: options.bodyTimeoutMs,
       connections: options.connections,
     });
-    this.dispatcher = agent.compose(interceptors.redirect({ maxRedirections: options.maxRedirections }));
+    this.dispatcher = agent;
   }
 
   /**
    * Sends the request and reads the whole body, within `requestTimeoutMs` for all of it and at most
    * `maxResponseBytes` of body. `summary` names the request in errors (masked URL).
-   * A request that carries credentials, or any header the trace masks as sensitive (`x-token`,
-   * `cookie`: one rule, `isSensitiveHeader`), follows redirects only within its origin: undici
-   * would pass such headers on to whatever host a redirect names.
+   * Redirects (300-303, 307, 308 with a location) are followed here, up to `maxRedirections`, never
+   * back to an address already visited (undici's redirect interceptor, which did this before,
+   * costs several handler objects per request, redirected or not). A request that carries
+   * credentials, or any header the trace masks as sensitive (`x-token`, `cookie`: one rule,
+   * `isSensitiveHeader`), follows redirects only within its origin.
    */
   async send(
     req: OutboundRequest,
@@ -64,6 +66,7 @@ export class Transport {
     else signal?.addEventListener('abort', passOn, { once: true });
     try {
       let current = req;
+      let visited: Set<string> | undefined;
       for (let hops = 0; ; hops++) {
         const res = await request(current.url, {
           dispatcher: this.dispatcher,
@@ -71,7 +74,6 @@ export class Transport {
           headers: current.headers,
           body: current.body,
           signal: aborts,
-          ...(guarded ? { maxRedirections: 0 } : {}),
         });
         const bytes = await readCappedBody(
           res.body,
@@ -80,20 +82,29 @@ export class Transport {
           summary,
         );
         const location = res.headers.location;
-        if (res.statusCode >= 300 && res.statusCode < 400 && location !== undefined) {
-          if (!guarded || hops >= limit) {
+        if (REDIRECTS.has(res.statusCode) && location !== undefined) {
+          if (hops >= limit) {
             throw new RedirectLimitError(
               summary,
               `redirected more than ${limit} times (settings.http.maxRedirections)`,
             );
           }
-          const next = new URL(String(location), current.url);
-          if (next.origin !== new URL(current.url).origin) {
+          const from = new URL(current.url);
+          const next = new URL(String(location), from);
+          if (guarded && next.origin !== from.origin) {
             throw new RedirectLimitError(
               summary,
               `redirects to another origin (${next.origin}); not followed because the request carries credentials or sensitive headers`,
             );
           }
+          visited ??= new Set([from.href]);
+          if (visited.has(next.href)) {
+            throw new RedirectLimitError(
+              summary,
+              'redirects back to an address it already visited (a redirect loop)',
+            );
+          }
+          visited.add(next.href);
           current = redirected(current, next.href, res.statusCode);
           continue;
         }
@@ -134,12 +145,6 @@ export class Transport {
       return new AbortedError(summary, error);
     }
     const code = (error as { code?: string })?.code;
-    if (code === 'UND_ERR_INVALID_ARG' && /redirect loop/i.test((error as Error).message)) {
-      return new RedirectLimitError(
-        summary,
-        'redirects back to an address it already visited (a redirect loop)',
-      );
-    }
     const detail =
       code === 'UND_ERR_SOCKET'
         ? 'the connection closed before the response was complete'
@@ -148,9 +153,17 @@ export class Transport {
   }
 }
 
-/** The request a redirect asks for: 307/308 repeat it; the others become a GET without a body. */
+/** The statuses whose `location` is followed (as undici's redirect handler does). */
+const REDIRECTS: ReadonlySet<number> = new Set([300, 301, 302, 303, 307, 308]);
+
+/**
+ * The request a redirect asks for, as fetch (and undici) do it: a 303, and a POST answered by 301
+ * or 302, become a GET without a body; every other redirect repeats the request.
+ */
 function redirected(req: OutboundRequest, url: string, status: number): OutboundRequest {
-  if (status === 307 || status === 308 || req.method === 'HEAD') return { ...req, url };
+  const toGet =
+    status === 303 ? req.method !== 'HEAD' : (status === 301 || status === 302) && req.method === 'POST';
+  if (!toGet) return { ...req, url };
   const { 'content-type': _, ...headers } = req.headers;
   return { method: 'GET', url, headers, body: undefined };
 }
