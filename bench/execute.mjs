@@ -97,6 +97,11 @@ try {
   console.log(
     `  throughput ratio restfn/baseline: ${median(own).toFixed(2)}x ${pct(spread(own))} (target >= 0.95x)`,
   );
+  // CPU time per call of the client process: less sensitive than wall time to a busy machine.
+  const cpu = perRound('baseline', 'restfn', 'cpuUs');
+  console.log(
+    `  CPU per call, baseline/restfn:    ${median(cpu).toFixed(2)}x ${pct(spread(cpu))} (${median(t.restfn.map((r) => r.cpuUs)).toFixed(0)} vs ${median(t.baseline.map((r) => r.cpuUs)).toFixed(0)} µs)`,
+  );
   if (!quick) {
     const overhead = perRound('restfn', 'guarded', 'rps');
     const guardrails = perRound('guarded', 'baseline', 'rps');
@@ -120,7 +125,7 @@ try {
     ownMedian,
     '>= 0.95',
     ownMedian >= 0.95,
-    `median ${median(t.restfn.map((r) => r.rps)).toFixed(0)} vs ${median(t.baseline.map((r) => r.rps)).toFixed(0)} req/s, ${ROUNDS} rounds, spread ${pct(spread(own))}`,
+    `median ${median(t.restfn.map((r) => r.rps)).toFixed(0)} vs ${median(t.baseline.map((r) => r.rps)).toFixed(0)} req/s, ${ROUNDS} rounds, spread ${pct(spread(own))}; CPU per call baseline/restfn ${median(cpu).toFixed(2)}x`,
   );
 
   // 1,000 sequential calls from a cold process.
@@ -142,6 +147,8 @@ try {
     const seqGuarded = s.restfn.map((r, i) => r.ms / s.guarded[i].ms);
     console.log(`  time ratio restfn/guarded:  ${median(seqGuarded).toFixed(2)}x ${pct(spread(seqGuarded))}`);
   }
+  const seqCpu = s.restfn.map((r, i) => r.cpuUs / s.baseline[i].cpuUs);
+  console.log(`  CPU ratio restfn/baseline:  ${median(seqCpu).toFixed(2)}x ${pct(spread(seqCpu))}`);
   const seqMedian = median(seq);
   figure(
     'sequential-1000',
@@ -149,7 +156,7 @@ try {
     seqMedian,
     '<= 1.15',
     seqMedian <= 1.15,
-    `median ${median(s.restfn.map((r) => r.ms)).toFixed(0)} ms vs ${median(s.baseline.map((r) => r.ms)).toFixed(0)} ms, ${ROUNDS} rounds, spread ${pct(spread(seq))}`,
+    `median ${median(s.restfn.map((r) => r.ms)).toFixed(0)} ms vs ${median(s.baseline.map((r) => r.ms)).toFixed(0)} ms, ${ROUNDS} rounds, spread ${pct(spread(seq))}; CPU restfn/baseline ${median(seqCpu).toFixed(2)}x`,
   );
 } finally {
   server.kill();
