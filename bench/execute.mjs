@@ -49,7 +49,7 @@ const pct = (x) => `±${(x * 100).toFixed(0)}%`;
 function run(variant, mode, count, env = {}) {
   const out = execFileSync(process.execPath, [worker, variant, mode, base, root, String(count)], {
     encoding: 'utf8',
-    env: { ...process.env, ...(quick ? { WARMUP: '300' } : {}), ...env },
+    env: { ...process.env, ...(quick ? { WARMUP: '1000' } : {}), ...env },
   });
   return JSON.parse(out.trim().split('\n').at(-1));
 }
