@@ -12,7 +12,7 @@ import { createRuntime, DEFAULT_LIMITS, loadSolution } from '../dist/index.js';
 const TRANSFORM = 'items.{ "id": id, "name": name, "price": price }';
 const C = Number(process.env.C ?? 16);
 // restfn runs more code than the baseline, which V8 needs longer to optimise: a short warm-up
-// measures the JIT, not the steady state (300 calls gave ~0.7x where 2,000 give ~1.0x).
+// measures the JIT, not the steady state (300 calls gave 0.5-0.7x where 2,000 gave ~1.0x).
 const WARMUP = Number(process.env.WARMUP ?? 2000);
 
 const [variant, mode, base, dir, countText] = process.argv.slice(2);
