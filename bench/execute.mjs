@@ -1,19 +1,25 @@
-// N executions at concurrency C of a GET function (path parameter, header, outputTransform over a
-// 100-item JSON response) against hand-written baselines in the same run: undici request, JSON.parse,
-// the same JSONata transform, compiled (a) plainly and (b) with the guardrails restfn always sets
-// (timeout, stack depth, sequence length). Reports throughput, p50/p99 latency and both ratios:
-// (a) is the issue's target; (b) isolates restfn's own overhead from the guardrails' cost.
-import { fork } from 'node:child_process';
+// Execute path against hand-written baselines: undici request, JSON.parse and the same JSONata
+// transform, compiled (a) plainly: `baseline`, the issue's target, and (b) with the guardrails restfn
+// always sets (timeout, stack depth, sequence length): `guarded`, to tell restfn's own overhead from
+// the guardrails' cost. A GET function with a path parameter, a header and an outputTransform over a
+// 100-item JSON response, served by bench/item-server.mjs in its own process.
+//
+// - throughput: N calls at concurrency C, each variant in its own process (bench/execute-worker.mjs),
+//   warmed, rounds in rotating order; ratios per round, median and spread reported. Then, for
+//   comparison, the old method: all variants in one process.
+// - sequential: 1,000 calls one after the other from a cold process (setup excluded, no warm-up).
+// `--quick`: fewer rounds and calls, no `guarded` variant and no one-process comparison.
+import { execFileSync, fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import jsonata from 'jsonata';
-import { Agent, request } from 'undici';
-import { createRuntime, DEFAULT_LIMITS, loadSolution } from '../dist/index.js';
 
-const N = Number(process.env.N ?? 20_000);
-const C = Number(process.env.C ?? 16);
+const quick = process.argv.includes('--quick');
+const N = Number(process.env.N ?? (quick ? 1000 : 4000));
+const ROUNDS = Number(process.env.ROUNDS ?? (quick ? 3 : 5));
+const SEQUENTIAL = 1000;
 const TRANSFORM = 'items.{ "id": id, "name": name, "price": price }';
+const worker = new URL('./execute-worker.mjs', import.meta.url).pathname;
 
 const server = fork(new URL('./item-server.mjs', import.meta.url));
 const { port } = await new Promise((resolve) => server.once('message', resolve));
@@ -32,89 +38,127 @@ outputTransform: '${TRANSFORM}'
 `,
 );
 
-const runtime = createRuntime(loadSolution(root));
-const agent = new Agent({ connections: 64 });
-const plain = jsonata(TRANSFORM);
-const guarded = jsonata(TRANSFORM, {
-  timeout: DEFAULT_LIMITS.timeoutMs,
-  stack: DEFAULT_LIMITS.maxDepth,
-  sequence: DEFAULT_LIMITS.maxSequence,
-});
-
-const restfn = (i) => runtime.execute('rest-get-thing', { id: `thing-${i}` });
-const baseline = (expression) => async (i) => {
-  const res = await request(`${base}/things/${encodeURIComponent(`thing-${i}`)}`, {
-    dispatcher: agent,
-    headers: { 'x-client': 'bench' },
-  });
-  const body = JSON.parse(await res.body.text());
-  if (res.statusCode >= 400) throw new Error(`status ${res.statusCode}`);
-  return expression.evaluate(body);
+const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+/** Largest distance of a sample from the median, in % of the median. */
+const spread = (xs) => {
+  const m = median(xs);
+  return Math.max(...xs.map((x) => Math.abs(x - m))) / m;
 };
+const pct = (x) => `±${(x * 100).toFixed(0)}%`;
 
-async function measure(run, count) {
-  const latencies = new Float64Array(count);
-  let next = 0;
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: C }, async () => {
-      while (next < count) {
-        const i = next++;
-        const t = performance.now();
-        await run(i);
-        latencies[i] = performance.now() - t;
-      }
-    }),
+function run(variant, mode, count, env = {}) {
+  const out = execFileSync(process.execPath, [worker, variant, mode, base, root, String(count)], {
+    encoding: 'utf8',
+    env: { ...process.env, ...(quick ? { WARMUP: '1000' } : {}), ...env },
+  });
+  return JSON.parse(out.trim().split('\n').at(-1));
+}
+
+/** Rounds of one process per variant, in rotating order so machine noise hits every variant alike. */
+function rounds(variants, mode, count) {
+  const results = Object.fromEntries(variants.map((v) => [v, []]));
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < variants.length; k++) {
+      const variant = variants[(round + k) % variants.length];
+      results[variant].push(run(variant, mode, count));
+    }
+  }
+  const checks = new Set(variants.flatMap((v) => results[v].map((r) => r.check)));
+  if (checks.size !== 1) throw new Error(`the variants answered differently: ${[...checks]}`);
+  return results;
+}
+
+function figure(id, label, ratio, target, met, detail) {
+  console.log(
+    `@figure ${JSON.stringify({ id, label, ratio: Number(ratio.toFixed(3)), target, met, detail })}`,
   );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort();
-  return {
-    rps: count / seconds,
-    p50: latencies[Math.floor(count * 0.5)],
-    p99: latencies[Math.floor(count * 0.99)],
-  };
 }
 
 try {
-  // Warm both paths (JIT, connection pools, expression caches), then alternate to spread machine noise.
-  const runs = { baseline: baseline(plain), guarded: baseline(guarded), restfn };
-  const names = Object.keys(runs);
-  const results = Object.fromEntries(names.map((name) => [name, []]));
-  for (const run of Object.values(runs)) await measure(run, 2000);
-  // Many short rounds in rotating order, so machine noise hits every variant alike; ratios are taken
-  // per round and the median reported.
-  const ROUNDS = 10;
-  for (let round = 0; round < ROUNDS; round++) {
-    for (let k = 0; k < names.length; k++) {
-      const name = names[(round + k) % names.length];
-      results[name].push(await measure(runs[name], Math.round(N / ROUNDS)));
-    }
+  const variants = quick ? ['baseline', 'restfn'] : ['baseline', 'guarded', 'restfn'];
+
+  // Throughput, each variant in its own process.
+  const t = rounds(variants, 'throughput', N);
+  const perRound = (a, b, key) => t[a].map((r, i) => r[key] / t[b][i][key]);
+  console.log(
+    `execute: ${N} GETs at concurrency 16, 100-item JSON, outputTransform; each variant in its own process (median of ${ROUNDS} rounds)`,
+  );
+  for (const name of variants) {
+    const rs = t[name];
+    console.log(
+      `  ${name.padEnd(9)} ${median(rs.map((r) => r.rps))
+        .toFixed(0)
+        .padStart(
+          6,
+        )} req/s   p50 ${median(rs.map((r) => r.p50)).toFixed(2)} ms   p99 ${median(rs.map((r) => r.p99)).toFixed(2)} ms   peak RSS ${median(rs.map((r) => r.maxRssMB)).toFixed(0)} MB`,
+    );
   }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const summary = (rs) => ({
-    rps: median(rs.map((r) => r.rps)),
-    p50: median(rs.map((r) => r.p50)),
-    p99: median(rs.map((r) => r.p99)),
-  });
-  const ratio = (a, b) => median(results[a].map((r, i) => r.rps / results[b][i].rps));
-  const line = (name) => {
-    const x = summary(results[name]);
-    return `  ${name.padEnd(9)} ${x.rps.toFixed(0).padStart(6)} req/s   p50 ${x.p50.toFixed(2)} ms   p99 ${x.p99.toFixed(2)} ms`;
-  };
+  const own = perRound('restfn', 'baseline', 'rps');
   console.log(
-    `execute: ${N} GETs at concurrency ${C}, 100-item JSON, outputTransform (median of ${ROUNDS} rounds)`,
+    `  throughput ratio restfn/baseline: ${median(own).toFixed(2)}x ${pct(spread(own))} (target >= 0.95x)`,
   );
-  for (const name of names) console.log(line(name));
+  // CPU time per call of the client process: less sensitive than wall time to a busy machine.
+  const cpu = perRound('baseline', 'restfn', 'cpuUs');
   console.log(
-    `  throughput ratio restfn/baseline: ${ratio('restfn', 'baseline').toFixed(2)}x (target >= 0.85x)`,
+    `  CPU per call, baseline/restfn:    ${median(cpu).toFixed(2)}x ${pct(spread(cpu))} (${median(t.restfn.map((r) => r.cpuUs)).toFixed(0)} vs ${median(t.baseline.map((r) => r.cpuUs)).toFixed(0)} µs)`,
   );
+  if (!quick) {
+    const overhead = perRound('restfn', 'guarded', 'rps');
+    const guardrails = perRound('guarded', 'baseline', 'rps');
+    console.log(
+      `  throughput ratio restfn/guarded:  ${median(overhead).toFixed(2)}x ${pct(spread(overhead))} (restfn's own overhead)`,
+    );
+    console.log(
+      `  guardrails alone, guarded/baseline: ${median(guardrails).toFixed(2)}x ${pct(spread(guardrails))}`,
+    );
+    // The old method, for comparison: every variant in one process, sharing V8's feedback and heap.
+    const shared = run('shared', 'throughput', N);
+    const sharedRatio = (a, b) => median(shared[a].map((r, i) => r / shared[b][i]));
+    console.log(
+      `  all variants in one process: restfn/baseline ${sharedRatio('restfn', 'baseline').toFixed(2)}x, restfn/guarded ${sharedRatio('restfn', 'guarded').toFixed(2)}x, guarded/baseline ${sharedRatio('guarded', 'baseline').toFixed(2)}x`,
+    );
+  }
+  const ownMedian = median(own);
+  figure(
+    'execute-throughput',
+    'execute throughput, restfn / baseline, each variant in its own process',
+    ownMedian,
+    '>= 0.95',
+    ownMedian >= 0.95,
+    `median ${median(t.restfn.map((r) => r.rps)).toFixed(0)} vs ${median(t.baseline.map((r) => r.rps)).toFixed(0)} req/s, ${ROUNDS} rounds, spread ${pct(spread(own))}; CPU per call baseline/restfn ${median(cpu).toFixed(2)}x`,
+  );
+
+  // 1,000 sequential calls from a cold process.
+  const s = rounds(variants, 'sequential', SEQUENTIAL);
+  const seq = s.restfn.map((r, i) => r.ms / s.baseline[i].ms);
   console.log(
-    `  throughput ratio restfn/guarded:  ${ratio('restfn', 'guarded').toFixed(2)}x (restfn's own overhead)`,
+    `execute: ${SEQUENTIAL} sequential calls, cold process, setup excluded (median of ${ROUNDS} rounds)`,
   );
-  console.log(`  guardrails alone, guarded/baseline: ${ratio('guarded', 'baseline').toFixed(2)}x`);
+  for (const name of variants)
+    console.log(
+      `  ${name.padEnd(9)} ${median(s[name].map((r) => r.ms))
+        .toFixed(0)
+        .padStart(6)} ms`,
+    );
+  console.log(
+    `  time ratio restfn/baseline: ${median(seq).toFixed(2)}x ${pct(spread(seq))} (target <= 1.15x)`,
+  );
+  if (!quick) {
+    const seqGuarded = s.restfn.map((r, i) => r.ms / s.guarded[i].ms);
+    console.log(`  time ratio restfn/guarded:  ${median(seqGuarded).toFixed(2)}x ${pct(spread(seqGuarded))}`);
+  }
+  const seqCpu = s.restfn.map((r, i) => r.cpuUs / s.baseline[i].cpuUs);
+  console.log(`  CPU ratio restfn/baseline:  ${median(seqCpu).toFixed(2)}x ${pct(spread(seqCpu))}`);
+  const seqMedian = median(seq);
+  figure(
+    'sequential-1000',
+    '1,000 sequential calls via the library / the undici+JSONata limit',
+    seqMedian,
+    '<= 1.15',
+    seqMedian <= 1.15,
+    `median ${median(s.restfn.map((r) => r.ms)).toFixed(0)} ms vs ${median(s.baseline.map((r) => r.ms)).toFixed(0)} ms, ${ROUNDS} rounds, spread ${pct(spread(seq))}; CPU restfn/baseline ${median(seqCpu).toFixed(2)}x`,
+  );
 } finally {
-  await runtime.close();
-  await agent.close();
   server.kill();
   rmSync(root, { recursive: true, force: true });
 }

@@ -29,14 +29,26 @@ type Compiled =
  * Guardrails are compile options in JSONata, but their counters live in each evaluation, so one
  * compiled expression is safe to share between concurrent evaluations.
  */
-const cache = new Map<string, Compiled>();
+const cache = new Map<string, Map<string, Compiled>>();
+/** The cache of one limits object, found without building a key per evaluation. */
+const byLimits = new WeakMap<ExpressionLimits, Map<string, Compiled>>();
 
 function compile(source: string, limits: ExpressionLimits): Compiled {
-  const key = `${limits.timeoutMs}:${limits.maxDepth}:${limits.maxSequence}:${limits.maxStringLength}\u0000${source}`;
-  let entry = cache.get(key);
+  let compiled = byLimits.get(limits);
+  if (!compiled) {
+    // Limits objects with the same values share one cache.
+    const key = `${limits.timeoutMs}:${limits.maxDepth}:${limits.maxSequence}:${limits.maxStringLength}`;
+    compiled = cache.get(key);
+    if (!compiled) {
+      compiled = new Map();
+      cache.set(key, compiled);
+    }
+    byLimits.set(limits, compiled);
+  }
+  let entry = compiled.get(source);
   if (!entry) {
     entry = parse(source, limits);
-    if (entry.ok || entry.cacheable) cache.set(key, entry);
+    if (entry.ok || entry.cacheable) compiled.set(source, entry);
   }
   return entry;
 }

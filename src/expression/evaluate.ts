@@ -99,10 +99,18 @@ function limitFailure(error: unknown): LimitReached | undefined {
 
 /**
  * JSONata marks the arrays it builds as sequences (extra own properties such as `sequence`); hand
- * back plain JSON values, copying only the arrays that carry such marks.
+ * back plain JSON values, copying only the arrays that carry such marks. Only objects and arrays
+ * are visited (a leaf costs a type check, not a call); bytes are left as they are.
  */
+/** Only objects, arrays and functions can need work; texts, numbers and null are kept as they are. */
+function needsNormalising(value: unknown): boolean {
+  return value !== null && (typeof value === 'object' || typeof value === 'function');
+}
+
 function normalise(value: unknown, depth: number): unknown {
-  if (value === null || typeof value !== 'object') return typeof value === 'function' ? undefined : value;
+  if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) {
+    return typeof value === 'function' ? undefined : value;
+  }
   if (depth >= MAX_RESULT_DEPTH) {
     throw new LimitReached(
       'depth',
@@ -110,13 +118,14 @@ function normalise(value: unknown, depth: number): unknown {
     );
   }
   if (Array.isArray(value)) {
-    const marked = 'sequence' in value;
-    let copy: unknown[] | undefined = marked ? Array.from(value) : undefined;
+    let copy: unknown[] | undefined = 'sequence' in value ? Array.from(value) : undefined;
     for (let i = 0; i < value.length; i++) {
-      const item = normalise(value[i], depth + 1);
-      if (item !== value[i]) {
+      const item: unknown = value[i];
+      if (!needsNormalising(item)) continue;
+      const plain = normalise(item, depth + 1);
+      if (plain !== item) {
         copy ??= Array.from(value);
-        copy[i] = item;
+        copy[i] = plain;
       }
     }
     return copy ?? value;
@@ -124,13 +133,13 @@ function normalise(value: unknown, depth: number): unknown {
   // A function value (JSONata's lambdas are objects with a cyclic environment) is no data: it is
   // dropped, as JSON.stringify drops functions.
   if ((value as { _jsonata_lambda?: unknown })._jsonata_lambda === true) return undefined;
-  for (const key in value) {
-    const record = value as Record<string, unknown>;
-    const item = normalise(record[key], depth + 1);
-    if (item !== record[key]) {
-      if (item === undefined) delete record[key];
-      else record[key] = item;
-    }
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const item = record[key];
+    if (!needsNormalising(item)) continue;
+    const plain = normalise(item, depth + 1);
+    if (plain === undefined) delete record[key];
+    else if (plain !== item) record[key] = plain;
   }
   return value;
 }

@@ -158,7 +158,8 @@ export function buildUrl(
   keepQuery = false,
   shown = false,
 ): string {
-  const path = new Map(values.filter((v) => v.location === 'path').map((v) => [v.name, v.value]));
+  const path = new Map<string, unknown>();
+  for (const v of values) if (v.location === 'path') path.set(v.name, v.value);
   const parsed = parseUrlTemplate(template);
   const { address, queryAt } = parsed;
   const end = queryAt === -1 ? address.length : queryAt;
@@ -180,12 +181,14 @@ export function buildUrl(
   });
   const withPath =
     baseFilled + pathPart.replace(PLACEHOLDER, (_, name: string) => encodePathValue(name, value(name)));
-  const query = new URLSearchParams(written);
+  let query: URLSearchParams | undefined;
   for (const v of values) {
     if (v.location !== 'query' || v.value === undefined || v.value === null) continue;
+    query ??= new URLSearchParams(written);
     for (const item of Array.isArray(v.value) ? v.value : [v.value]) query.append(v.name, text(item));
   }
-  const search = query.toString();
+  // Without query values the written query (kept) is still passed through URLSearchParams, as before.
+  const search = (query ?? (written ? new URLSearchParams(written) : undefined))?.toString() ?? '';
   const url = search ? `${withPath}?${search}` : withPath;
   const problem = shown ? undefined : checkBuiltUrl(url, parsed);
   if (problem) throw new InvalidUrlError(`the address built from url ${problem}`);

@@ -59,10 +59,11 @@ export function parseBody(
     };
   }
   if (bytes.length === 0) return format === 'text' ? '' : null;
+  if (format === 'json' && jsonDeeperThan(bytes, maxDepth))
+    throw new ResponseTooDeepError(request, 'JSON', maxDepth);
   const text = bytes.toString('utf8');
   if (format === 'text') return text;
   if (format === 'json') {
-    if (jsonDeeperThan(text, maxDepth)) throw new ResponseTooDeepError(request, 'JSON', maxDepth);
     try {
       return JSON.parse(text);
     } catch (error) {

@@ -7,7 +7,7 @@ import { type RequestSummary, ResponseTooLargeError } from './errors.js';
  * limit is passed, so an endless or huge body costs at most the limit in memory.
  */
 export async function readCappedBody(
-  body: Readable,
+  body: Readable & { arrayBuffer?: () => Promise<ArrayBuffer> },
   contentLength: string | string[] | undefined,
   maxBytes: number,
   summary: RequestSummary,
@@ -17,6 +17,9 @@ export async function readCappedBody(
     body.destroy();
     throw new ResponseTooLargeError(summary, maxBytes, declared);
   }
+  // A declared length within the cap bounds the body (the HTTP parser ends it there): read it in
+  // one go, without a stream iterator.
+  if (Number.isFinite(declared) && body.arrayBuffer) return Buffer.from(await body.arrayBuffer());
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of body) {

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { Agent, type Dispatcher, errors, interceptors, request } from 'undici';
+import { Agent, type Dispatcher, errors, request } from 'undici';
 import type { OutboundRequest } from './build-request.js';
 import {
   AbortedError,
@@ -35,15 +35,17 @@ export class Transport {
       bodyTimeout: options.bodyTimeoutMs,
       connections: options.connections,
     });
-    this.dispatcher = agent.compose(interceptors.redirect({ maxRedirections: options.maxRedirections }));
+    this.dispatcher = agent;
   }
 
   /**
    * Sends the request and reads the whole body, within `requestTimeoutMs` for all of it and at most
    * `maxResponseBytes` of body. `summary` names the request in errors (masked URL).
-   * A request that carries credentials, or any header the trace masks as sensitive (`x-token`,
-   * `cookie`: one rule, `isSensitiveHeader`), follows redirects only within its origin: undici
-   * would pass such headers on to whatever host a redirect names.
+   * Redirects (300-303, 307, 308 with a location) are followed here, up to `maxRedirections`, never
+   * back to an address already visited (undici's redirect interceptor, which did this before,
+   * costs several handler objects per request, redirected or not). A request that carries
+   * credentials, or any header the trace masks as sensitive (`x-token`, `cookie`: one rule,
+   * `isSensitiveHeader`), follows redirects only within its origin.
    */
   async send(
     req: OutboundRequest,
@@ -54,19 +56,27 @@ export class Transport {
     const limit = this.options.maxRedirections;
     const guarded = carriesCredentials || Object.keys(req.headers).some((name) => isSensitiveHeader(name));
     // The other timeouts bound one wait each; this bounds the whole request (a slow drip included).
-    const deadline = new AbortController();
-    const timer = setTimeout(() => deadline.abort(), this.options.requestTimeoutMs);
-    const aborts = signal ? AbortSignal.any([signal, deadline.signal]) : deadline.signal;
+    const aborts = new RequestAbort();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      aborts.abort(undefined);
+    }, this.options.requestTimeoutMs);
+    // The caller's abort is passed on by a listener removed at the end (AbortSignal.any costs a
+    // signal tracked with weak references per request).
+    const passOn = () => aborts.abort(signal?.reason);
+    if (signal?.aborted) passOn();
+    else signal?.addEventListener('abort', passOn, { once: true });
     try {
       let current = req;
+      let visited: Set<string> | undefined;
       for (let hops = 0; ; hops++) {
         const res = await request(current.url, {
           dispatcher: this.dispatcher,
           method: current.method as Dispatcher.HttpMethod,
           headers: current.headers,
           body: current.body,
-          signal: aborts,
-          ...(guarded ? { maxRedirections: 0 } : {}),
+          signal: aborts as unknown as AbortSignal,
         });
         const bytes = await readCappedBody(
           res.body,
@@ -75,20 +85,36 @@ export class Transport {
           summary,
         );
         const location = res.headers.location;
-        if (res.statusCode >= 300 && res.statusCode < 400 && location !== undefined) {
-          if (!guarded || hops >= limit) {
+        if (REDIRECTS.has(res.statusCode) && location !== undefined) {
+          if (hops >= limit) {
             throw new RedirectLimitError(
               summary,
               `redirected more than ${limit} times (settings.http.maxRedirections)`,
             );
           }
-          const next = new URL(String(location), current.url);
-          if (next.origin !== new URL(current.url).origin) {
+          const from = new URL(current.url);
+          const next = URL.parse(String(location), from);
+          // The request itself was checked to be http(s); only a redirect can name `file:` or `ftp:`.
+          if (next === null || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
+            throw new RedirectLimitError(
+              summary,
+              'redirects to an address that is not a valid http or https address; not followed',
+            );
+          }
+          if (guarded && next.origin !== from.origin) {
             throw new RedirectLimitError(
               summary,
               `redirects to another origin (${next.origin}); not followed because the request carries credentials or sensitive headers`,
             );
           }
+          visited ??= new Set([from.href]);
+          if (visited.has(next.href)) {
+            throw new RedirectLimitError(
+              summary,
+              'redirects back to an address it already visited (a redirect loop)',
+            );
+          }
+          visited.add(next.href);
           current = redirected(current, next.href, res.statusCode);
           continue;
         }
@@ -100,12 +126,13 @@ export class Transport {
         };
       }
     } catch (error) {
-      if (deadline.signal.aborted && !signal?.aborted) {
+      if (timedOut && !signal?.aborted) {
         throw new TimeoutError(summary, 'request', this.options.requestTimeoutMs, error);
       }
       throw this.translate(error, summary);
     } finally {
       clearTimeout(timer);
+      signal?.removeEventListener('abort', passOn);
     }
   }
 
@@ -128,19 +155,6 @@ export class Transport {
       return new AbortedError(summary, error);
     }
     const code = (error as { code?: string })?.code;
-    if (code === 'UND_ERR_INVALID_ARG' && /redirect loop/i.test((error as Error).message)) {
-      return new RedirectLimitError(
-        summary,
-        'redirects back to an address it already visited (a redirect loop)',
-      );
-    }
-    // The request itself was checked to be http(s); only a redirect can name `file:` or `ftp:`.
-    if (code === 'UND_ERR_INVALID_ARG' && /protocol/i.test((error as Error).message)) {
-      return new RedirectLimitError(
-        summary,
-        'redirects to an address that is not http or https; not followed',
-      );
-    }
     const detail =
       code === 'UND_ERR_SOCKET'
         ? 'the connection closed before the response was complete'
@@ -149,9 +163,47 @@ export class Transport {
   }
 }
 
-/** The request a redirect asks for: 307/308 repeat it; the others become a GET without a body. */
+/**
+ * One request's abort signal as undici takes it (any object with `aborted`, `reason` and
+ * add/removeEventListener): aborted by the request's own deadline or the caller's signal. An
+ * AbortController costs about ten times more to create and listen to, per request.
+ */
+class RequestAbort {
+  aborted = false;
+  /** undici rejects with this; undefined makes it a RequestAbortedError. */
+  reason: unknown = undefined;
+  private listeners: Array<() => void> = [];
+
+  addEventListener(_type: 'abort', listener: () => void): void {
+    this.listeners.push(listener);
+  }
+
+  removeEventListener(_type: 'abort', listener: () => void): void {
+    const at = this.listeners.indexOf(listener);
+    if (at !== -1) this.listeners.splice(at, 1);
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    const listeners = this.listeners;
+    this.listeners = [];
+    for (const listener of listeners) listener();
+  }
+}
+
+/** The statuses whose `location` is followed (as undici's redirect handler does). */
+const REDIRECTS: ReadonlySet<number> = new Set([300, 301, 302, 303, 307, 308]);
+
+/**
+ * The request a redirect asks for, as fetch (and undici) do it: a 303, and a POST answered by 301
+ * or 302, become a GET without a body; every other redirect repeats the request.
+ */
 function redirected(req: OutboundRequest, url: string, status: number): OutboundRequest {
-  if (status === 307 || status === 308 || req.method === 'HEAD') return { ...req, url };
+  const toGet =
+    status === 303 ? req.method !== 'HEAD' : (status === 301 || status === 302) && req.method === 'POST';
+  if (!toGet) return { ...req, url };
   const { 'content-type': _, ...headers } = req.headers;
   return { method: 'GET', url, headers, body: undefined };
 }

@@ -29,7 +29,24 @@ export interface Placeholder {
 
 export const PLACEHOLDER = /\{([^{}]*)\}/g;
 
+/**
+ * Parsed templates by text: a function's url is parsed on every call. Bounded, as continuation
+ * links (any text a service sends) are parsed too.
+ */
+const parsedTemplates = new Map<string, UrlTemplate>();
+const MAX_CACHED_TEMPLATES = 256;
+
 export function parseUrlTemplate(template: string): UrlTemplate {
+  let parsed = parsedTemplates.get(template);
+  if (!parsed) {
+    parsed = parse(template);
+    if (parsedTemplates.size >= MAX_CACHED_TEMPLATES) parsedTemplates.clear();
+    parsedTemplates.set(template, parsed);
+  }
+  return parsed;
+}
+
+function parse(template: string): UrlTemplate {
   const withoutFragment = template.replace(/#.*$/s, '');
   const queryAt = withoutFragment.indexOf('?');
   const end = queryAt === -1 ? withoutFragment.length : queryAt;
@@ -44,16 +61,23 @@ export function parseUrlTemplate(template: string): UrlTemplate {
     const index = match.index;
     const part = queryAt !== -1 && index > queryAt ? 'query' : index < pathAt ? 'base' : 'path';
     const wholeBase = part === 'base' && index === authorityAt && index + match[0].length === pathAt;
-    placeholders.push({ name: match[1]!, index, part, wholeBase });
+    placeholders.push(Object.freeze({ name: match[1]!, index, part, wholeBase }));
   }
-  return { address: withoutFragment, scheme: scheme?.[1]?.toLowerCase(), pathAt, queryAt, placeholders };
+  return Object.freeze({
+    address: withoutFragment,
+    scheme: scheme?.[1]?.toLowerCase(),
+    pathAt,
+    queryAt,
+    placeholders: Object.freeze(placeholders),
+  });
 }
 
 /** Characters a base placeholder value may not hold: they would move the value out of the address. */
 const NOT_IN_BASE = /[\s@\\?#]/;
 const HOST_LABEL = /^[A-Za-z0-9.-]+$/;
-const hasControl = (value: string) =>
-  [...value].some((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const CONTROL = /[\u0000-\u001f\u007f]/;
+const hasControl = (value: string) => CONTROL.test(value);
 
 /**
  * Why a value cannot fill a base placeholder, or undefined when it can. The value may carry a host,
@@ -88,8 +112,12 @@ export function checkBuiltUrl(url: string, template: UrlTemplate): string | unde
   // final line break) is only trimmed by the parser, as before.
   if (hasControl(url.trim()))
     return 'holds a control character (a line break, tab or similar); check the url expression or the link it read';
-  if (!URL.canParse(url)) return 'is not a valid absolute URL';
-  const parsed = new URL(url);
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'is not a valid absolute URL';
+  }
   const scheme = parsed.protocol.slice(0, -1);
   if (scheme !== 'http' && scheme !== 'https') return `uses the scheme '${scheme}' (only http and https)`;
   if (template.scheme !== undefined && scheme !== template.scheme)

@@ -11,6 +11,9 @@ export class Deadline {
   readonly signal: AbortSignal;
   private readonly controller = new AbortController();
   private readonly timer: NodeJS.Timeout;
+  private readonly outer: AbortSignal | undefined;
+  /** Whether the deadline itself passed (not the caller's abort). */
+  private passed = false;
 
   constructor(
     private readonly phase: 'execution' | 'sync',
@@ -19,9 +22,19 @@ export class Deadline {
     private readonly subject: string,
     outer?: AbortSignal,
   ) {
-    this.timer = setTimeout(() => this.controller.abort(), limitMs);
-    this.signal = outer ? AbortSignal.any([outer, this.controller.signal]) : this.controller.signal;
+    this.timer = setTimeout(() => {
+      this.passed = true;
+      this.controller.abort();
+    }, limitMs);
+    // The caller's abort is passed on by a listener removed at the end (AbortSignal.any costs a
+    // signal tracked with weak references per execution).
+    this.signal = this.controller.signal;
+    this.outer = outer;
+    if (outer?.aborted) this.passOn();
+    else outer?.addEventListener('abort', this.passOn, { once: true });
   }
+
+  private readonly passOn = () => this.controller.abort(this.outer?.reason);
 
   /** Runs `work` with the deadline's signal; a failure after the deadline passed is a `TIMEOUT`. */
   async run<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
@@ -31,12 +44,13 @@ export class Deadline {
       throw this.explain(error);
     } finally {
       clearTimeout(this.timer);
+      this.outer?.removeEventListener('abort', this.passOn);
     }
   }
 
   /** Whatever failed once the deadline passed failed because of it (an abort, a cut-off body). */
   private explain(error: unknown): unknown {
-    if (!this.controller.signal.aborted) return error;
+    if (!this.passed) return error;
     const request: RequestSummary = error instanceof CallError ? error.request : { method: '', url: '' };
     const timeout = new TimeoutError(request, this.phase, this.limitMs, error, this.subject);
     if (error instanceof CallError) timeout.correlationId = error.correlationId;

@@ -15,7 +15,7 @@ import type { PlacedValue } from '../http/build-request.js';
 import { AbortedError, CallError } from '../http/errors.js';
 import { headerValueProblem } from '../http/header-text.js';
 import type { Transport } from '../http/transport.js';
-import { parseUrlTemplate } from '../http/url-template.js';
+import { parseUrlTemplate, type UrlTemplate } from '../http/url-template.js';
 import type { Conversion } from '../local/conversions.js';
 import type { FileStore } from '../local/files.js';
 import type { LocalStore } from '../local/store.js';
@@ -265,14 +265,19 @@ export async function conversionList(
   return (Array.isArray(value) ? value : value ? [value] : []) as Conversion[];
 }
 
+const NO_NAMES: ReadonlySet<string> = new Set();
+const placeholderSets = new WeakMap<UrlTemplate, ReadonlySet<string>>();
+
 /** The placeholders a literal url fills (its written query is replaced, so not those). */
-function placeholderNames(url: string): Set<string> {
-  if (isExpression(url)) return new Set();
-  return new Set(
-    parseUrlTemplate(url)
-      .placeholders.filter((p) => p.part !== 'query')
-      .map((p) => p.name),
-  );
+function placeholderNames(url: string): ReadonlySet<string> {
+  if (isExpression(url)) return NO_NAMES;
+  const template = parseUrlTemplate(url);
+  let names = placeholderSets.get(template);
+  if (!names) {
+    names = new Set(template.placeholders.filter((p) => p.part !== 'query').map((p) => p.name));
+    placeholderSets.set(template, names);
+  }
+  return names;
 }
 
 const READS_QUERIES = /@(?:ctx)?\.queries\b/;

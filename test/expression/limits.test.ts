@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { checkSyntax } from '../../src/expression/compile.js';
+import { checkSyntax, compileExpression } from '../../src/expression/compile.js';
 import { evaluateExpression } from '../../src/expression/evaluate.js';
 import { DEFAULT_LIMITS } from '../../src/expression/limits.js';
 import { freeNames } from '../../src/expression/names.js';
@@ -156,5 +156,44 @@ describe('results that are no data', () => {
       depth++;
     }
     expect(depth).toBe(900);
+  });
+});
+
+describe('sequence and timeout guardrails (jsonata patched: patches/jsonata+2.2.2.patch)', () => {
+  const limits = (overrides: Partial<typeof DEFAULT_LIMITS>) => ({
+    limits: { ...DEFAULT_LIMITS, ...overrides },
+    functions: {},
+  });
+
+  test('the patch is applied: every sequence of a compiled expression shares one bounded push', async () => {
+    // Unpatched, JSONata gives each sequence a fresh push function, which makes V8 pretenure the
+    // short-lived sequences (many full garbage collections: docs/decisions.md, issue 11).
+    const expression = compileExpression('items.id', DEFAULT_LIMITS);
+    const input = { items: [{ id: 1 }, { id: 2 }] };
+    const [a, b] = [await expression.evaluate(input), await expression.evaluate(input)];
+    expect(Object.hasOwn(a, 'push')).toBe(true);
+    expect(a.push).toBe(b.push);
+    expect(a.push).not.toBe(Array.prototype.push);
+  });
+
+  test('a sequence built step by step stops at maxSequence, each part under it', async () => {
+    // Each range or array (10 entries) is under the limit; the flattened path result (100) is not.
+    const options = limits({ maxSequence: 50 });
+    const input = { a: Array.from({ length: 10 }, () => ({ b: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10] })) };
+    for (const expr of ['[1..10].([1..10])', 'a.b']) {
+      await expect(evaluateExpression(expr, input, {}, options), expr).rejects.toMatchObject({
+        code: 'EXPRESSION_EVALUATION',
+        jsonataCode: 'D2015',
+      });
+    }
+    expect(await evaluateExpression('[1..5].([1..10])', null, {}, options)).toHaveLength(50);
+  });
+
+  test('a loop of a few nodes per round still stops at the timeout, the clock read every 8th node', async () => {
+    const started = Date.now();
+    await expect(
+      evaluateExpression('($f := function($n) { $f($n + 1) }; $f(0))', null, {}, limits({ timeoutMs: 200 })),
+    ).rejects.toMatchObject({ jsonataCode: 'D1012' });
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200);
   });
 });
