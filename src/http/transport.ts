@@ -93,7 +93,7 @@ export class Transport {
             );
           }
           const from = new URL(current.url);
-          const next = URL.parse(String(location), from);
+          const next = URL.parse(String(location), from.href);
           // The request itself was checked to be http(s); only a redirect can name `file:` or `ftp:`.
           if (next === null || (next.protocol !== 'http:' && next.protocol !== 'https:')) {
             throw new RedirectLimitError(
