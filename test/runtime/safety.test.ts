@@ -177,7 +177,7 @@ test.each(['file:///etc/passwd', 'ftp://127.0.0.1/x'])(
     });
     const error = await runtime.execute('fn').catch((e) => e);
     expect(error).toMatchObject({ code: 'REDIRECT_LIMIT', attempts: 1 });
-    expect(error.message).toContain('not http or https');
+    expect(error.message).toContain('not a valid http or https address');
     expect(server.requests).toHaveLength(1);
   },
 );
