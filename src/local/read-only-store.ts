@@ -2,7 +2,7 @@ import { statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { DatabaseError, databaseError } from './errors.js';
 import type { QueryStore } from './queries.js';
-import { quoteTable } from './store.js';
+import { quoteTable } from './table-name.js';
 
 /**
  * The local database opened for reading only (`restfn query`): SQLite's read-only mode, so no

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { RangeMatch, ValueMatch } from './scope.js';
-import { type LocalStore, quoteTable, StoreError } from './store.js';
+import type { LocalStore } from './store.js';
+import { quoteTable, StoreError } from './table-name.js';
 
 export const COMMAND_QUEUE_TABLE = '_commandQueue';
 

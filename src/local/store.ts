@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { RestfnError } from '../errors/restfn-error.js';
 import { isTempId, TEMP_ID_PREFIX } from '../expression/functions.js';
 import { privateFile } from './private-path.js';
-
-/** Prefix of the tables a sync stages its writes in; left-overs from a crash are dropped on open. */
-const STAGE_PREFIX = '_restfn_stage_';
+import { quoteTable, STAGE_PREFIX } from './table-name.js';
 
 /** The columns of every entity table. */
 const ENTITY_COLUMNS = '(id TEXT PRIMARY KEY, data JSON)';
@@ -16,17 +13,7 @@ export function newTempId(): string {
   return `${TEMP_ID_PREFIX}${randomUUID()}`;
 }
 
-export class StoreError extends RestfnError {}
-
-/** `[name]` for SQL; names are checked once so no identifier can break out of the brackets. */
-export function quoteTable(name: string): string {
-  const bad =
-    name.length === 0 || name.length > 128 || name.includes(']') || name.includes(String.fromCharCode(0));
-  if (bad || name.startsWith(STAGE_PREFIX)) {
-    throw new StoreError('INVALID_TABLE', `'${name}' cannot be a table name (1-128 characters, no ']')`);
-  }
-  return `[${name}]`;
-}
+export { quoteTable, StoreError } from './table-name.js';
 
 /**
  * The app's local SQLite database: one file per solution state folder, WAL mode, a table per entity

@@ -85,7 +85,7 @@ describe('start-up loads only what the command runs', () => {
       expect(packages).not.toContain(heavy);
   });
 
-  test('run of a GET without credentials loads no OAuth client or XML parser', async () => {
+  test('run of a GET without credentials loads no OAuth client, XML parser or database', async () => {
     const server = await testServer((_, res) => json(res, 200, { items: [1, 2] }));
     const root = tempSolution({
       'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/items\noutputTransform: items\n`,
@@ -93,7 +93,7 @@ describe('start-up loads only what the command runs', () => {
     const { packages, stdout } = await packagesLoaded(['run', 'rest-get-items'], root);
     expect(JSON.parse(stdout)).toEqual([1, 2]);
     expect(packages).toContain('undici');
-    for (const heavy of ['oauth4webapi', 'fast-xml-parser', 'quickjs-emscripten-core'])
+    for (const heavy of ['oauth4webapi', 'fast-xml-parser', 'quickjs-emscripten-core', 'better-sqlite3'])
       expect(packages).not.toContain(heavy);
   });
 });
