@@ -86,13 +86,14 @@ export function parseBody(
  * the excerpt shows the start, masked by the caller; the quote would repeat it unmasked and raw.
  */
 function jsonProblem(error: unknown): string {
-  const message = (error as Error).message;
-  return message
-    .replace(/, ".*" is not valid JSON$/s, '')
-    .replace(/[^\x20-\x7e]/g, '?')
-    .slice(0, 120);
+  return ascii((error as Error).message.replace(/, ".*" is not valid JSON$/s, ''), 120);
 }
 
 function excerpt(text: string): string {
-  return text.slice(0, 80).replace(/[^\x20-\x7e]/g, '?');
+  return ascii(text, 80);
+}
+
+/** The start of a text as printable ASCII: anything else (control characters included) is `?`. */
+function ascii(text: string, max: number): string {
+  return text.slice(0, max).replace(/[^\x20-\x7e]/g, '?');
 }
