@@ -6,7 +6,10 @@ import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
 import { keyFilePath, loadKey } from '../../src/auth/key.js';
+import { StoreCredentialProvider } from '../../src/auth/provider.js';
 import { CredentialStore } from '../../src/auth/store.js';
+import { SYSTEM_CLOCK } from '../../src/errors/clock.js';
+import { json, testServer } from '../helpers/http-server.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
 const SECRET = 'pl41n-S3cret-Value-XYZ';
@@ -173,6 +176,38 @@ describe('credential store', () => {
     expect(mine.getTokens('web')).toMatchObject({ accessToken: 'a2', refreshToken: 'r2' });
     expect(mine.clearTokens('web', 'r2')).toBe(true);
     expect(theirs.getTokens('web')).toBeUndefined();
+  });
+
+  test('a refresh refused because another process rotated the token meanwhile uses the rotated tokens', async () => {
+    const key = randomBytes(32);
+    const file = join(tempSolution(), 'credentials.db');
+    const mine = new CredentialStore(file, key);
+    const theirs = new CredentialStore(file, key);
+    // The token endpoint plays the authorization server: while our refresh (with r1) is in flight,
+    // another process has already traded r1 for r2 and stored it; r1 is refused.
+    const server = await testServer((_, res) => {
+      theirs.setTokens('web', { accessToken: 'a2', refreshToken: 'r2', expiresAt: Date.now() + 3_600_000 });
+      json(res, 400, { error: 'invalid_grant' });
+    });
+    mine.set('web', {
+      kind: 'oauth',
+      tokenEndpoint: `${server.url}/token`,
+      clientId: 'c',
+      clientSecret: 's',
+      scopes: [],
+      grantType: 'authorization_code',
+    });
+    mine.setTokens('web', { accessToken: 'a1', refreshToken: 'r1', expiresAt: 0 });
+    const provider = new StoreCredentialProvider(() => mine, SYSTEM_CLOCK);
+    const applied = await provider.apply({
+      parameter: 'accessToken',
+      kind: 'oauth',
+      key: 'web',
+      location: 'header',
+    });
+    expect(applied.values).toEqual([{ name: 'authorization', location: 'header', value: 'Bearer a2' }]);
+    expect(mine.getTokens('web')).toMatchObject({ refreshToken: 'r2' });
+    expect(server.requests).toHaveLength(1);
   });
 
   test('the key comes from the environment, or a 0600 key file created outside the store', () => {
