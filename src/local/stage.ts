@@ -206,10 +206,14 @@ export class Stage {
     return id;
   }
 
-  commit(): CommitSummary {
+  /**
+   * Replays the log in one transaction. `keep` names rows (by table) that stay exactly as they are
+   * locally whatever the log does to them: records with changes still queued for the service.
+   */
+  commit(keep: ReadonlyMap<string, readonly string[]> = new Map()): CommitSummary {
     const tables = new Set<string>();
     try {
-      this.replayAll(tables);
+      this.replayAll(tables, keep);
     } catch (error) {
       this.store.resetTableCache();
       throw error;
@@ -218,9 +222,10 @@ export class Stage {
     return { tables: [...tables] };
   }
 
-  private replayAll(tables: Set<string>): void {
+  private replayAll(tables: Set<string>, keep: ReadonlyMap<string, readonly string[]>): void {
     const db = this.store.db;
     db.transaction(() => {
+      const kept = this.snapshot(keep);
       for (const batch of this.batches) {
         if (batch.kind === 'rows') {
           const target = this.store.ensureTable(batch.table);
@@ -243,7 +248,39 @@ export class Stage {
           for (const table of replay(this.store, JSON.parse(data) as StagedWrite)) tables.add(table);
         }
       }
+      this.restore(kept, tables);
     })();
+  }
+
+  /** The rows `keep` names as they are now (undefined: not there), for the tables that exist. */
+  private snapshot(
+    keep: ReadonlyMap<string, readonly string[]>,
+  ): Map<string, Map<string, string | undefined>> {
+    const kept = new Map<string, Map<string, string | undefined>>();
+    for (const [table, ids] of keep) {
+      if (!this.store.hasTable(table)) continue;
+      const select = this.store.db.prepare(`SELECT data FROM ${quoteTable(table)} WHERE id = ?`);
+      const rows = new Map<string, string | undefined>();
+      for (const id of ids) rows.set(id, (select.get(id) as { data: string } | undefined)?.data);
+      kept.set(table, rows);
+    }
+    return kept;
+  }
+
+  /** Puts the kept rows back as they were, in the tables this commit wrote. */
+  private restore(kept: Map<string, Map<string, string | undefined>>, written: ReadonlySet<string>): void {
+    for (const [table, rows] of kept) {
+      if (!written.has(table)) continue;
+      const target = this.store.ensureTable(table);
+      const upsert = this.store.db.prepare(
+        `INSERT INTO ${target} (id, data) VALUES (?, ?) ON CONFLICT(id) DO UPDATE SET data = excluded.data`,
+      );
+      const remove = this.store.db.prepare(`DELETE FROM ${target} WHERE id = ?`);
+      for (const [id, data] of rows) {
+        if (data === undefined) remove.run(id);
+        else upsert.run(id, data);
+      }
+    }
   }
 
   /**

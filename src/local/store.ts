@@ -1,19 +1,18 @@
 import { randomUUID } from 'node:crypto';
 import Database from 'better-sqlite3';
-import { isTempId, TEMP_ID_PREFIX } from '../expression/functions.js';
+import { isTempId } from '../expression/functions.js';
+import { COMMAND_QUEUE_SCHEMA } from './command-queue.js';
 import { privateFile } from './private-path.js';
+import { processAlive } from './process-alive.js';
+import { COMMAND_QUEUE_TABLE } from './stage.js';
 import { quoteTable, STAGE_PREFIX } from './table-name.js';
 
 /** The columns of every entity table. */
 const ENTITY_COLUMNS = '(id TEXT PRIMARY KEY, data JSON)';
 
 export { isTempId } from '../expression/functions.js';
-
-export function newTempId(): string {
-  return `${TEMP_ID_PREFIX}${randomUUID()}`;
-}
-
 export { quoteTable, StoreError } from './table-name.js';
+export { newTempId } from './temp-ids.js';
 
 /**
  * The app's local SQLite database: one file per solution state folder, WAL mode, a table per entity
@@ -40,7 +39,12 @@ export class LocalStore {
   ensureTable(name: string): string {
     const quoted = quoteTable(name);
     if (!this.known.has(name)) {
-      this.db.exec(`CREATE TABLE IF NOT EXISTS ${quoted} ${ENTITY_COLUMNS}`);
+      // The command queue is a system table with its own columns, readable by queries like any other.
+      this.db.exec(
+        name === COMMAND_QUEUE_TABLE
+          ? COMMAND_QUEUE_SCHEMA
+          : `CREATE TABLE IF NOT EXISTS ${quoted} ${ENTITY_COLUMNS}`,
+      );
       this.known.add(name);
     }
     return quoted;
@@ -109,6 +113,17 @@ export class LocalStore {
     );
   }
 
+  /** The entity tables (made by `ensureTable`): what a temporary id may be referenced from. */
+  entityTables(): string[] {
+    return (
+      this.db
+        .prepare("SELECT name, sql FROM sqlite_master WHERE type = 'table' AND substr(name, 1, ?) <> ?")
+        .all(STAGE_PREFIX.length, STAGE_PREFIX) as Array<{ name: string; sql: string | null }>
+    )
+      .filter((t) => t.sql?.endsWith(` ${ENTITY_COLUMNS}`))
+      .map((t) => t.name);
+  }
+
   /** Records that `name` exists now (made by a rename rather than `ensureTable`). */
   markKnown(name: string): void {
     this.known.add(name);
@@ -130,17 +145,6 @@ export class LocalStore {
 /** A staging table's name: the prefix, this process (see `dropAbandonedStages`), then a fresh part. */
 function stageName(): string {
   return `${STAGE_PREFIX}${process.pid}_${randomUUID().replaceAll('-', '')}`;
-}
-
-function processAlive(pid: number): boolean {
-  if (!Number.isInteger(pid) || pid <= 0) return false;
-  if (pid === process.pid) return true;
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
 }
 
 function parseObject(text: unknown): Record<string, unknown> {

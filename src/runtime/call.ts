@@ -157,6 +157,8 @@ async function judgedCall(args: CallArgs, seen: Seen): Promise<Omit<CallResult, 
   }
 }
 
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
 function summaryOf(ctx: ExecutionContext): RequestSummary {
   return { method: ctx.request!.method, url: ctx.request!.url };
 }
@@ -226,6 +228,10 @@ async function attempt(
           outgoing && { value: maskJson(outgoing.value, secrets) },
           keepQuery,
         );
+  // A queued command's call carries its id as the idempotency key: the same on every resend, so a
+  // service that honours the header applies a retried POST once (the function may set its own).
+  if (typeof ctx.commandId === 'string' && !IDEMPOTENT_METHODS.has(request.method))
+    for (const headers of [request.headers, shown.headers]) headers['idempotency-key'] ??= ctx.commandId;
   const summary: RequestSummary = { method: request.method, url: maskText(shown.url, secrets) };
   const credentialHeaders = new Set(
     placed.filter((p) => p.secret && p.location === 'header').map((p) => p.name.toLowerCase()),

@@ -1,4 +1,5 @@
 import { type CredentialProvider, NO_CREDENTIALS } from '../auth/credential-provider.js';
+import type { QueueAction } from '../definition/schema/index.js';
 import type { Solution, SourceFile } from '../definition/solution.js';
 import { didYouMean } from '../definition/suggest.js';
 import { AlertCenter } from '../errors/alerts.js';
@@ -7,13 +8,16 @@ import { UsageError } from '../errors/restfn-error.js';
 import { ScriptError } from '../expression/scripts/errors.js';
 import { ScriptSandbox } from '../expression/scripts/sandbox.js';
 import { Transport } from '../http/transport.js';
+import { type Command, CommandQueue } from '../local/command-queue.js';
 import type { FileStore } from '../local/files.js';
 import type { LocalStore } from '../local/store.js';
+import { type ActionOptions, type ActionResult, queueCommands, runAction } from './action.js';
 import type { CallContext } from './context.js';
 import { Deadline } from './deadline.js';
 import { EventBus, type EventListener } from './events.js';
 import { type NormalizedOptions, normalizeOptions, type RuntimeOptions } from './options.js';
 import { type Engine, type ExecutionResult, executeFunction } from './pipeline.js';
+import { type PushOptions, type PushResult, pushQueue, type QueueEngine } from './push.js';
 import { type DatasourceResult, runDatasource, type SyncOptions } from './sync.js';
 
 export interface CreateRuntimeOptions extends RuntimeOptions {
@@ -36,6 +40,7 @@ export class Runtime {
   private readonly functions: Record<string, unknown> = {};
   /** Binding the scripts happens once; a module that does not load fails every execution alike. */
   private readying: Promise<void> | undefined;
+  private queue: CommandQueue | undefined;
 
   constructor(solution: Solution, options: CreateRuntimeOptions = {}) {
     this.solution = solution;
@@ -120,6 +125,41 @@ export class Runtime {
     return deadline.run((signal) =>
       runDatasource({ ...this.engine, store }, datasource, options.context ?? {}, { ...options, signal }),
     );
+  }
+
+  /**
+   * Runs the action file `name` (spec 4.4): the local change and its queued command in one
+   * transaction, then a push of the queue (unless `push: false`), then its `onSuccess`. `context` is
+   * what a screen gives: `current.item`, `components.<id>.state.value`, `jig.inputs`, `user`.
+   */
+  async action(name: string, context: CallContext = {}, options: ActionOptions = {}): Promise<ActionResult> {
+    const engine = this.queueEngine('action');
+    await this.ready();
+    return runAction(engine, name, context, options);
+  }
+
+  /** Sends the queued commands (see `pushQueue`). */
+  async pushQueue(options: PushOptions = {}): Promise<PushResult> {
+    const engine = this.queueEngine('pushQueue');
+    await this.ready();
+    return pushQueue(engine, options);
+  }
+
+  /** The commands in the queue, first to go first. */
+  queuedCommands(): Command[] {
+    return this.queueEngine('queuedCommands').queue.list();
+  }
+
+  /** The queue actions by command id: retry, delete, or clear (the command and its record's later ones). */
+  changeQueue(type: QueueAction['type'], ids: readonly string[]): string[] {
+    return queueCommands(this.queueEngine('changeQueue'), type, ids);
+  }
+
+  private queueEngine(what: string): QueueEngine {
+    const store = this.engine.store;
+    if (!store) throw new UsageError(`${what} needs a local store: createRuntime(solution, { store })`);
+    this.queue ??= new CommandQueue(store.db, () => new Date(this.options.clock.now()).toISOString());
+    return { ...this.engine, store, queue: this.queue };
   }
 
   /** Subscribes to execution events; returns the unsubscribe function. */

@@ -1,4 +1,5 @@
 import type { SourceFile } from '../definition/solution.js';
+import { pendingRecords } from '../local/command-queue.js';
 import { runQuery } from '../local/queries.js';
 import { Stage } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
@@ -68,7 +69,8 @@ async function inOneCommit<T>(store: LocalStore, stageAll: (stage: Stage) => Pro
   const stage = new Stage(store);
   try {
     const result = await stageAll(stage);
-    stage.commit();
+    // Rows with changes still queued for the service keep their local state (see pendingRecords).
+    stage.commit(pendingRecords(store.db));
     return result;
   } catch (error) {
     stage.discard();

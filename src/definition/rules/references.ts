@@ -19,7 +19,8 @@ export function functionReferences(file: SourceFile, r: Reporter, solution: Solu
       if (typeof entry !== 'string') check(entry.function, ['options', 'entities', i, 'function']);
     }
   } else if (file.kind === 'action' && file.definition) {
-    check((file as SourceFile<'action'>).definition!.options.function, ['options', 'function']);
+    const action = (file as SourceFile<'action'>).definition!;
+    if (action.type === 'action.execute-entity') check(action.options.function, ['options', 'function']);
   } else if (file.kind === 'function' && file.definition) {
     check((file as SourceFile<'function'>).definition!.guard?.function, ['guard', 'function']);
   }

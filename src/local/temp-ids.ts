@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import { TEMP_ID_PREFIX } from '../expression/functions.js';
+import type { CommandQueue } from './command-queue.js';
+import type { LocalStore } from './store.js';
+import { quoteTable } from './table-name.js';
+
+/**
+ * A record created offline got its real id from the service: the temporary id is replaced
+ * everywhere it can be, in the caller's transaction. In `entity`, the row takes the real id (a row
+ * that already holds it, say from a sync in between, wins and the temporary row goes), or with
+ * `keepTempIds` a copy with the real id is added and the temporary row stays. Every entity table's
+ * data that mentions the temporary id (references from other rows) and every queued command's
+ * payload (later changes to the same record) get the real one. Temporary ids are `_tmp_<uuid>`, so
+ * a plain text replacement cannot hit anything else.
+ */
+export function replaceTempId(
+  store: LocalStore,
+  queue: CommandQueue,
+  entity: string,
+  tempId: string,
+  real: string | number,
+  keepTempIds: boolean,
+): void {
+  const db = store.db;
+  const table = store.ensureTable(entity);
+  const realId = String(real);
+  const args = { find: tempId, replace: realId, json: JSON.stringify(real) };
+  // The record's own `id` keeps the type the service gave (a number stays a number).
+  const withId = `json_set(data, '$.id', json(@json))`;
+  if (keepTempIds) {
+    db.prepare(
+      `INSERT OR IGNORE INTO ${table} (id, data) SELECT @replace, ${withId} FROM ${table} WHERE id = @find`,
+    ).run(args);
+  } else {
+    db.prepare(`UPDATE OR IGNORE ${table} SET id = @replace, data = ${withId} WHERE id = @find`).run(args);
+    db.prepare(`DELETE FROM ${table} WHERE id = @find`).run({ find: tempId });
+  }
+  for (const name of store.entityTables()) {
+    db.prepare(
+      `UPDATE ${quoteTable(name)} SET data = replace(data, @find, @replace)
+       WHERE instr(data, @find) > 0 AND NOT (id = @find AND @keep)`,
+    ).run({ find: tempId, replace: realId, keep: keepTempIds ? 1 : 0 });
+  }
+  queue.replaceId(tempId, realId);
+}
+
+/** A temporary id for a record created here: `_tmp_<uuid>`, which `$isTempId` recognises. */
+export function newTempId(): string {
+  return `${TEMP_ID_PREFIX}${randomUUID()}`;
+}

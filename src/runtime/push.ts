@@ -1,0 +1,303 @@
+import { randomUUID } from 'node:crypto';
+import { type CommandFailure, decideCommandFailure } from '../errors/command-retry.js';
+import { CredentialError } from '../errors/credential-error.js';
+import { parseRetryAfter } from '../errors/retry-after.js';
+import { isTempId } from '../expression/functions.js';
+import { AbortedError, NetworkError, RemoteError, TimeoutError } from '../http/errors.js';
+import type { Command, CommandError, CommandQueue } from '../local/command-queue.js';
+import { processAlive } from '../local/process-alive.js';
+import { Stage, type StagedWrite } from '../local/stage.js';
+import type { LocalStore } from '../local/store.js';
+import { replaceTempId } from '../local/temp-ids.js';
+import { Deadline } from './deadline.js';
+import type { Engine } from './pipeline.js';
+import { runFunction } from './pipeline.js';
+import { planWrites } from './writes.js';
+
+export interface PushOptions {
+  readonly signal?: AbortSignal;
+  /**
+   * Send waiting commands whose next attempt is still ahead too (someone asked for it: `restfn queue
+   * push`, a "sync now" button). Automatic pushes leave them until their time. @default false
+   */
+  readonly ignoreSchedule?: boolean;
+  /** Called after each command was sent (or given up for now). */
+  readonly onCommand?: (outcome: CommandOutcome) => void;
+}
+
+export interface CommandOutcome {
+  readonly id: string;
+  readonly type: Command['type'];
+  readonly entity: string | null;
+  /** The record's id after the command: the real id once a created record got one. */
+  readonly record: string | null;
+  readonly function: string | null;
+  /** `done`: sent and removed from the queue. */
+  readonly state: 'done' | 'waiting' | 'failed';
+  readonly error?: CommandError;
+  /** The function's output, for a command that is done. */
+  readonly output?: unknown;
+}
+
+export interface PushResult {
+  readonly sent: number;
+  readonly waiting: number;
+  readonly failed: number;
+  /** Commands still in the queue afterwards (waiting, failed, held back, or not reached). */
+  readonly remaining: number;
+  /** Why the push stopped before the end of the queue: nothing else could get through. */
+  readonly stopped?: 'offline' | 'credentials';
+  readonly outcomes: readonly CommandOutcome[];
+}
+
+export type QueueEngine = Engine & { readonly store: LocalStore; readonly queue: CommandQueue };
+
+/** Pushes running in this process, by worker id: a `processing` command of any other one is abandoned. */
+const running = new Set<string>();
+/** One push at a time per database in this process (two would only race for the same commands). */
+const pushing = new WeakMap<LocalStore, Promise<unknown>>();
+
+/**
+ * Sends the queued commands, first in first out, each once its record's earlier commands are gone.
+ * Commands a crashed push left `processing` are resumed first (same id, so the same idempotency
+ * key). Each command's outcome is written at once: done (removed; a created record's temporary id
+ * replaced by the real one; the function's operations written), waiting (a transient failure, with
+ * its next attempt) or failed (its error, and a `{entity}_error` row whose id is the command id).
+ */
+export function pushQueue(engine: QueueEngine, options: PushOptions = {}): Promise<PushResult> {
+  const before = pushing.get(engine.store) ?? Promise.resolve();
+  const run = before.catch(() => undefined).then(() => pushAll(engine, options));
+  pushing.set(engine.store, run);
+  return run;
+}
+
+async function pushAll(engine: QueueEngine, options: PushOptions): Promise<PushResult> {
+  const { queue } = engine;
+  const worker = `${process.pid}:${randomUUID()}`;
+  running.add(worker);
+  const outcomes: CommandOutcome[] = [];
+  let stopped: PushResult['stopped'];
+  try {
+    queue.resumeAbandoned(isGone);
+    const due = options.ignoreSchedule ? undefined : iso(engine.options.clock.now());
+    for (let after = 0; ; ) {
+      options.signal?.throwIfAborted();
+      const command = queue.next(after, due);
+      if (!command) break;
+      after = command.seq;
+      if (!queue.claim(command.id, worker)) continue;
+      const { outcome, stop } = await send(engine, { ...command, attempts: command.attempts + 1 }, options);
+      outcomes.push(outcome);
+      options.onCommand?.(outcome);
+      if (stop) {
+        stopped = stop;
+        break;
+      }
+    }
+  } finally {
+    running.delete(worker);
+  }
+  const count = (state: CommandOutcome['state']) => outcomes.filter((o) => o.state === state).length;
+  return {
+    sent: count('done'),
+    waiting: count('waiting'),
+    failed: count('failed'),
+    remaining: queue.count(),
+    ...(stopped ? { stopped } : {}),
+    outcomes,
+  };
+}
+
+function isGone(worker: string | null): boolean {
+  if (worker === null) return true;
+  const pid = Number(worker.split(':')[0]);
+  return pid === process.pid ? !running.has(worker) : !processAlive(pid);
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** Calls the command's function once (with the call's own retries) and records how it ended. */
+async function send(
+  engine: QueueEngine,
+  command: Command,
+  options: PushOptions,
+): Promise<{ outcome: CommandOutcome; stop?: 'offline' | 'credentials' }> {
+  const { queue, store } = engine;
+  const about = {
+    id: command.id,
+    type: command.type,
+    entity: command.entity,
+    record: command.record,
+    function: command.function,
+  };
+  if (command.function === null) {
+    queue.remove(command.id);
+    return { outcome: { ...about, state: 'done' } };
+  }
+  const name = command.function;
+  const call = { entity: command.entity ?? name, commandId: command.id };
+  // Offline is the queue's normal case: it waits for the next push instead of sleeping through the
+  // call's network retries (a command is safe to resend later: it carries its idempotency key).
+  const commandEngine: Engine = {
+    ...engine,
+    options: { ...engine.options, retry: { ...engine.options.retry, networkRetries: 0 } },
+  };
+  let execution: Awaited<ReturnType<typeof runFunction>>;
+  let writes: StagedWrite[] = [];
+  try {
+    const deadline = new Deadline(
+      'execution',
+      engine.options.executionTimeoutMs,
+      `function '${name}'`,
+      options.signal,
+    );
+    execution = await deadline.run((signal) =>
+      runFunction(commandEngine, name, command.payload.parameters, call, signal),
+    );
+    const d = execution.file.definition;
+    // What the function writes locally after a command: its operations, or a merge of its records
+    // (forRowsWithMatchingIds). Never a whole-table replace: that belongs to syncs.
+    if (execution.result.status === 'ok' && (d.operations?.length || d.forRowsWithMatchingIds === true))
+      writes = await planWrites(engine, execution, call.entity, true);
+  } catch (error) {
+    if (error instanceof AbortedError || options.signal?.aborted) {
+      // Stopped by the caller, not by the service: the command goes back as it was (attempt counted).
+      queue.retry(command.id);
+      throw error;
+    }
+    return failed(engine, command, about, error);
+  }
+
+  const output = execution.result.status === 'ok' ? execution.result.output : undefined;
+  let record = command.record;
+  const realId = createdId(command, output);
+  store.db.transaction(() => {
+    queue.remove(command.id);
+    removeErrorRow(store, errorTable(command), command.id);
+    if (realId !== undefined && command.entity !== null && command.payload.tempId !== undefined) {
+      const keep = execution.file.definition.keepTempIds === true;
+      replaceTempId(store, queue, command.entity, command.payload.tempId, realId, keep);
+      record = String(realId);
+    }
+    if (writes.length > 0) Stage.apply(store, writes);
+  })();
+  return { outcome: { ...about, record, state: 'done', output } };
+}
+
+/** The real id a created record got: the output's `id`, when it is one and differs from the temp id. */
+function createdId(command: Command, output: unknown): string | number | undefined {
+  const tempId = command.payload.tempId;
+  if (tempId === undefined || output === null || typeof output !== 'object') return undefined;
+  const id = (output as { id?: unknown }).id;
+  if (
+    (typeof id !== 'string' || id === '' || isTempId(id)) &&
+    !(typeof id === 'number' && Number.isFinite(id))
+  )
+    return undefined;
+  return String(id) === tempId ? undefined : id;
+}
+
+function failed(
+  engine: QueueEngine,
+  command: Command,
+  about: Omit<CommandOutcome, 'state'>,
+  error: unknown,
+): { outcome: CommandOutcome; stop?: 'offline' | 'credentials' } {
+  const { queue, store } = engine;
+  const failure = commandFailure(engine, command, error);
+  const verdict = decideCommandFailure(failure, command.attempts, engine.options.retry);
+  const e = error as {
+    code?: string;
+    message?: string;
+    status?: number;
+    title?: string;
+    description?: string;
+  };
+  const described: CommandError = {
+    code: e.code ?? 'ENGINE_ERROR',
+    message: `${e.message ?? String(error)} (${verdict.reason})`,
+    ...(typeof e.status === 'number' ? { status: e.status } : {}),
+    ...(typeof e.title === 'string' ? { title: e.title } : {}),
+    ...(typeof e.description === 'string' ? { description: e.description } : {}),
+  };
+  if (verdict.state === 'waiting') {
+    const next = verdict.delayMs === undefined ? null : iso(engine.options.clock.now() + verdict.delayMs);
+    queue.wait(command.id, described, next);
+    const stop = verdict.stopPush ? (failure.kind === 'credentials' ? 'credentials' : 'offline') : undefined;
+    return { outcome: { ...about, state: 'waiting', error: described }, ...(stop ? { stop } : {}) };
+  }
+  store.db.transaction(() => {
+    queue.fail(command.id, described);
+    writeErrorRow(store, errorTable(command), command, described, iso(engine.options.clock.now()));
+  })();
+  return { outcome: { ...about, state: 'failed', error: described } };
+}
+
+function commandFailure(engine: QueueEngine, command: Command, error: unknown): CommandFailure {
+  if (error instanceof CredentialError) return { kind: 'credentials' };
+  if (error instanceof TimeoutError) return { kind: 'timeout' };
+  if (error instanceof NetworkError) return { kind: 'network' };
+  if (!(error instanceof RemoteError)) return { kind: 'other' };
+  const index = (error as { handler?: number }).handler;
+  const handler =
+    index === undefined
+      ? undefined
+      : engine.solution.functions.get(command.function ?? '')?.definition?.error?.[index - 1];
+  const retry = handler?.retry;
+  return {
+    kind: 'status',
+    status: error.status,
+    retryAfterMs: parseRetryAfter(error.response.headers['retry-after'], engine.options.clock.now()),
+    ...(handler
+      ? {
+          handler: {
+            retryDelayMs: retry ? (typeof retry.delay === 'number' ? retry.delay : 1000) : undefined,
+          },
+        }
+      : {}),
+  };
+}
+
+/** `{entity}_error` (spec 7.3), or `{function}_error` for a call without an entity. */
+export function errorTable(command: Pick<Command, 'entity' | 'function'>): string {
+  return `${command.entity ?? command.function}_error`;
+}
+
+/**
+ * The failed command's row in the error table, id = command id. A row the function's error handler
+ * wrote for it already (its own operations) keeps its fields; these fill in the rest.
+ */
+function writeErrorRow(
+  store: LocalStore,
+  table: string,
+  command: Command,
+  error: CommandError,
+  at: string,
+): void {
+  const quoted = store.ensureTable(table);
+  const data = {
+    id: command.id,
+    commandId: command.id,
+    entity: command.entity,
+    record: command.record,
+    function: command.function,
+    type: command.type,
+    ...error,
+    attempts: command.attempts,
+    at,
+  };
+  store.db
+    .prepare(
+      `INSERT INTO ${quoted} (id, data) VALUES (?, ?)
+       ON CONFLICT(id) DO UPDATE SET data = restfn_merge(excluded.data, ${quoted}.data)`,
+    )
+    .run(command.id, JSON.stringify(data));
+}
+
+/** A command that went through, or was dropped, no longer has an error to show. */
+export function removeErrorRow(store: LocalStore, table: string, commandId: string): void {
+  if (store.hasTable(table))
+    store.db.prepare(`DELETE FROM ${store.ensureTable(table)} WHERE id = ?`).run(commandId);
+}
