@@ -10,6 +10,7 @@ import { ScriptSandbox } from '../expression/scripts/sandbox.js';
 import { Transport } from '../http/transport.js';
 import { type Command, CommandQueue } from '../local/command-queue.js';
 import type { FileStore } from '../local/files.js';
+import { COMMAND_QUEUE_TABLE } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
 import { type ActionOptions, type ActionResult, queueCommands, runAction } from './action.js';
 import type { CallContext } from './context.js';
@@ -103,7 +104,14 @@ export class Runtime {
    * Runs the datasource `name`: syncs each entity table from its function (every continuation page,
    * the scope rules, operations) and runs its query. Needs the runtime's `store`.
    */
-  async sync(name: string, options: SyncOptions & { context?: CallContext } = {}): Promise<DatasourceResult> {
+  async sync(
+    name: string,
+    options: SyncOptions & {
+      context?: CallContext;
+      /** Push the command queue first (rows still queued afterwards keep their local state). @default true */
+      pushFirst?: boolean;
+    } = {},
+  ): Promise<DatasourceResult> {
     const store = this.engine.store;
     if (!store) throw new UsageError('sync needs a local store: createRuntime(solution, { store })');
     await this.ready();
@@ -121,6 +129,8 @@ export class Runtime {
       );
     }
     const datasource = file as SourceFile<'datasource'>;
+    // Local changes go out before the pull, so the pull brings them back as the service applied them.
+    if (options.pushFirst !== false && hasQueue(store)) await this.pushQueue({ signal: options.signal });
     const deadline = new Deadline('sync', this.options.syncTimeoutMs, `datasource '${name}'`, options.signal);
     return deadline.run((signal) =>
       runDatasource({ ...this.engine, store }, datasource, options.context ?? {}, { ...options, signal }),
@@ -176,4 +186,8 @@ export class Runtime {
 
 export function createRuntime(solution: Solution, options: CreateRuntimeOptions = {}): Runtime {
   return new Runtime(solution, options);
+}
+
+function hasQueue(store: LocalStore): boolean {
+  return store.hasTable(COMMAND_QUEUE_TABLE);
 }
