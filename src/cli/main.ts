@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { printable } from '../errors/printable.js';
+import { registerAction } from './commands/action.js';
 import { registerCredentials } from './commands/credentials.js';
 import { registerNew } from './commands/new.js';
 import { registerQuery } from './commands/query.js';
+import { registerQueue } from './commands/queue.js';
 import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
 import { registerSync } from './commands/sync.js';
@@ -41,6 +43,8 @@ registerValidate(program);
 registerRun(program);
 registerSync(program);
 registerQuery(program);
+registerAction(program);
+registerQueue(program);
 registerCredentials(program);
 registerSchema(program);
 registerNew(program);

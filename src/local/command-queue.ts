@@ -45,6 +45,8 @@ export interface Command {
 export interface CommandError {
   readonly code: string;
   readonly message: string;
+  /** What the queue made of it: why the command waits or failed. */
+  readonly reason?: string;
   readonly status?: number;
   readonly title?: string;
   readonly description?: string;

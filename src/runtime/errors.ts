@@ -23,3 +23,17 @@ export class UnsupportedStepError extends RestfnError {
     super('UNSUPPORTED_STEP', message);
   }
 }
+
+/**
+ * An action's command was refused by the service for good (a 4xx, or a handler without retry): the
+ * local change stays, and the command waits in the queue as `failed` until retried or deleted.
+ */
+export class CommandFailedError extends RestfnError {
+  constructor(
+    message: string,
+    /** The command, as `restfn queue retry|delete` takes it. */
+    readonly commandId: string,
+  ) {
+    super('COMMAND_FAILED', message);
+  }
+}

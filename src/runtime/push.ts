@@ -217,7 +217,8 @@ function failed(
   };
   const described: CommandError = {
     code: e.code ?? 'ENGINE_ERROR',
-    message: `${e.message ?? String(error)} (${verdict.reason})`,
+    message: e.message ?? String(error),
+    reason: verdict.reason,
     ...(typeof e.status === 'number' ? { status: e.status } : {}),
     ...(typeof e.title === 'string' ? { title: e.title } : {}),
     ...(typeof e.description === 'string' ? { description: e.description } : {}),

@@ -1,0 +1,103 @@
+import { loadSolution } from '../../definition/solution.js';
+import { printable } from '../../errors/printable.js';
+import { UsageError } from '../../errors/restfn-error.js';
+import type { Command } from '../../local/command-queue.js';
+import { onInterrupt } from '../interrupt.js';
+import { cliRuntime } from '../runtime.js';
+import { solutionDir } from '../solution-dir.js';
+import { openStore } from '../store-path.js';
+import { trace } from '../trace.js';
+import type { QueueCliOptions } from './queue.js';
+
+/** The runtime over the solution's local database, closed after `work`. */
+async function withRuntime<T>(
+  options: QueueCliOptions,
+  work: (runtime: ReturnType<typeof cliRuntime>) => Promise<T>,
+) {
+  const solution = loadSolution(solutionDir(options.solution));
+  const store = openStore(solution.root, options.db);
+  const runtime = cliRuntime(solution, store, {});
+  try {
+    return await work(runtime);
+  } finally {
+    await runtime.close();
+    store.close();
+  }
+}
+
+/** `restfn queue [list]`. */
+export async function list(options: QueueCliOptions): Promise<void> {
+  if (options.format !== 'text' && options.format !== 'json') {
+    throw new UsageError(`--format must be text or json (got '${options.format}')`);
+  }
+  const commands = await withRuntime(options, async (runtime) => runtime.queuedCommands());
+  if (options.format === 'json') {
+    process.stdout.write(`${JSON.stringify(commands, null, 2)}\n`);
+    return;
+  }
+  if (commands.length === 0) {
+    process.stdout.write('the queue is empty\n');
+    return;
+  }
+  for (const c of commands) process.stdout.write(`${printable(line(c))}\n`);
+}
+
+function line(c: Command): string {
+  const about = c.record === null ? `${c.entity ?? ''}` : `${c.entity}/${c.record}`;
+  const parts = [c.id, c.state.padEnd(10), c.type.padEnd(12), about, `-> ${c.function ?? '(no function)'}`];
+  if (c.attempts > 0) parts.push(`attempts ${c.attempts}`);
+  if (c.state === 'waiting' && c.nextAttempt) parts.push(`next ${c.nextAttempt}`);
+  if (c.error) parts.push(`: ${c.error.code}: ${c.error.message}`);
+  return parts.join('  ');
+}
+
+/** `restfn queue push`: everything that may go, now (waiting commands included). */
+export async function push(options: QueueCliOptions): Promise<void> {
+  const interrupt = onInterrupt();
+  try {
+    const result = await withRuntime(options, async (runtime) => {
+      if (options.verbose) runtime.on(trace);
+      return runtime.pushQueue({
+        ignoreSchedule: true,
+        signal: interrupt.signal,
+        onCommand: (o) => {
+          const about = o.record === null ? `${o.entity}` : `${o.entity}/${o.record}`;
+          const said = o.state === 'done' ? 'sent' : `${o.state}: ${o.error?.code}: ${o.error?.message}`;
+          process.stderr.write(`${printable(`restfn: ${o.id} ${o.type} ${about}: ${said}`)}\n`);
+        },
+      });
+    });
+    const stopped =
+      result.stopped === 'offline'
+        ? '; stopped: the service could not be reached'
+        : result.stopped === 'credentials'
+          ? '; stopped: a credential is missing or needs a login'
+          : '';
+    process.stderr.write(
+      `restfn: pushed: ${result.sent} sent, ${result.waiting} waiting, ${result.failed} failed; ${result.remaining} left in the queue${stopped}\n`,
+    );
+    process.stdout.write(
+      `${JSON.stringify({ sent: result.sent, waiting: result.waiting, failed: result.failed, remaining: result.remaining, ...(result.stopped ? { stopped: result.stopped } : {}) }, null, 2)}\n`,
+    );
+    if (result.failed > 0) process.exitCode = 1;
+  } finally {
+    interrupt.dispose();
+  }
+}
+
+const TYPES = {
+  retry: 'action.retry-queue-command',
+  delete: 'action.delete-queue-command',
+  clear: 'action.clear-queue',
+} as const;
+
+/** `restfn queue retry|delete|clear ID...`: all ids are checked before any changes. */
+export async function change(
+  verb: keyof typeof TYPES,
+  ids: string[],
+  options: QueueCliOptions,
+): Promise<void> {
+  const changed = await withRuntime(options, async (runtime) => runtime.changeQueue(TYPES[verb], ids));
+  const said = { retry: 'queued again', delete: 'deleted', clear: 'cleared' }[verb];
+  process.stderr.write(`restfn: ${said}: ${changed.join(', ')}\n`);
+}

@@ -1,0 +1,37 @@
+import type { Command } from 'commander';
+
+export interface QueueCliOptions {
+  solution?: string;
+  db?: string;
+  format?: 'text' | 'json';
+  verbose?: boolean;
+}
+
+const common = (command: Command) =>
+  command
+    .option('-s, --solution <dir>', 'solution folder (default: found from the current folder upward)')
+    .option('--db <file>', 'local database file (default: <solution>/.restfn/local.db)');
+
+export function registerQueue(program: Command): void {
+  const queue = program
+    .command('queue')
+    .description("the offline command queue: actions' remote calls waiting to be sent (list by default)");
+  common(
+    queue.command('list', { isDefault: true }).description('list the queued commands, first to go first'),
+  )
+    .option('--format <format>', 'text or json', 'text')
+    .action(async (options: QueueCliOptions) => (await import('./queue-action.js')).list(options));
+  common(queue.command('push').description('send the queued commands now, waiting ones included'))
+    .option('-v, --verbose', 'trace requests and responses on stderr (credentials masked)')
+    .action(async (options: QueueCliOptions) => (await import('./queue-action.js')).push(options));
+  for (const [verb, description] of [
+    ['retry', 'queue failed or waiting commands again, to go at the next push'],
+    ['delete', 'drop commands without sending them (their error rows go too)'],
+    ['clear', 'drop commands and every later command for the same record'],
+  ] as const) {
+    common(queue.command(verb).description(description).argument('<ids...>', 'command ids')).action(
+      async (ids: string[], options: QueueCliOptions) =>
+        (await import('./queue-action.js')).change(verb, ids, options),
+    );
+  }
+}

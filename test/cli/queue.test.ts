@@ -1,0 +1,144 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it, vi } from 'vitest';
+import { runCli, startCli } from '../helpers/cli.js';
+import { customersApi, queueSolution } from '../helpers/queue.js';
+import { tempSolution } from '../helpers/temp-solution.js';
+
+/** A solution over the customers API in a temp folder, and a reader of its local database. */
+async function setup(seed: Array<Record<string, unknown>> = []) {
+  const api = await customersApi(seed);
+  const root = tempSolution(queueSolution(api.url));
+  const db = join(root, '.restfn', 'local.db');
+  const restfn = (...args: string[]) => runCli([...args, '--solution', root]);
+  const read = <T>(sql: string): T[] => {
+    const conn = new Database(db, { readonly: true });
+    try {
+      return conn.prepare(sql).all() as T[];
+    } finally {
+      conn.close();
+    }
+  };
+  const rows = (table = 'customers') =>
+    read<{ data: string }>(`SELECT data FROM [${table}] ORDER BY id`).map((r) => JSON.parse(r.data));
+  return { api, root, restfn, rows, read };
+}
+
+describe('restfn action and restfn queue', () => {
+  it('offline: the change is queued (exit 0); online: queue push sends it, row and service agree', async () => {
+    const { api, restfn, rows } = await setup([{ id: 'c-1', name: 'Ada', region: 'eu' }]);
+    expect((await restfn('sync', 'customers')).code).toBe(0);
+    await api.offline();
+    const offline = await restfn(
+      'action',
+      'update-customer',
+      '-p',
+      'current.item.id=c-1',
+      '-p',
+      'components.name.state.value=Grace',
+    );
+    expect(offline.code).toBe(0);
+    expect(offline.stderr).toContain("'customers' record 'c-1' updated locally; queued as command");
+    const queued = JSON.parse((await restfn('queue', 'list', '--format', 'json')).stdout);
+    expect(queued).toMatchObject([
+      { state: 'waiting', type: 'update', record: 'c-1', attempts: 1, error: { code: 'NETWORK_ERROR' } },
+    ]);
+    expect((await restfn('queue')).stdout).toContain('waiting');
+
+    await api.online();
+    const pushed = await restfn('queue', 'push');
+    expect(pushed.code).toBe(0);
+    expect(JSON.parse(pushed.stdout)).toEqual({ sent: 1, waiting: 0, failed: 0, remaining: 0 });
+    expect(api.customers.get('c-1')).toEqual({ id: 'c-1', name: 'Grace', region: 'eu' });
+    expect(rows()).toEqual([{ id: 'c-1', name: 'Grace', region: 'eu' }]);
+    expect((await restfn('queue')).stdout).toBe('the queue is empty\n');
+  });
+
+  it('422: exit 1, the error row id is the command id; retry after the server is fixed; delete and clear by id', async () => {
+    const { api, restfn, rows } = await setup([{ id: 'c-1', name: 'Ada', region: 'eu' }]);
+    await restfn('sync', 'customers');
+    api.failNext(422, 1, { error: 'name too short' });
+    const bad = await restfn(
+      'action',
+      'update-customer',
+      '-p',
+      'current.item.id=c-1',
+      '-p',
+      'components.name.state.value=A',
+    );
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toMatch(
+      /restfn: error COMMAND_FAILED: .*answered 422.*restfn queue retry [0-9a-f-]{36}/,
+    );
+    const commandId = JSON.parse(bad.stdout).command.id;
+    expect(rows('customers_error')).toEqual([expect.objectContaining({ id: commandId, status: 422 })]);
+    // The local change stays.
+    expect(rows()[0].name).toBe('A');
+
+    expect((await restfn('queue', 'retry', commandId)).code).toBe(0);
+    expect(JSON.parse((await restfn('queue', 'push')).stdout)).toMatchObject({ sent: 1, remaining: 0 });
+    expect(api.customers.get('c-1')?.name).toBe('A');
+    expect(rows('customers_error')).toEqual([]);
+
+    // Two queued changes to the record: clear takes the first and the one behind it; delete takes one.
+    await api.offline();
+    const ids: string[] = [];
+    for (const name of ['B', 'C', 'D']) {
+      const r = await restfn(
+        'action',
+        'update-customer',
+        '--no-push',
+        '-p',
+        'current.item.id=c-1',
+        '-p',
+        `components.name.state.value=${name}`,
+      );
+      ids.push(JSON.parse(r.stdout).command.id);
+    }
+    expect((await restfn('queue', 'delete', ids[2]!)).code).toBe(0);
+    expect((await restfn('queue', 'clear', ids[0]!)).stderr).toBe(`restfn: cleared: ${ids[0]}, ${ids[1]}\n`);
+    const missing = await restfn('queue', 'retry', 'no-such-id');
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('COMMAND_NOT_FOUND');
+  });
+
+  it('kill -9 while a create is being sent: the next push resumes it with the same idempotency key; one remote change', async () => {
+    const { api, root, restfn, rows, read } = await setup();
+    // The service applies the POST (and remembers its key), then the CLI dies before it hears back.
+    let killed = false;
+    const run = startCli([
+      'action',
+      'create-customer',
+      '-p',
+      'components.name.state.value=Ada',
+      '-p',
+      'components.region.state.value=eu',
+      '--solution',
+      root,
+    ]);
+    api.intercept = async (req) => {
+      if (killed || req.method !== 'POST') return false;
+      killed = true;
+      run.child.kill('SIGKILL');
+      await run.done;
+      // Now the service applies it (and answers a client that is gone).
+      return false;
+    };
+    const dead = await run.done;
+    expect(dead.code).toBe(null);
+    const [stuck] = read<{ state: string; id: string; record: string }>(
+      'SELECT state, id, record FROM [_commandQueue]',
+    );
+    expect(stuck?.state).toBe('processing');
+    expect(rows()).toEqual([{ id: stuck!.record, name: 'Ada', region: 'eu' }]);
+
+    await vi.waitFor(() => expect(api.changes).toBe(1));
+    const pushed = await restfn('queue', 'push');
+    expect(JSON.parse(pushed.stdout)).toMatchObject({ sent: 1, remaining: 0 });
+    const posts = api.requests.filter((r) => r.method === 'POST');
+    expect(posts.map((r) => r.idempotencyKey)).toEqual([stuck!.id, stuck!.id]);
+    expect(api.customers.size).toBe(1);
+    const [realId] = api.customers.keys();
+    expect(rows()).toEqual([{ id: realId, name: 'Ada', region: 'eu' }]);
+  });
+});
