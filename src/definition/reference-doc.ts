@@ -25,7 +25,7 @@ export function referenceDoc(): string {
   for (const [kind, title] of sections) {
     out.push(`## ${title}`, '', '| key | type | required | meaning |', '|---|---|---|---|');
     const schema = jsonSchema(kind) as Schema;
-    out.push(...table(rows(schema, '')), '');
+    out.push(...table(nested(schema, '')), '');
     // Shared definitions (the operation types) are listed once, after the file that uses them.
     for (const [name, definition] of Object.entries(schema.definitions ?? {})) {
       out.push(`### \`${name}\` entries`, '', `Wherever a key has type ${name}.`, '');

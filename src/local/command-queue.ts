@@ -47,9 +47,21 @@ export interface CommandError {
   readonly message: string;
   /** What the queue made of it: why the command waits or failed. */
   readonly reason?: string;
+  /** The request never left (no connection, no credential): the service cannot have applied it. */
+  readonly notSent?: boolean;
   readonly status?: number;
   readonly title?: string;
   readonly description?: string;
+}
+
+/**
+ * Whether the service may have applied the command: it is being sent, or an attempt may have reached
+ * the service (its answer lost). Not after a definitive refusal, nor when no attempt left the device.
+ */
+export function mayHaveReachedService(command: Command): boolean {
+  if (command.state === 'failed') return false;
+  if (command.state === 'waiting') return command.error?.notSent !== true;
+  return command.state === 'processing' || command.attempts > 0;
 }
 
 export interface NewCommand {

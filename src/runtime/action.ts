@@ -11,7 +11,12 @@ import type { PropertyPath } from '../definition/yaml-file.js';
 import { DefinitionError } from '../errors/definition-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { isTempId } from '../expression/functions.js';
-import type { Command, CommandError, CommandType } from '../local/command-queue.js';
+import {
+  type Command,
+  type CommandError,
+  type CommandType,
+  mayHaveReachedService,
+} from '../local/command-queue.js';
 import { newTempId } from '../local/temp-ids.js';
 import { type CallContext, createContext, type ExecutionContext } from './context.js';
 import { fieldsOf } from './field.js';
@@ -231,8 +236,10 @@ async function executeEntity(
     } else if (o.method === 'delete') {
       store.db.prepare(`DELETE FROM ${table} WHERE id = ?`).run(id);
       // A record that only ever existed here: nothing to delete remotely, and its queued changes go.
+      // Once its create may have reached the service (an answer can be lost on the way back), the
+      // delete queues behind the create instead and gets the real id with it.
       const commands = queue.forRecord(entity, id!);
-      if (isTempId(id) && !commands.some((c) => c.state === 'processing')) {
+      if (isTempId(id) && !commands.some(mayHaveReachedService)) {
         for (const c of commands) dropCommand(engine, c);
         queued = false;
       }

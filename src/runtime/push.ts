@@ -219,6 +219,10 @@ function failed(
     code: e.code ?? 'ENGINE_ERROR',
     message: e.message ?? String(error),
     reason: verdict.reason,
+    // Once one attempt may have reached the service, no later one can say it never did.
+    ...(neverSent(error) && (command.attempts === 1 || command.error?.notSent === true)
+      ? { notSent: true }
+      : {}),
     ...(typeof e.status === 'number' ? { status: e.status } : {}),
     ...(typeof e.title === 'string' ? { title: e.title } : {}),
     ...(typeof e.description === 'string' ? { description: e.description } : {}),
@@ -301,4 +305,19 @@ function writeErrorRow(
 export function removeErrorRow(store: LocalStore, table: string, commandId: string): void {
   if (store.hasTable(table))
     store.db.prepare(`DELETE FROM ${store.ensureTable(table)} WHERE id = ?`).run(commandId);
+}
+
+/** Failures before a request could reach the service: no connection was made, or no credential. */
+const NOT_CONNECTED = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+function neverSent(error: unknown): boolean {
+  if (error instanceof CredentialError) return true;
+  return error instanceof NetworkError && error.causeCode !== undefined && NOT_CONNECTED.has(error.causeCode);
 }
