@@ -24,11 +24,20 @@ try {
 }
 
 // Asynchronous on purpose: the demo API answers from this same process.
+// With { capture: true } last, stdout is returned instead of shown.
 async function restfn(...args) {
+  const capture = typeof args.at(-1) === 'object' ? args.pop().capture : false;
   console.log(`\n$ restfn ${args.join(' ')}`);
-  const child = spawn(process.execPath, [cli, ...args, '--solution', solution], { stdio: 'inherit' });
+  const child = spawn(process.execPath, [cli, ...args, '--solution', solution], {
+    stdio: ['inherit', capture ? 'pipe' : 'inherit', 'inherit'],
+  });
+  let out = '';
+  child.stdout?.on('data', (chunk) => {
+    out += chunk;
+  });
   const code = await new Promise((resolve) => child.on('close', resolve));
   if (code !== 0) throw new Error(`restfn ${args[0]} exited ${code}`);
+  return out;
 }
 
 try {
@@ -42,6 +51,34 @@ try {
   );
   await restfn('run', 'rest-get-customer', '-p', 'id=c-007');
   await restfn('run', 'rest-update-customer', '-p', 'id=c-007', '-p', 'name=Ada Lovelace', '-p', 'region=eu');
+
+  // Offline round trip: the API stops, an action changes the local row and queues its remote call;
+  // the API comes back, the queue is pushed, and the local row and the remote record agree.
+  console.log('\n# the demo API stops: the device is offline');
+  await new Promise((resolve) => server.close(resolve).closeAllConnections());
+  await restfn(
+    'action',
+    'update-customer',
+    '-p',
+    'current.item.id=c-007',
+    '-p',
+    'components.name.state.value=Ada (edited offline)',
+    '--db',
+    db,
+  );
+  await restfn('queue', '--db', db);
+  console.log('\n# the demo API is back');
+  server = await startDemoApi(4010);
+  await restfn('queue', 'push', '--db', db);
+  const local = JSON.parse(
+    await restfn('query', "SELECT data FROM [customers] WHERE id = 'c-007'", '--db', db, { capture: true }),
+  )[0].data;
+  const remote = await (await fetch('http://127.0.0.1:4010/customers/c-007')).json();
+  const agree = JSON.stringify(local) === JSON.stringify(remote);
+  console.log(
+    `\nlocal row:     ${JSON.stringify(local)}\nremote record: ${JSON.stringify(remote)}\n${agree ? 'they agree' : 'THEY DIFFER'}`,
+  );
+  if (!agree) throw new Error('the local row and the remote record differ after the push');
   console.log(
     `\nThe local database is ${db}; try: node dist/cli/main.js query customers --db ${db} --solution examples/demo`,
   );

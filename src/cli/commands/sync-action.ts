@@ -2,6 +2,7 @@ import { formatDiagnostic } from '../../definition/diagnostic.js';
 import { loadSolution } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
 import { DefinitionError } from '../../errors/definition-error.js';
+import { COMMAND_QUEUE_TABLE } from '../../local/stage.js';
 import type { EntitySync } from '../../runtime/sync.js';
 import { InterruptedError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
@@ -29,6 +30,15 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
   const wanted = names.length > 0 ? names : all;
   let current: string | undefined;
   try {
+    // Local changes go out first, once, so the pulls bring them back as the service applied them.
+    const queued = store.hasTable(COMMAND_QUEUE_TABLE)
+      ? await runtime.pushQueue({ signal: interrupt.signal })
+      : undefined;
+    if (queued && queued.outcomes.length + queued.remaining > 0) {
+      process.stderr.write(
+        `restfn: pushed the command queue first: ${queued.sent} sent, ${queued.remaining} still queued${queued.remaining > 0 ? ' (their rows keep the local changes until sent)' : ''}\n`,
+      );
+    }
     for (const name of wanted) {
       if (interrupt.interrupted) break;
       // Errors in other files do not stop this datasource; its own (or its functions') do.
@@ -45,6 +55,7 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
       current = name;
       const started = performance.now();
       const result = await runtime.sync(name, {
+        pushFirst: false,
         onProgress: progress.update,
         signal: interrupt.signal,
         commitPerEntity: options.commitPerEntity === true,
