@@ -116,6 +116,11 @@ export const RULES = {
     summary: 'A query `dependencies` entry names no query of this function.',
   },
   QUERY_CYCLE: { severity: 'error', summary: 'Query `dependencies` form a cycle.' },
+  ACTION_FUNCTION_MISSING: {
+    severity: 'error',
+    summary:
+      'An action with `method: functionCall` names no `function`: it changes nothing locally, so without one it does nothing.',
+  },
   UNKNOWN_FUNCTION: {
     severity: 'error',
     summary: 'A datasource, action or guard names a function that does not exist.',

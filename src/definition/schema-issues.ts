@@ -78,6 +78,15 @@ function fromIssue(file: YamlFile, data: unknown, issue: z.core.$ZodIssue): Diag
           ),
         ];
       }
+      if (actual === undefined) {
+        return [
+          diagnostic(
+            'MISSING_KEY',
+            `missing required key '${String(path.at(-1))}'${parentName(path)}; add it (${unionExpectation(issue.errors)})`,
+            file.locate(path),
+          ),
+        ];
+      }
       return [
         diagnostic(
           'INVALID_VALUE',

@@ -20,7 +20,16 @@ export function functionReferences(file: SourceFile, r: Reporter, solution: Solu
     }
   } else if (file.kind === 'action' && file.definition) {
     const action = (file as SourceFile<'action'>).definition!;
-    if (action.type === 'action.execute-entity') check(action.options.function, ['options', 'function']);
+    if (action.type === 'action.execute-entity') {
+      check(action.options.function, ['options', 'function']);
+      if (action.options.method === 'functionCall' && action.options.function === undefined) {
+        r.report(
+          'ACTION_FUNCTION_MISSING',
+          "method functionCall calls a function and changes nothing locally: name it with 'function: <name>'",
+          ['options', 'method'],
+        );
+      }
+    }
   } else if (file.kind === 'function' && file.definition) {
     check((file as SourceFile<'function'>).definition!.guard?.function, ['guard', 'function']);
   }
