@@ -23,7 +23,9 @@ test('npm start: the demo validates, syncs real pages into SQLite, runs function
   expect(out).toContain('customers <- rest-get-customers: 3 pages, 60 records, query returns 60 rows');
   expect(out.match(/"customers": 20/g)).toHaveLength(3);
   // The offline round trip: queued while the API is down, sent once it is back, both sides agree.
-  expect(out).toMatch(/'customers' record 'c-007' updated locally; queued as command [0-9a-f-]{36}, not sent yet/);
+  expect(out).toMatch(
+    /'customers' record 'c-007' updated locally; queued as command [0-9a-f-]{36}, not sent yet/,
+  );
   expect(out).toMatch(/restfn: [0-9a-f-]{36} update customers\/c-007: sent/);
   expect(out).toContain('local row:     {"id":"c-007","name":"Ada (edited offline)"');
   expect(out).toContain('they agree');

@@ -225,3 +225,102 @@ options:
     expect(runtime.queuedCommands()).toEqual([]);
   });
 });
+
+describe('actions: methods and onSuccess', () => {
+  const extra = (url: string): Record<string, string> => ({
+    'functions/rest-notify.platform': `provider: DATA_PROVIDER_REST\nmethod: POST\nurl: ${url}/customers\nparameters:\n  name:\n    location: body\n    type: string\n`,
+    'functions/rest-create-keep.platform': `provider: DATA_PROVIDER_REST\nmethod: POST\nurl: ${url}/customers\nkeepTempIds: true\nparameters:\n  name:\n    location: body\n    type: string\n`,
+    'actions/notify.platform': `type: action.execute-entity
+options:
+  provider: DATA_PROVIDER_REST
+  entity: customers
+  method: functionCall
+  function: rest-notify
+  parameters:
+    name: =@ctx.jig.inputs.name
+`,
+    'actions/save-customer.platform': `type: action.execute-entity
+options:
+  provider: DATA_PROVIDER_REST
+  entity: customers
+  method: save
+  function: rest-create-keep
+  data:
+    id: =@ctx.current.item.id
+    name: =@ctx.components.name.state.value
+  parameters:
+    name: =@ctx.record.name
+  onSuccess: notify
+`,
+    'actions/chain.platform': `type: action.execute-entity
+options:
+  provider: DATA_PROVIDER_REST
+  entity: customers
+  method: update
+  data:
+    id: =@ctx.current.item.id
+    name: =@ctx.components.name.state.value
+  onSuccess:
+    type: action.execute-entity
+    options:
+      provider: DATA_PROVIDER_REST
+      entity: customers
+      method: update
+      data:
+        id: =@ctx.current.item.id
+        seen: true
+      onSuccess:
+        type: action.go-back
+`,
+    'actions/loop.platform': `type: action.execute-entity
+options:
+  provider: DATA_PROVIDER_REST
+  entity: customers
+  method: functionCall
+  function: rest-notify
+  onSuccess: loop
+`,
+  });
+
+  it('functionCall calls the function with no local change', async () => {
+    const api = await customersApi();
+    const { runtime, store } = syncSetup({ ...queueSolution(api.url), ...extra(api.url) });
+    const result = await runtime.action('notify', { jig: { inputs: { name: 'hello' } } });
+    expect(result.command).toMatchObject({ state: 'done', output: { name: 'hello' } });
+    expect(result.record).toBeUndefined();
+    expect(store.rows('customers')).toEqual([]);
+    expect(api.requests).toEqual([expect.objectContaining({ method: 'POST', body: { name: 'hello' } })]);
+  });
+
+  it('save creates a missing record with a temp id; keepTempIds keeps the temp row beside the real one; onSuccess by file name runs next', async () => {
+    const api = await customersApi();
+    const { runtime, store } = syncSetup({ ...queueSolution(api.url), ...extra(api.url) });
+    const result = await runtime.action('save-customer', screen(undefined, { name: 'Kim' }), {});
+    const realId = [...api.customers.keys()][0]!;
+    expect(result.record).toBe(realId);
+    const rows = store.rows('customers');
+    expect(rows).toHaveLength(2);
+    expect(rows.filter((r) => isTempId(r.id))).toHaveLength(1);
+    expect(rows.find((r) => r.id === realId)).toEqual({ id: realId, name: 'Kim' });
+    // onSuccess: notify ran (a second POST, with no name from jig.inputs here).
+    expect(result.next).toMatchObject({ action: 'notify', command: { state: 'done' } });
+    expect(api.requests.filter((r) => r.method === 'POST')).toHaveLength(2);
+  });
+
+  it('an onSuccess written in place runs; a screen step is recorded, not run; a chain that loops stops with a coded error', async () => {
+    const api = await customersApi([{ id: 'c-1', name: 'Ada' }]);
+    const { runtime, store } = syncSetup({ ...queueSolution(api.url), ...extra(api.url) });
+    await runtime.sync('customers');
+    const result = await runtime.action('chain', screen({ id: 'c-1' }, { name: 'Grace' }));
+    expect(store.rows('customers')).toEqual([{ id: 'c-1', name: 'Grace', seen: true }]);
+    expect(result.next).toMatchObject({ method: 'update', next: { type: 'action.go-back', ranHere: false } });
+    // No function: a local change only, nothing queued.
+    expect(result.command).toBeUndefined();
+    expect(runtime.queuedCommands()).toEqual([]);
+    await expect(runtime.action('loop')).rejects.toMatchObject({
+      code: 'INVALID_DEFINITION',
+      message: expect.stringContaining('a cycle'),
+    });
+    await expect(runtime.action('no-such-action')).rejects.toMatchObject({ code: 'ACTION_NOT_FOUND' });
+  });
+});
