@@ -21,6 +21,7 @@ export { newTempId } from './temp-ids.js';
 export class LocalStore {
   readonly db: Database.Database;
   private readonly known = new Set<string>();
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(readonly file: string) {
     if (file !== ':memory:') privateFile(file);
@@ -52,8 +53,18 @@ export class LocalStore {
 
   hasTable(name: string): boolean {
     return (
-      this.db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
+      this.statement("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined
     );
+  }
+
+  /** A prepared statement, prepared once per text (for statements run once per command or row). */
+  statement(sql: string): Database.Statement {
+    let prepared = this.statements.get(sql);
+    if (!prepared) {
+      prepared = this.db.prepare(sql);
+      this.statements.set(sql, prepared);
+    }
+    return prepared;
   }
 
   /** Forgets which tables exist: after a rolled-back transaction, tables it created are gone again. */

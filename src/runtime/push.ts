@@ -80,20 +80,30 @@ async function pushAll(engine: QueueEngine, options: PushOptions): Promise<PushR
   try {
     queue.resumeAbandoned(isGone);
     const due = options.ignoreSchedule ? undefined : iso(engine.options.clock.now());
-    for (let after = 0; ; ) {
-      options.signal?.throwIfAborted();
-      const command = queue.next(after, due);
-      if (!command) break;
-      after = command.seq;
-      if (!queue.claim(command.id, worker)) continue;
-      const { outcome, stop } = await send(engine, { ...command, attempts: command.attempts + 1 }, options);
-      outcomes.push(outcome);
-      options.onCommand?.(outcome);
-      if (stop) {
-        stopped = stop;
-        break;
+    let after = 0;
+    /** The next command that may go, claimed (marked processing, its attempt counted). */
+    const claimNext = (): Command | undefined => {
+      for (;;) {
+        const command = queue.next(after, due);
+        if (!command) return undefined;
+        after = command.seq;
+        if (queue.claim(command.id, worker)) return { ...command, attempts: command.attempts + 1 };
       }
+    };
+    // One transaction writes a command's outcome and claims the next: one commit per command, and
+    // a claim is on disk before its request leaves (what a crash-resume and a delete rely on).
+    const settle = engine.store.db.transaction((write: () => void, more: boolean) => {
+      write();
+      return more && !options.signal?.aborted ? claimNext() : undefined;
+    });
+    for (let command = settle(() => undefined, true); command; ) {
+      const sent = await send(engine, command, options);
+      command = settle(sent.write, sent.stop === undefined);
+      outcomes.push(sent.outcome);
+      options.onCommand?.(sent.outcome);
+      if (sent.stop) stopped = sent.stop;
     }
+    options.signal?.throwIfAborted();
   } finally {
     running.delete(worker);
   }
@@ -118,12 +128,16 @@ function iso(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/** How a command's send ended: the outcome, and its writes (made with the next command's claim). */
+interface Sent {
+  readonly outcome: CommandOutcome;
+  readonly write: () => void;
+  /** Nothing else can get through now: the push ends after this command. */
+  readonly stop?: 'offline' | 'credentials';
+}
+
 /** Calls the command's function once (with the call's own retries) and records how it ended. */
-async function send(
-  engine: QueueEngine,
-  command: Command,
-  options: PushOptions,
-): Promise<{ outcome: CommandOutcome; stop?: 'offline' | 'credentials' }> {
+async function send(engine: QueueEngine, command: Command, options: PushOptions): Promise<Sent> {
   const { queue, store } = engine;
   const about = {
     id: command.id,
@@ -133,8 +147,7 @@ async function send(
     function: command.function,
   };
   if (command.function === null) {
-    queue.remove(command.id);
-    return { outcome: { ...about, state: 'done' } };
+    return { outcome: { ...about, state: 'done' }, write: () => queue.remove(command.id) };
   }
   const name = command.function;
   const call = { entity: command.entity ?? name, commandId: command.id };
@@ -171,19 +184,34 @@ async function send(
   }
 
   const output = execution.result.status === 'ok' ? execution.result.output : undefined;
-  let record = command.record;
   const realId = createdId(command, output);
-  store.db.transaction(() => {
+  const replaced = realId !== undefined && command.entity !== null && command.payload.tempId !== undefined;
+  const outcome: { -readonly [K in keyof CommandOutcome]: CommandOutcome[K] } = {
+    ...about,
+    record: replaced ? String(realId) : command.record,
+    state: 'done',
+    output,
+  };
+  const write = () => {
     queue.remove(command.id);
     removeErrorRow(store, errorTable(command), command.id);
-    if (realId !== undefined && command.entity !== null && command.payload.tempId !== undefined) {
+    if (replaced) {
       const keep = execution.file.definition.keepTempIds === true;
-      replaceTempId(store, queue, command.entity, command.payload.tempId, realId, keep);
-      record = String(realId);
+      replaceTempId(store, queue, command.entity!, command.payload.tempId!, realId!, keep);
     }
-    if (writes.length > 0) Stage.apply(store, writes);
-  })();
-  return { outcome: { ...about, record, state: 'done', output } };
+    try {
+      if (writes.length > 0) Stage.apply(store, writes);
+    } catch (error) {
+      // The service has the change: the command is done either way; what failed is only the local
+      // write of the function's operations, and that is said.
+      const e = error as { code?: string; message?: string };
+      outcome.error = {
+        code: e.code ?? 'LOCAL_WRITE_FAILED',
+        message: `sent, but writing the function's operations locally failed: ${e.message ?? String(error)}`,
+      };
+    }
+  };
+  return { outcome, write };
 }
 
 /** The real id a created record got: the output's `id`, when it is one and differs from the temp id. */
@@ -204,7 +232,7 @@ function failed(
   command: Command,
   about: Omit<CommandOutcome, 'state'>,
   error: unknown,
-): { outcome: CommandOutcome; stop?: 'offline' | 'credentials' } {
+): Sent {
   const { queue, store } = engine;
   const failure = commandFailure(engine, command, error);
   const verdict = decideCommandFailure(failure, command.attempts, engine.options.retry);
@@ -229,15 +257,21 @@ function failed(
   };
   if (verdict.state === 'waiting') {
     const next = verdict.delayMs === undefined ? null : iso(engine.options.clock.now() + verdict.delayMs);
-    queue.wait(command.id, described, next);
     const stop = verdict.stopPush ? (failure.kind === 'credentials' ? 'credentials' : 'offline') : undefined;
-    return { outcome: { ...about, state: 'waiting', error: described }, ...(stop ? { stop } : {}) };
+    return {
+      outcome: { ...about, state: 'waiting', error: described },
+      write: () => queue.wait(command.id, described, next),
+      ...(stop ? { stop } : {}),
+    };
   }
-  store.db.transaction(() => {
-    queue.fail(command.id, described);
-    writeErrorRow(store, errorTable(command), command, described, iso(engine.options.clock.now()));
-  })();
-  return { outcome: { ...about, state: 'failed', error: described } };
+  const at = iso(engine.options.clock.now());
+  return {
+    outcome: { ...about, state: 'failed', error: described },
+    write: () => {
+      queue.fail(command.id, described);
+      writeErrorRow(store, errorTable(command), command, described, at);
+    },
+  };
 }
 
 function commandFailure(engine: QueueEngine, command: Command, error: unknown): CommandFailure {
@@ -304,7 +338,7 @@ function writeErrorRow(
 /** A command that went through, or was dropped, no longer has an error to show. */
 export function removeErrorRow(store: LocalStore, table: string, commandId: string): void {
   if (store.hasTable(table))
-    store.db.prepare(`DELETE FROM ${store.ensureTable(table)} WHERE id = ?`).run(commandId);
+    store.statement(`DELETE FROM ${store.ensureTable(table)} WHERE id = ?`).run(commandId);
 }
 
 /** Failures before a request could reach the service: no connection was made, or no credential. */
