@@ -54,6 +54,27 @@ describe('restfn action and restfn queue', () => {
     expect((await restfn('queue')).stdout).toBe('the queue is empty\n');
   });
 
+  it('restfn sync pushes the queue first and says so', async () => {
+    const { api, restfn, rows } = await setup([{ id: 'c-1', name: 'Ada', region: 'eu' }]);
+    await restfn('sync', 'customers');
+    const queued = await restfn(
+      'action',
+      'update-customer',
+      '--no-push',
+      '-p',
+      'current.item.id=c-1',
+      '-p',
+      'components.name.state.value=Grace',
+    );
+    expect(JSON.parse(queued.stdout).command.state).toBe('queued');
+    expect(api.customers.get('c-1')?.name).toBe('Ada');
+    const synced = await restfn('sync', 'customers');
+    expect(synced.code).toBe(0);
+    expect(synced.stderr).toContain('restfn: pushed the command queue first: 1 sent, 0 still queued');
+    expect(api.customers.get('c-1')?.name).toBe('Grace');
+    expect(rows()).toEqual([{ id: 'c-1', name: 'Grace', region: 'eu' }]);
+  });
+
   it('422: exit 1, the error row id is the command id; retry after the server is fixed; delete and clear by id', async () => {
     const { api, restfn, rows } = await setup([{ id: 'c-1', name: 'Ada', region: 'eu' }]);
     await restfn('sync', 'customers');
