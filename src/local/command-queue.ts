@@ -52,6 +52,8 @@ export interface CommandError {
   readonly status?: number;
   readonly title?: string;
   readonly description?: string;
+  /** What the service said (the handler's details, else the response body), masked and cut. */
+  readonly details?: string;
 }
 
 /**

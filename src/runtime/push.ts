@@ -242,6 +242,7 @@ function failed(
     status?: number;
     title?: string;
     description?: string;
+    details?: string;
   };
   const described: CommandError = {
     code: e.code ?? 'ENGINE_ERROR',
@@ -254,6 +255,7 @@ function failed(
     ...(typeof e.status === 'number' ? { status: e.status } : {}),
     ...(typeof e.title === 'string' ? { title: e.title } : {}),
     ...(typeof e.description === 'string' ? { description: e.description } : {}),
+    ...(typeof e.details === 'string' ? { details: e.details } : {}),
   };
   if (verdict.state === 'waiting') {
     const next = verdict.delayMs === undefined ? null : iso(engine.options.clock.now() + verdict.delayMs);

@@ -1,7 +1,16 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { loadSolution } from '../../src/definition/solution.js';
 import { isTempId } from '../../src/expression/functions.js';
+import { LocalStore } from '../../src/local/store.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { recordingClock } from '../helpers/clock.js';
+import { encodings } from '../helpers/encodings.js';
+import { json, testServer } from '../helpers/http-server.js';
 import { customersApi, queueSolution, screen } from '../helpers/queue.js';
 import { syncSetup } from '../helpers/sync.js';
+import { tempSolution } from '../helpers/temp-solution.js';
 
 /** A solution over the customers API, with a real SQLite file and a recording clock. */
 async function setup(seed: Array<Record<string, unknown>> = [], extra: Record<string, string> = {}) {
@@ -322,5 +331,65 @@ options:
       message: expect.stringContaining('a cycle'),
     });
     await expect(runtime.action('no-such-action')).rejects.toMatchObject({ code: 'ACTION_NOT_FOUND' });
+  });
+});
+
+describe('actions: secrets', () => {
+  it('a credential the service echoes never reaches the queue, the error row or the database files', async () => {
+    const secret = 'Sk"9\\live&key+Ü=/z';
+    const server = await testServer((req, res) => {
+      json(res, 422, { error: `bad key ${req.headers['x-api-key']}`, echo: req.headers['x-api-key'] });
+    });
+    const root = tempSolution({
+      'functions/rest-save.platform': `provider: DATA_PROVIDER_REST
+method: POST
+url: ${server.url}/things
+parameters:
+  x-api-key:
+    location: header
+    type: secret
+    value: api-key
+  name:
+    location: body
+    type: string
+`,
+      'actions/save.platform': `type: action.execute-entity
+options:
+  provider: DATA_PROVIDER_REST
+  entity: things
+  method: create
+  function: rest-save
+  data:
+    name: thing
+  parameters:
+    name: =@ctx.record.name
+`,
+    });
+    const file = join(root, '.restfn', 'local.db');
+    const store = new LocalStore(file);
+    const runtime = createRuntime(loadSolution(root), {
+      store,
+      clock: recordingClock(),
+      credentials: {
+        apply: async (r) => ({ values: [{ name: r.parameter, location: r.location, value: secret }] }),
+      },
+    });
+    const result = await runtime.action('save');
+    expect(result.command?.state).toBe('failed');
+    expect(server.requests[0]?.headers['x-api-key']).toBe(secret);
+    const shown = JSON.stringify([result, runtime.queuedCommands(), store.rows('things_error')]);
+    await runtime.close();
+    store.close();
+    const bytes = [file, `${file}-wal`]
+      .filter((f) => existsSync(f))
+      .map((f) => readFileSync(f).toString('latin1') + readFileSync(f).toString('utf8'))
+      .join('\n');
+    for (const form of encodings(secret)) {
+      expect(shown).not.toContain(form);
+      expect(bytes).not.toContain(form);
+    }
+    // What the service said is kept for an error screen, with the echoed credential masked.
+    expect(result.command?.error?.details).toContain('bad key');
+    expect(JSON.parse(shown)[2][0].details).toContain('bad key');
   });
 });
