@@ -247,6 +247,13 @@ export class CommandQueue {
     return resumed;
   }
 
+  /** A command whose send was stopped by the caller (not the service): queued again as it was. */
+  release(id: string): void {
+    this.sql(
+      `UPDATE ${Q} SET state = 'queued', worker = NULL, updated = ? WHERE id = ? AND state = 'processing'`,
+    ).run(this.now(), id);
+  }
+
   remove(id: string): boolean {
     return this.sql(`DELETE FROM ${Q} WHERE id = ?`).run(id).changes === 1;
   }

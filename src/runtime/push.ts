@@ -177,7 +177,7 @@ async function send(engine: QueueEngine, command: Command, options: PushOptions)
   } catch (error) {
     if (error instanceof AbortedError || options.signal?.aborted) {
       // Stopped by the caller, not by the service: the command goes back as it was (attempt counted).
-      queue.retry(command.id);
+      queue.release(command.id);
       throw error;
     }
     return failed(engine, command, about, error);

@@ -161,6 +161,23 @@ options:
     expect(rows('customers_error')).toEqual([]);
   });
 
+  it('a push the caller stops puts the command back as queued, its attempt counted; the next push sends it', async () => {
+    const { api, runtime } = await setup([{ id: 'c-1', name: 'Ada', region: 'eu' }]);
+    await runtime.sync('customers');
+    const stop = new AbortController();
+    api.intercept = () => {
+      stop.abort();
+      return false;
+    };
+    await expect(
+      runtime.action('update-customer', screen({ id: 'c-1' }, { name: 'Grace' }), { signal: stop.signal }),
+    ).rejects.toMatchObject({ code: 'ABORTED' });
+    expect(runtime.queuedCommands()).toMatchObject([{ state: 'queued', attempts: 1, worker: null }]);
+    api.intercept = undefined;
+    expect(await runtime.pushQueue()).toMatchObject({ sent: 1, remaining: 0 });
+    expect(api.customers.get('c-1')?.name).toBe('Grace');
+  });
+
   it('queue actions as action files: delete drops one command, clear drops it and the ones held behind it', async () => {
     const { api, runtime } = await setup([{ id: 'c-1', name: 'Ada', region: 'eu' }], {
       'actions/delete-command.platform':
