@@ -3,6 +3,7 @@ import {
   type ActionDefinition,
   actionDefinition,
   type ExecuteEntityAction,
+  QUEUE_ACTION_TYPES,
   type QueueAction,
 } from '../definition/schema/index.js';
 import type { SourceFile } from '../definition/solution.js';
@@ -60,6 +61,9 @@ export interface ActionResult {
   /** What `onSuccess` asks for next: an action run here, or a step for a UI (`action.go-back`). */
   readonly next?: ActionResult | { readonly type: string; readonly ranHere: false };
 }
+
+/** The action types restfn runs; any other `onSuccess` is a step for a screen. */
+const RUNNABLE: ReadonlySet<string> = new Set(['action.execute-entity', ...QUEUE_ACTION_TYPES]);
 
 /** Actions that start each other through `onSuccess` deeper than this are a cycle. */
 const MAX_CHAIN = 8;
@@ -142,8 +146,7 @@ async function next(
   const parsed = actionDefinition.safeParse(onSuccess);
   if (!parsed.success) {
     // A step only a screen can take (go back, navigate): recorded, not run.
-    if (!onSuccess.type.startsWith('action.execute-entity') && !onSuccess.type.includes('queue'))
-      return { type: onSuccess.type, ranHere: false };
+    if (!RUNNABLE.has(onSuccess.type)) return { type: onSuccess.type, ranHere: false };
     const where = file.yaml.locate(path);
     throw new DefinitionError(
       `${where.file}:${where.line}:${where.col}: onSuccess is not a valid ${onSuccess.type}: ${parsed.error.issues[0]?.message}`,
