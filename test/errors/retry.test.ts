@@ -16,7 +16,17 @@ describe('parseRetryAfter', () => {
     ['1.5', undefined],
     ['soon', undefined],
     ['', undefined],
-    ['Saturday, 21-Nov-26 12:00:30 GMT', undefined],
+    // The two obsolete forms RFC 9110 5.6.7 requires recipients to accept.
+    ['Saturday, 21-Nov-26 12:00:30 GMT', 30_000],
+    ['Sat Nov 21 12:00:30 2026', 30_000],
+    ['Sun Nov  1 12:00:00 2026', 0],
+    // RFC 850's two-digit year: more than 50 years ahead means the century before.
+    ['Friday, 21-Nov-80 12:00:30 GMT', 0],
+    ['Tuesday, 21-Nov-75 12:00:30 GMT', Date.UTC(2075, 10, 21, 12, 0, 30) - NOW],
+    ['Saturday, 21-Nov-26 12:00:30 UTC', undefined],
+    ['Sat, 21-Nov-26 12:00:30 GMT', undefined],
+    ['Sat Nov 21 12:00:30 2026 GMT', undefined],
+    ['Sat Nov 31 12:00:30 2026', undefined],
     ['Sat, 31 Feb 2026 12:00:30 GMT', undefined],
     ['Sat, 21 Nov 2026 25:00:30 GMT', undefined],
     [undefined, undefined],
@@ -37,7 +47,14 @@ describe('parseRetryAfter', () => {
     fc.assert(
       fc.property(fc.integer({ min: NOW - 10 ** 10, max: NOW + 10 ** 10 }), (at) => {
         const whole = Math.floor(at / 1000) * 1000;
-        return parseRetryAfter(new Date(whole).toUTCString(), NOW) === Math.max(0, whole - NOW);
+        const date = new Date(whole);
+        const expected = Math.max(0, whole - NOW);
+        // The same instant in asctime form, written independently of the parser.
+        const [weekday, day, month, year, time] = date.toUTCString().replace(',', '').split(' ');
+        const asctime = `${weekday} ${month} ${String(Number(day)).padStart(2, ' ')} ${time} ${year}`;
+        return (
+          parseRetryAfter(date.toUTCString(), NOW) === expected && parseRetryAfter(asctime, NOW) === expected
+        );
       }),
     );
   });
