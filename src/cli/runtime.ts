@@ -14,6 +14,8 @@ export function cliRuntime(solution: Solution, store: LocalStore | undefined, op
     files: store && openFiles(store),
     credentials: credentialsWhenNeeded(solution.root),
     user: userFrom(options),
+    // The library reads no environment: the CLI passes the user's locale (`de_DE.UTF-8` -> `de_DE`).
+    locale: process.env.LANG?.split('.')[0],
   });
   runtime.on(printAlert);
   runtime.on(printRetry);

@@ -21,7 +21,7 @@ export interface RuntimeOptions {
   readonly executionTimeoutMs?: number;
   /** Longest `sync` of one datasource (every entity, page and retry), in ms. @default 3600000 */
   readonly syncTimeoutMs?: number;
-  /** The user's locale, for localised error texts. @default the LANG environment variable, else 'en' */
+  /** The user's locale, for localised error texts (the CLI passes LANG's). @default 'en' */
   readonly locale?: string;
   /** Retry defaults (spec 7.5); tests shorten them. */
   readonly retry?: Partial<RetryDefaults>;
@@ -51,26 +51,39 @@ export function normalizeOptions(solution: Solution, options: RuntimeOptions = {
   return {
     http: {
       ...DEFAULT_HTTP,
-      ...http,
-      ...(maxResponseMb === undefined ? {} : { maxResponseBytes: Math.round(maxResponseMb * 1024 * 1024) }),
-      ...options.http,
+      ...setOnly(http),
+      ...(maxResponseMb == null ? {} : { maxResponseBytes: Math.round(maxResponseMb * 1024 * 1024) }),
+      ...setOnly(options.http),
     },
-    expressions: { ...DEFAULT_LIMITS, ...settings?.expressions, ...options.expressions },
-    user: { ...settings?.user, ...options.user },
+    expressions: { ...DEFAULT_LIMITS, ...setOnly(settings?.expressions), ...setOnly(options.expressions) },
+    user: { ...setOnly(settings?.user), ...setOnly(options.user) },
     maxPages: options.maxPages ?? settings?.sync?.maxPages ?? 1000,
     executionTimeoutMs: options.executionTimeoutMs ?? settings?.execution?.timeoutMs ?? 300_000,
     syncTimeoutMs: options.syncTimeoutMs ?? settings?.sync?.timeoutMs ?? 3_600_000,
-    locale: options.locale ?? process.env.LANG?.split('.')[0] ?? 'en',
-    retry: { ...DEFAULT_RETRY, ...options.retry },
+    locale: options.locale || 'en',
+    retry: { ...DEFAULT_RETRY, ...setOnly(options.retry) },
     clock: options.clock ?? SYSTEM_CLOCK,
     scripts: {
       timeoutMs:
         options.scripts?.timeoutMs ?? settings?.scripts?.timeoutMs ?? DEFAULT_SCRIPT_LIMITS.timeoutMs,
       memoryBytes:
         options.scripts?.memoryBytes ??
-        (settings?.scripts?.memoryLimitMb === undefined
+        (settings?.scripts?.memoryLimitMb == null
           ? DEFAULT_SCRIPT_LIMITS.memoryBytes
           : settings.scripts.memoryLimitMb * 1024 * 1024),
     },
   };
+}
+
+/**
+ * The entries that are set: an `undefined` (and a `null`, as JSON or a database row gives for "not
+ * set") never overrides a default underneath.
+ */
+export function setOnly<T extends object>(values: T | undefined | null): Partial<T> {
+  const out: Partial<T> = {};
+  if (!values) return out;
+  for (const [key, value] of Object.entries(values)) {
+    if (value !== undefined && value !== null) out[key as keyof T] = value;
+  }
+  return out;
 }
