@@ -6,5 +6,7 @@ export default defineConfig({
     // detector, never a timing assertion.
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // Rebuilds dist/ when a source is newer: the CLI tests run the build.
+    globalSetup: ['test/global-setup.ts'],
   },
 });

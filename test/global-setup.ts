@@ -1,0 +1,31 @@
+import { execFileSync } from 'node:child_process';
+import { readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+const root = join(import.meta.dirname, '..');
+
+/** The newest modification time of the files under `dir`. */
+function newest(dir: string): number {
+  let latest = 0;
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (entry.isFile()) latest = Math.max(latest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return latest;
+}
+
+/**
+ * CLI tests run the built CLI (`dist/`), as users do. `npm test` builds first; a plain `vitest` run
+ * after editing the sources would test a stale build and could pass for the wrong reason, so the
+ * build is redone here whenever a source is newer than it.
+ */
+export default function setup(): void {
+  let built = 0;
+  try {
+    built = statSync(join(root, 'dist', 'index.js')).mtimeMs;
+  } catch {
+    // Not built yet.
+  }
+  if (newest(join(root, 'src')) > built) {
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
+  }
+}
