@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { createServer as createNetServer } from 'node:net';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import type { Alert } from '../../src/errors/alerts.js';
+import type { Clock } from '../../src/errors/clock.js';
 import type { ExecutionEvent } from '../../src/runtime/events.js';
 import { recordingClock } from '../helpers/clock.js';
 import { json, testServer } from '../helpers/http-server.js';
@@ -87,12 +88,33 @@ describe('rate limiting (429)', () => {
 test('an abort during a retry wait ends it at once (real clock)', async () => {
   const server = await sequenceServer([{ status: 429, headers: { 'retry-after': '30' } }]);
   const { SYSTEM_CLOCK } = await import('../../src/errors/clock.js');
-  const runtime = runtimeFor(fn(`${server.url}/x`), { clock: SYSTEM_CLOCK });
   const controller = new AbortController();
-  const pending = runtime.execute('fn', {}, {}, { signal: controller.signal });
-  setTimeout(() => controller.abort(), 50);
-  await expect(pending).rejects.toMatchObject({ code: 'ABORTED' });
-  // Had the abort not cut the 30 s wait short, the test would run into vitest's 5 s timeout.
+  const steps: string[] = [];
+  // The real clock's 30 s wait, aborted from inside it: the abort cannot come before the wait.
+  const clock: Clock = {
+    now: SYSTEM_CLOCK.now,
+    sleep(ms, signal) {
+      steps.push(`wait ${ms} ms`);
+      const waiting = SYSTEM_CLOCK.sleep(ms, signal);
+      controller.abort();
+      return waiting.then(
+        () => void steps.push('wait completed'),
+        (error) => {
+          steps.push('wait aborted');
+          throw error;
+        },
+      );
+    },
+  };
+  const runtime = runtimeFor(fn(`${server.url}/x`), { clock });
+  runtime.on((event) => {
+    if (event.type === 'retried') steps.push(`retry after ${event.delayMs} ms`);
+  });
+  await expect(runtime.execute('fn', {}, {}, { signal: controller.signal })).rejects.toMatchObject({
+    code: 'ABORTED',
+  });
+  // The 30 s wait was entered, then cut short by the abort (it did not run out).
+  expect(steps).toEqual(['retry after 30000 ms', 'wait 30000 ms', 'wait aborted']);
   expect(server.requests).toHaveLength(1);
 });
 

@@ -305,11 +305,14 @@ describe('failures', () => {
       'solution.yaml': 'name: s\nsettings:\n  http:\n    headersTimeoutMs: 100\n',
       ...fn(`provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/slow\n`),
     });
-    // GET is idempotent: the timeout is retried twice before it is raised.
+    // GET is idempotent: the timeout is retried twice before it is raised. The limit that stopped it
+    // is the one solution.yaml set (100 ms), not the default, and the message says how to raise it.
     await expect(runtime.execute('fn')).rejects.toMatchObject({
       code: 'TIMEOUT',
       phase: 'headers',
+      limitMs: 100,
       attempts: 3,
+      message: expect.stringContaining('limit 100 ms; raise settings.http.headersTimeoutMs'),
     });
     expect(server.requests).toHaveLength(3);
   });
