@@ -1,10 +1,17 @@
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { CredentialProvider, CredentialRequest } from '../../src/auth/credential-provider.js';
+import { StoreCredentialProvider } from '../../src/auth/provider.js';
+import { CredentialStore } from '../../src/auth/store.js';
 import type { ExecutionEvent } from '../../src/runtime/events.js';
 import { maskText } from '../../src/runtime/mask.js';
+import { recordingClock } from '../helpers/clock.js';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { runtimeFor } from '../helpers/runtime.js';
+import { tempSolution } from '../helpers/temp-solution.js';
 
 /** Values chosen to break naive masking: JSON escapes, form and percent encoding, unicode. */
 const HARD = 'Qx"7\\k&m+Ü日 =/9z';
@@ -416,4 +423,41 @@ parameters:
     expect(error.message).not.toMatch(/[\r\n]/);
     expect(server.requests).toHaveLength(1);
   });
+});
+
+test('through the real encrypted store: a stored secret and basic password are sent, and masked everywhere they are shown', async () => {
+  const folder = tempSolution();
+  const store = new CredentialStore(join(folder, 'credentials.db'), randomBytes(32));
+  store.set('api', { kind: 'secret', value: HARD_HEADER });
+  store.set('basic', { kind: 'basic', username: 'ada', password: HARD });
+  const server = await testServer((req, res) =>
+    json(res, 200, { echo: req.headers['x-api-key'], auth: req.headers.authorization }),
+  );
+  const runtime = runtimeFor(
+    {
+      'functions/fn.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${server.url}/items
+parameters:
+  x-api-key: { location: header, type: secret, value: api }
+  basicAuth: { location: header, type: secret, value: basic }
+outputTransform: '{ "echo": echo }'
+`,
+    },
+    { credentials: new StoreCredentialProvider(() => store, recordingClock()) },
+  );
+  const events = recorder(runtime);
+  const result = await runtime.execute('fn');
+  store.close();
+  expect(server.requests[0]!.headers['x-api-key']).toBe(HARD_HEADER);
+  expect(server.requests[0]!.headers.authorization).toBe(
+    `Basic ${Buffer.from(`ada:${HARD}`).toString('base64')}`,
+  );
+  expectNoEncoding(eventTexts(events), HARD);
+  expectNoEncoding(eventTexts(events), HARD_HEADER);
+  // The stored bytes hold neither value in any encoding (encrypted at rest).
+  const stored = readFileSync(join(folder, 'credentials.db')).toString('latin1');
+  for (const form of encodings(HARD)) expect(stored).not.toContain(form);
+  for (const form of encodings(HARD_HEADER)) expect(stored).not.toContain(form);
+  expect(result.status).toBe('ok');
 });
