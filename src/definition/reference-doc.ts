@@ -1,3 +1,4 @@
+import { ERROR_CODES, type ErrorCode, exitCodeOf, httpStatusOf } from '../errors/codes.js';
 import { jsonSchema } from './json-schema.js';
 import { RULES } from './rule-codes.js';
 import type { FileKind } from './schema/index.js';
@@ -47,6 +48,22 @@ export function referenceDoc(): string {
   );
   for (const [code, rule] of Object.entries(RULES))
     out.push(`| \`${code}\` | ${rule.severity} | ${rule.summary} |`);
+  out.push(
+    '',
+    '## Error codes',
+    '',
+    'Every failure restfn raises carries one of these stable codes (`src/errors/codes.ts`). The family',
+    "decides the CLI's exit code and the platform's HTTP status (unless the code names its own).",
+    '',
+    '| code | family | exit | HTTP | meaning |',
+    '|---|---|---|---|---|',
+  );
+  for (const [code, entry] of Object.entries(ERROR_CODES)) {
+    const errorCode = code as ErrorCode;
+    out.push(
+      `| \`${code}\` | ${entry.family} | ${exitCodeOf(errorCode)} | ${httpStatusOf(errorCode)} | ${entry.meaning} |`,
+    );
+  }
   return `${out.join('\n')}\n`;
 }
 

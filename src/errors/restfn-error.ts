@@ -1,3 +1,5 @@
+import type { ErrorCode } from './codes.js';
+
 /**
  * Every failure restfn raises is a `RestfnError` with a stable `code`. Tests and interfaces match on
  * `code`, never on message text. Three families are kept apart on purpose:
@@ -7,9 +9,9 @@
  * Anything else that escapes is a bug in restfn (the CLI prints it with RESTFN_DEBUG=1).
  */
 export class RestfnError extends Error {
-  readonly code: string;
+  readonly code: ErrorCode;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
     super(message, options);
     this.name = new.target.name;
     this.code = code;
@@ -18,7 +20,7 @@ export class RestfnError extends Error {
 
 /** Wrong command-line usage or API arguments (exit code 2). */
 export class UsageError extends RestfnError {
-  constructor(message: string, code = 'USAGE') {
+  constructor(message: string, code: ErrorCode = 'USAGE') {
     super(code, message);
   }
 }

@@ -23,13 +23,17 @@ export interface OutboundRequest {
 }
 
 export class InvalidUrlError extends RestfnError {
-  constructor(message: string) {
-    super('INVALID_URL', message);
+  constructor(message: string, code: 'INVALID_URL' | 'INVALID_URL_VALUE' = 'INVALID_URL') {
+    super(code, message);
   }
 }
 
 /** A caller's value that cannot go into the address (a `..` path segment): the caller's to fix. */
-export class InvalidUrlValueError extends InvalidUrlError {}
+export class InvalidUrlValueError extends InvalidUrlError {
+  constructor(message: string) {
+    super(message, 'INVALID_URL_VALUE');
+  }
+}
 
 /** A header name or value HTTP cannot carry (a line break, a control character); nothing was sent. */
 export class InvalidHeaderError extends RestfnError {

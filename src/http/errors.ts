@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../errors/codes.js';
 import { RestfnError } from '../errors/restfn-error.js';
 
 /** What an error says about the request: method and the URL with credentials masked. */
@@ -16,7 +17,7 @@ export class CallError extends RestfnError {
   correlationId: string | undefined;
   attempts = 1;
 
-  constructor(code: string, message: string, request: RequestSummary, options?: { cause?: unknown }) {
+  constructor(code: ErrorCode, message: string, request: RequestSummary, options?: { cause?: unknown }) {
     super(code, message, options);
     Object.defineProperty(this, 'request', { value: request, enumerable: false });
   }

@@ -1,6 +1,8 @@
-import { RestfnError } from '../errors/restfn-error.js';
 import { isHeic, mediaTypeOf } from '../http/media-type.js';
+import { ConversionError } from './errors.js';
 import type { FileStore } from './files.js';
+
+export { ConversionError } from './errors.js';
 
 export type ConversionFormat = 'base64' | 'data-uri' | 'buffer' | 'local-uri';
 
@@ -9,12 +11,6 @@ export interface Conversion {
   readonly from: ConversionFormat;
   readonly to: ConversionFormat;
   readonly convertHeicToJpg?: boolean;
-}
-
-export class ConversionError extends RestfnError {
-  constructor(code: 'CONVERSION_INPUT' | 'CONVERSION_UNAVAILABLE', message: string) {
-    super(code, message);
-  }
 }
 
 /**

@@ -75,3 +75,10 @@ export function databaseError(file: string, error: unknown): DatabaseError {
   const { code, problem, fix } = classifyDatabaseFailure((error as { code?: string })?.code);
   return new DatabaseError(code, `the local database ${file} ${problem}; ${fix}`, file, { cause: error });
 }
+
+/** A value a conversion cannot read, or a decoder that is not available (exit code 1). */
+export class ConversionError extends RestfnError {
+  constructor(code: 'CONVERSION_INPUT' | 'CONVERSION_UNAVAILABLE', message: string) {
+    super(code, message);
+  }
+}

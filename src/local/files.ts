@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { RestfnError } from '../errors/restfn-error.js';
+import { ConversionError } from './errors.js';
 import { PRIVATE_FILE_MODE, privateFolder } from './private-path.js';
 
 /**
@@ -29,16 +29,16 @@ export class FileStore {
     try {
       path = fileURLToPath(uri);
     } catch {
-      throw new RestfnError('CONVERSION_INPUT', `'${uri.slice(0, 60)}' is not a file:// URI`);
+      throw new ConversionError('CONVERSION_INPUT', `'${uri.slice(0, 60)}' is not a file:// URI`);
     }
     const inside = relative(this.root, resolve(path));
     if (inside.startsWith('..') || inside.startsWith(sep) || inside === '') {
-      throw new RestfnError('CONVERSION_INPUT', `${uri} is outside the file store (${this.root})`);
+      throw new ConversionError('CONVERSION_INPUT', `${uri} is outside the file store (${this.root})`);
     }
     try {
       return readFileSync(path);
     } catch {
-      throw new RestfnError('CONVERSION_INPUT', `${uri} does not exist in the file store`);
+      throw new ConversionError('CONVERSION_INPUT', `${uri} does not exist in the file store`);
     }
   }
 }

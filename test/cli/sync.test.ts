@@ -47,7 +47,7 @@ continuation:
     expect(JSON.parse(bySql.stdout)).toEqual([{ n: 6 }]);
     const bad = await runCli(['query', 'SELEC nonsense'], { cwd: root });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('QUERY_FAILED');
+    expect(bad.stderr).toContain('QUERY_INVALID');
   });
 
   test('--db chooses the file; a page cap is reported as a warning', async () => {

@@ -58,7 +58,7 @@ parameters:
     await runtime.execute('fn', { host, id: 'a/b c' });
     // Dot segments (also encoded: URL parsers decode them) would move the request elsewhere.
     for (const id of ['..', '.', '%2e%2E'])
-      await expect(runtime.execute('fn', { host, id })).rejects.toMatchObject({ code: 'INVALID_URL' });
+      await expect(runtime.execute('fn', { host, id })).rejects.toMatchObject({ code: 'INVALID_URL_VALUE' });
     expect(server.requests.map((r) => r.url)).toEqual(['/api/v2/items/a%2Fb%20c']);
   });
 
@@ -77,7 +77,7 @@ parameters:
 `),
     );
     await expect(runtime.execute('fn', { host })).rejects.toMatchObject({
-      code: 'INVALID_URL',
+      code: 'INVALID_URL_VALUE',
       message: expect.stringMatching(message),
     });
   });
@@ -93,7 +93,7 @@ parameters:
     );
     for (const tenant of ['attacker.net/', 'attacker.net:443/', 'a_b'])
       await expect(runtime.execute('fn', { tenant })).rejects.toMatchObject({
-        code: 'INVALID_URL',
+        code: 'INVALID_URL_VALUE',
         message: expect.stringContaining('part of the host name'),
       });
   });

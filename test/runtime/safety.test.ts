@@ -145,10 +145,12 @@ parameters:
     ['.', '.'],
     ['%2E%2E', '%2e'],
     ['..', 'n1'],
-  ])('userId %s, noteId %s: INVALID_URL, nothing sent', async (userId, noteId) => {
+  ])('userId %s, noteId %s: INVALID_URL_VALUE, nothing sent', async (userId, noteId) => {
     const server = await testServer((_, res) => json(res, 200, {}));
     const runtime = runtimeFor(notes(server.url));
-    await expect(runtime.execute('fn', { userId, noteId })).rejects.toMatchObject({ code: 'INVALID_URL' });
+    await expect(runtime.execute('fn', { userId, noteId })).rejects.toMatchObject({
+      code: 'INVALID_URL_VALUE',
+    });
     expect(server.requests).toHaveLength(0);
   });
 });

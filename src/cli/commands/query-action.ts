@@ -37,7 +37,7 @@ export async function printQuery(input: string, options: QueryOptions): Promise<
     process.stdout.write(`${JSON.stringify(runQuery(store, sql, parameters), null, 2)}\n`);
   } catch (error) {
     // SQL typed on the command line is the user's (exit 2); a datasource's query is a definition's (exit 3).
-    if (error instanceof QueryError && !file) throw new UsageError(error.message, 'QUERY_FAILED');
+    if (error instanceof QueryError && !file) throw new UsageError(error.message, 'QUERY_INVALID');
     throw error;
   } finally {
     store.close();

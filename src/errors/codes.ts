@@ -1,0 +1,156 @@
+/**
+ * Every error code restfn raises, in one place (as fastify keeps lib/errors.js): its family, and
+ * from the family the CLI's exit code and the platform's HTTP status, with a one-line meaning for
+ * the reference docs. A code belongs to one family only; `RestfnError` takes only codes listed here
+ * (the type checker refuses any other), and docs/reference.md is generated from this table.
+ */
+
+/** Who has to act: the family decides the exit code and the HTTP status. */
+export const FAMILIES = {
+  usage: { exit: 2, http: 400, meaning: 'the caller used restfn wrongly (arguments, names, files)' },
+  definition: { exit: 3, http: 422, meaning: "the app author's definition or expression is wrong" },
+  credentials: { exit: 4, http: 424, meaning: 'a credential is missing or unusable' },
+  call: { exit: 1, http: 502, meaning: 'the call to the remote service failed' },
+  data: { exit: 1, http: 422, meaning: 'a value could not be written to or read from local data' },
+  interrupted: { exit: 130, http: 499, meaning: 'stopped by the user (Ctrl-C)' },
+  internal: { exit: 70, http: 500, meaning: 'a bug in restfn' },
+} as const;
+
+export type ErrorFamily = keyof typeof FAMILIES;
+
+interface CodeEntry {
+  readonly family: ErrorFamily;
+  readonly meaning: string;
+  /** The platform's HTTP status when it differs from the family's. */
+  readonly http?: number;
+}
+
+const code = (family: ErrorFamily, meaning: string, http?: number): CodeEntry =>
+  http === undefined ? { family, meaning } : { family, meaning, http };
+
+export const ERROR_CODES = {
+  // The caller's mistakes.
+  USAGE: code('usage', 'Wrong usage: an unknown command or option, a missing or invalid argument.'),
+  SOLUTION_NOT_FOUND: code('usage', 'No solution folder was found (or the one given has none).', 404),
+  FUNCTION_NOT_FOUND: code('usage', 'The named function does not exist in the solution.', 404),
+  DATASOURCE_NOT_FOUND: code('usage', 'The named datasource does not exist in the solution.', 404),
+  ACTION_NOT_FOUND: code('usage', 'The named action does not exist in the solution.', 404),
+  PARAMETER_UNKNOWN: code('usage', 'A value was given for a parameter the function does not declare.'),
+  PARAMETER_REQUIRED: code('usage', 'A required parameter has no value and no default.'),
+  PARAMETER_TYPE: code('usage', "A parameter value cannot be coerced to the parameter's type."),
+  INVALID_HEADER: code(
+    'usage',
+    'A header name or value HTTP cannot carry (a line break, a control character).',
+  ),
+  INVALID_URL_VALUE: code('usage', 'A path or host value that would move the request (`..`).'),
+  ACTION_RECORD_ID: code(
+    'usage',
+    'An update or delete action has no record id (data.id, else parameters.id).',
+  ),
+  RECORD_NOT_FOUND: code('usage', 'An update action names a record that is not in the local table.', 404),
+  COMMAND_NOT_FOUND: code('usage', 'No queued command has the given id.', 404),
+  COMMAND_BUSY: code('usage', 'The queued command is being sent right now.', 409),
+  DATABASE_NOT_FOUND: code('usage', 'The local database file does not exist.', 404),
+  DATABASE_INVALID: code('usage', 'The local database file is not a SQLite database (or is damaged).'),
+  DATABASE_UNAVAILABLE: code('usage', 'The local database cannot be opened or is locked.', 503),
+  QUERY_INVALID: code('usage', 'SQL given to `restfn query` that SQLite rejects.'),
+  QUERY_NOT_READ_ONLY: code('usage', 'SQL given to `restfn query` that would write.'),
+  FILE_ERROR: code('usage', 'A file or folder the command needs cannot be read or written.'),
+  FILE_EXISTS: code('usage', 'The file to create exists already.', 409),
+  INVALID_NAME: code('usage', 'A name that cannot be a function file name.'),
+  SECRET_MISSING: code('usage', 'A secret value was expected on standard input and none came.'),
+  CANCELLED: code('usage', 'The user cancelled a prompt.'),
+  LOGIN_NOT_NEEDED: code('usage', 'A login was asked for a credential that needs none.'),
+  UNSUPPORTED_STEP: code(
+    'usage',
+    'A function needs a part this runtime was created without (a local store).',
+  ),
+  // The app author's mistakes.
+  INVALID_DEFINITION: code('definition', 'A definition file has errors (`restfn validate` lists them).'),
+  INVALID_URL: code('definition', 'The address a definition builds is not a valid http(s) URL.'),
+  EXPRESSION_SYNTAX: code('definition', 'An expression does not compile.'),
+  EXPRESSION_EVALUATION: code('definition', 'An expression failed while evaluating (or ran into a limit).'),
+  EXPRESSION_TOO_DEEP: code('definition', 'An expression is nested deeper than the limit.'),
+  SCRIPT_LOAD: code('definition', 'An expression script module does not load.'),
+  SCRIPT_ERROR: code('definition', 'An expression script function threw.'),
+  SCRIPT_TIMEOUT: code('definition', 'An expression script function ran past its time limit.'),
+  SCRIPT_MEMORY: code('definition', 'An expression script function needed more memory than its limit.'),
+  SCRIPT_RESULT: code('definition', 'An expression script function returned something that is not JSON.'),
+  QUERY_FAILED: code('definition', "A definition's SQL statement that SQLite rejects."),
+  QUERY_CYCLE: code('definition', "A function's queries depend on each other in a cycle."),
+  // Credentials.
+  CREDENTIAL_NOT_FOUND: code('credentials', 'The named credential is not stored.', 404),
+  CREDENTIAL_KIND: code('credentials', 'The stored credential is of another kind than the parameter needs.'),
+  CREDENTIAL_INCOMPLETE: code('credentials', 'The OAuth credential lacks an endpoint or client id.'),
+  CREDENTIAL_VALUE: code(
+    'credentials',
+    'A stored value cannot be used where it goes (a line break in a header).',
+  ),
+  CREDENTIAL_UNAVAILABLE: code('credentials', 'No credentials can be looked up in this runtime.'),
+  CREDENTIAL_DECRYPT: code('credentials', 'A stored credential cannot be decrypted with this key.'),
+  CREDENTIAL_KEY_MISSING: code('credentials', 'The encryption key of the credential store is missing.'),
+  CREDENTIAL_KEY_INVALID: code(
+    'credentials',
+    'The encryption key of the credential store is not a valid key.',
+  ),
+  CREDENTIAL_KEY_NAME: code('credentials', 'A credential key that cannot be a name (empty, too long).'),
+  CREDENTIAL_STORE_BUSY: code('credentials', 'Another process holds the credential store too long.', 503),
+  CREDENTIAL_STORE_CORRUPT: code('credentials', 'The credential store holds a record it cannot read.'),
+  LOCAL_CALL_CREDENTIAL: code(
+    'credentials',
+    'A local call (useLocalCall) needs a credential only the platform holds.',
+  ),
+  LOGIN_REQUIRED: code(
+    'credentials',
+    'The OAuth credential needs a login (no token, or the refresh was refused).',
+    401,
+  ),
+  LOGIN_FAILED: code('credentials', 'The OAuth login did not complete.'),
+  OAUTH_ERROR: code('credentials', 'The OAuth token endpoint refused or failed a request.'),
+  // The remote call.
+  REMOTE_ERROR: code('call', 'The service answered with an error status (or a handler said error).'),
+  NETWORK_ERROR: code('call', 'No usable answer: connection refused or reset, DNS failure, socket closed.'),
+  TIMEOUT: code('call', 'A deadline passed (connect, headers, body, request, execution, sync).', 504),
+  RESPONSE_FORMAT: code('call', "The response body is not in the function's format."),
+  RESPONSE_TOO_LARGE: code('call', 'The response body is larger than the limit.'),
+  RESPONSE_TOO_DEEP: code('call', 'The response body is nested deeper than the limit.'),
+  REDIRECT_LIMIT: code(
+    'call',
+    'Too many redirects, a redirect loop, or a redirect that may not be followed.',
+  ),
+  ABORTED: code('call', 'The caller stopped the call.', 499),
+  COMMAND_FAILED: code(
+    'call',
+    "The service refused an action's command for good; it stays in the queue as failed.",
+  ),
+  // Local data.
+  INVALID_TABLE: code('data', 'A name that cannot be a table name.'),
+  RECORD_ID_INVALID: code('data', 'A record whose id is neither text nor a number.'),
+  CONVERSION_INPUT: code('data', 'A value a conversion cannot read (not base64, a file outside the store).'),
+  CONVERSION_UNAVAILABLE: code('data', 'A conversion needs a decoder that is not available.'),
+  LOCAL_WRITE_FAILED: code(
+    'data',
+    "A command was sent, but writing its function's operations locally failed.",
+  ),
+  // Stopped, or a bug.
+  INTERRUPTED: code('interrupted', 'Stopped by Ctrl-C; the message says what was kept.'),
+  INTERNAL: code('internal', 'An error restfn did not expect: a bug (RESTFN_DEBUG=1 shows where).'),
+  ENGINE_ERROR: code('internal', 'A failure without a code of its own, as recorded in events and the queue.'),
+} as const satisfies Record<string, CodeEntry>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && Object.hasOwn(ERROR_CODES, value);
+}
+
+/** The CLI's exit code for an error code (docs/cli.md's table). */
+export function exitCodeOf(errorCode: ErrorCode): number {
+  return FAMILIES[ERROR_CODES[errorCode].family].exit;
+}
+
+/** The platform's HTTP status for an error code. */
+export function httpStatusOf(errorCode: ErrorCode): number {
+  const entry: CodeEntry = ERROR_CODES[errorCode];
+  return entry.http ?? FAMILIES[entry.family].http;
+}
