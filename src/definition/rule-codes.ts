@@ -125,6 +125,14 @@ export const RULES = {
     severity: 'error',
     summary: 'A datasource, action or guard names a function that does not exist.',
   },
+  UNKNOWN_ACTION: {
+    severity: 'error',
+    summary: "An action's `onSuccess` names an action that does not exist.",
+  },
+  ACTION_CYCLE: {
+    severity: 'error',
+    summary: 'Actions start each other through `onSuccess` in a cycle.',
+  },
   GUARD_CYCLE: {
     severity: 'error',
     summary: "Guards call each other in a cycle (a function's guard leads back to it).",

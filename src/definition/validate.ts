@@ -8,7 +8,7 @@ import { headerText } from './rules/headers.js';
 import { fileName, functionId, uniqueName } from './rules/naming.js';
 import { deprecatedKeys, parameterLocation } from './rules/parameters.js';
 import { queryDependencies } from './rules/queries.js';
-import { functionReferences, guardCycle } from './rules/references.js';
+import { functionReferences, guardCycle, onSuccessReferences } from './rules/references.js';
 import { type FunctionRule, reporterFor, type ValidFunction } from './rules/reporter.js';
 import { scopeConflict, scopeParameters } from './rules/scope.js';
 import { pathParameters, urlAddress, urlQuery } from './rules/url.js';
@@ -56,6 +56,7 @@ export async function validateSolution(
     expressionSyntax(file, r, known);
     functionReferences(file, r, solution);
     guardCycle(file, r, solution);
+    onSuccessReferences(file, r, solution);
     if (file.kind !== 'function') continue;
     fileName(file as ValidFunction, r, solution);
     if (!file.definition) continue;

@@ -47,8 +47,13 @@ export const ERROR_CODES = {
     'usage',
     'An update or delete action has no record id (data.id, else parameters.id).',
   ),
-  RECORD_NOT_FOUND: code('usage', 'An update action names a record that is not in the local table.', 404),
-  COMMAND_NOT_FOUND: code('usage', 'No queued command has the given id.', 404),
+  RECORD_NOT_FOUND: code(
+    'usage',
+    'An update or delete action names a record that is not in the local table.',
+    404,
+  ),
+  RECORD_EXISTS: code('usage', 'A create action names a record that is in the local table already.', 409),
+  COMMAND_NOT_FOUND: code('usage', 'No queued command has the given id (or a queue action gave no id).', 404),
   COMMAND_BUSY: code('usage', 'The queued command is being sent right now.', 409),
   DATABASE_NOT_FOUND: code('usage', 'The local database file does not exist.', 404),
   DATABASE_INVALID: code('usage', 'The local database file is not a SQLite database (or is damaged).'),
@@ -122,6 +127,14 @@ export const ERROR_CODES = {
   COMMAND_FAILED: code(
     'call',
     "The service refused an action's command for good; it stays in the queue as failed.",
+  ),
+  TEMP_ID_UNRESOLVED: code(
+    'data',
+    'A queued command names a record created offline whose create never reached the service (deleted from the queue, or its answer had no id); it is not sent.',
+  ),
+  CREATED_WITHOUT_ID: code(
+    'data',
+    "A create was sent, but the service's answer has no `id`: the record keeps its temporary id.",
   ),
   // Local data.
   INVALID_TABLE: code('data', 'A name that cannot be a table name.'),

@@ -2,13 +2,13 @@ import type { RetryDefaults } from './retry.js';
 
 /** How a queued command's call ended, as far as the queue's decision needs it. */
 export type CommandFailure =
-  | { readonly kind: 'network' | 'timeout' | 'credentials' | 'other' }
+  | { readonly kind: 'network' | 'timeout' | 'credentials' | 'other' | 'unresolved' }
   | {
       readonly kind: 'status';
       readonly status: number;
       readonly retryAfterMs: number | undefined;
-      /** The matching error handler, if one matched: whether it has a retry, and its delay. */
-      readonly handler?: { readonly retryDelayMs: number | undefined };
+      /** The matching error handler, if one matched: whether it has a retry. */
+      readonly handler?: { readonly retries: boolean };
     };
 
 export type CommandVerdict =
@@ -55,12 +55,18 @@ export function decideCommandFailure(
       return wait(backoff, 'the service did not answer in time');
     case 'other':
       return fail('the call failed before an answer (definition, expression or request)');
+    case 'unresolved':
+      return fail('it refers to a record created offline that never got a real id');
     case 'status': {
-      // 3. A matching handler decides: with a retry the command waits its delay, without one it failed.
+      // 3. A matching handler decides, and its retries (spec 7.4) were made by the call itself: the
+      // failure reaching the queue is final, as it is for a direct call. Waiting for a later push
+      // would give the handler a fresh set of retries every time, so maxRetries would never end.
       if (failure.handler) {
-        return failure.handler.retryDelayMs === undefined
-          ? fail('the matching error handler has no retry')
-          : wait(failure.handler.retryDelayMs, 'the matching error handler retries');
+        return fail(
+          failure.handler.retries
+            ? "the matching error handler's retries are used up"
+            : 'the matching error handler has no retry',
+        );
       }
       // 4. Rate limited or a server error: try again later.
       if (failure.status === 429) {

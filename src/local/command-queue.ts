@@ -1,5 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
+import { TEMP_ID_PREFIX } from '../expression/functions.js';
 import { COMMAND_QUEUE_TABLE } from './stage.js';
+import type { JsonReplacement } from './temp-ids.js';
 
 /**
  * The offline command queue: the system table `_commandQueue` in the local database. Every action's
@@ -201,7 +203,9 @@ export class CommandQueue {
   /**
    * The first command after `afterSeq` that may be sent now: queued, or waiting and due (all waiting
    * ones when `due` is undefined), with no earlier command for the same record still in the queue
-   * (in any state: a failed or waiting one holds the record's later changes back).
+   * (in any state: a failed or waiting one holds the record's later changes back), and none whose
+   * payload names another record created offline that is still in the queue (its real id comes with
+   * that create's answer: a link to a new customer waits for the customer).
    */
   next(afterSeq: number, due: string | undefined): Command | undefined {
     const row = this.sql(
@@ -210,6 +214,9 @@ export class CommandQueue {
          AND (c.state = 'queued' OR (c.state = 'waiting' AND (@due IS NULL OR c.nextAttempt IS NULL OR c.nextAttempt <= @due)))
          AND (c.record IS NULL OR NOT EXISTS (
            SELECT 1 FROM ${Q} AS e WHERE e.entity IS c.entity AND e.record = c.record AND e.seq < c.seq))
+         AND NOT EXISTS (
+           SELECT 1 FROM ${Q} AS t WHERE t.seq < c.seq AND substr(t.record, 1, ${TEMP_ID_PREFIX.length}) = '${TEMP_ID_PREFIX}'
+             AND t.record IS NOT c.record AND instr(c.payload, t.record) > 0)
        ORDER BY c.seq LIMIT 1`,
     ).get({ after: afterSeq, due: due ?? null }) as Row | undefined;
     return row && fromRow(row);
@@ -301,11 +308,11 @@ export class CommandQueue {
   }
 
   /** A temporary id became a real one: the commands' record column and payloads follow. */
-  replaceId(find: string, replace: string): void {
+  replaceId(find: string, replace: string, inPayloads: JsonReplacement): void {
     this.sql(`UPDATE ${Q} SET record = ? WHERE record = ?`).run(replace, find);
-    this.sql(
-      `UPDATE ${Q} SET payload = replace(payload, @find, @replace) WHERE instr(payload, @find) > 0`,
-    ).run({ find, replace });
+    this.sql(`UPDATE ${Q} SET payload = ${inPayloads.sql('payload')} WHERE instr(payload, @find) > 0`).run(
+      inPayloads.args,
+    );
   }
 }
 

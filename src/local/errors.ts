@@ -48,7 +48,7 @@ export function classifyDatabaseFailure(code: string | undefined): {
       return {
         code: 'DATABASE_INVALID',
         problem: 'is not a SQLite database (or it is damaged)',
-        fix: 'point --db at the database restfn sync writes, or move the file away and sync again',
+        fix: "point --db at the database restfn sync writes; if it is that one, keep the damaged file (its queued commands are changes not yet sent: 'sqlite3 FILE .recover' may save them), move it away and sync again",
       };
     case 'EISDIR':
       return { code: 'DATABASE_INVALID', problem: 'is a folder', fix: 'pass a file path with --db' };

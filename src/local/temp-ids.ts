@@ -11,7 +11,8 @@ import { quoteTable } from './table-name.js';
  * `keepTempIds` a copy with the real id is added and the temporary row stays. Every entity table's
  * data that mentions the temporary id (references from other rows) and every queued command's
  * payload (later changes to the same record) get the real one. Temporary ids are `_tmp_<uuid>`, so
- * a plain text replacement cannot hit anything else.
+ * a text replacement in the JSON cannot hit anything else; see `jsonReplacement` for how the real id
+ * is written so that the JSON stays valid whatever the id holds.
  */
 export function replaceTempId(
   store: LocalStore,
@@ -35,13 +36,44 @@ export function replaceTempId(
     db.prepare(`UPDATE OR IGNORE ${table} SET id = @replace, data = ${withId} WHERE id = @find`).run(args);
     db.prepare(`DELETE FROM ${table} WHERE id = @find`).run({ find: tempId });
   }
+  const replacement = jsonReplacement(tempId, real);
   for (const name of store.entityTables()) {
     db.prepare(
-      `UPDATE ${quoteTable(name)} SET data = replace(data, @find, @replace)
+      `UPDATE ${quoteTable(name)} SET data = ${replacement.sql('data')}
        WHERE instr(data, @find) > 0 AND NOT (id = @find AND @keep)`,
-    ).run({ find: tempId, replace: realId, keep: keepTempIds ? 1 : 0 });
+    ).run({ ...replacement.args, keep: keepTempIds ? 1 : 0 });
   }
-  queue.replaceId(tempId, realId);
+  queue.replaceId(tempId, realId, replacement);
+}
+
+/**
+ * How a temporary id is replaced inside JSON texts (rows' data, commands' payloads). A value that is
+ * the temporary id alone (`"_tmp_…"`) becomes the real id as JSON: a number stays a number, and a
+ * string is quoted and escaped, so an id holding `"` or `\` cannot break the text. Inside a longer
+ * string (`"customers/_tmp_…"`) the id is replaced by the real one's escaped string form.
+ */
+export interface JsonReplacement {
+  readonly args: {
+    readonly find: string;
+    readonly whole: string;
+    readonly json: string;
+    readonly inner: string;
+  };
+  /** The SQL expression replacing the temporary id in `column`, with the named parameters of `args`. */
+  sql(column: string): string;
+}
+
+export function jsonReplacement(tempId: string, real: string | number): JsonReplacement {
+  const json = JSON.stringify(real);
+  return {
+    args: {
+      find: tempId,
+      whole: JSON.stringify(tempId),
+      json,
+      inner: JSON.stringify(String(real)).slice(1, -1),
+    },
+    sql: (column) => `replace(replace(${column}, @whole, @json), @find, @inner)`,
+  };
 }
 
 /** A temporary id for a record created here: `_tmp_<uuid>`, which `$isTempId` recognises. */

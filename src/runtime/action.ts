@@ -121,7 +121,18 @@ async function runFile(
   const failed = result.command?.state === 'failed';
   const onSuccess = definition.options.onSuccess;
   if (onSuccess === undefined || failed) return result;
-  return { ...result, next: await next(engine, file, onSuccess, context, options, depth, at) };
+  try {
+    return { ...result, next: await next(engine, file, onSuccess, context, options, depth, at) };
+  } catch (error) {
+    // What already happened stays done: the failure must not read as if the action did nothing.
+    if (error instanceof Error && depth === 0) {
+      const done = result.command
+        ? `its command is ${result.command.state === 'done' ? 'sent' : result.command.state}`
+        : 'its local change is made';
+      error.message = `action '${file.name}' ran (${done}), but its onSuccess failed: ${error.message}`;
+    }
+    throw error;
+  }
 }
 
 /** `onSuccess`: another action file by name, an action written in place, or a step for a UI. */
@@ -203,15 +214,21 @@ async function executeEntity(
     id = idOf((await parametersNow()).id);
   if (id === undefined && (o.method === 'update' || o.method === 'delete')) {
     throw new UsageError(
-      `action '${name}' (${o.method}) needs the record's id: give options.data.id (for example =@ctx.current.item.id)`,
+      `action '${name}' (${o.method}) needs the record's id: its options.data.id (for example =@ctx.current.item.id) gave none; from the CLI pass the screen's item, for example -p current.item.id=c-7`,
       'ACTION_RECORD_ID',
     );
   }
   const existing = id === undefined ? undefined : read(id);
-  if (o.method === 'update' && existing === undefined) {
+  if ((o.method === 'update' || o.method === 'delete') && existing === undefined) {
     throw new UsageError(
-      `action '${name}': no record '${id}' in table '${entity}' to update; use method: save to create it when missing`,
+      `action '${name}': no record '${id}' in table '${entity}' to ${o.method}${o.method === 'update' ? '; use method: save to create it when missing' : " (sync the table first: 'restfn sync')"}`,
       'RECORD_NOT_FOUND',
+    );
+  }
+  if (o.method === 'create' && existing !== undefined) {
+    throw new UsageError(
+      `action '${name}': table '${entity}' has a record '${id}' already, so a create would overwrite it; use method: save (create or update) or update`,
+      'RECORD_EXISTS',
     );
   }
   let tempId: string | undefined;
@@ -313,8 +330,14 @@ async function queueAction(
   field: Field,
 ): Promise<ActionResult> {
   const given = await field(['options', 'commandId'], definition.options.commandId);
-  const ids = (Array.isArray(given) ? given : [given]).map((v) => String(v));
-  const changed = queueCommands(engine, definition.type, ids);
+  const ids = (Array.isArray(given) ? given : [given]).map((v) => idOf(v));
+  if (ids.length === 0 || ids.some((id) => id === undefined)) {
+    throw new UsageError(
+      `action '${name}': commandId gave no command id (got ${JSON.stringify(given) ?? 'nothing'}); it is the id of the command's row in the {entity}_error table, for example =@ctx.current.item.id on an error screen`,
+      'COMMAND_NOT_FOUND',
+    );
+  }
+  const changed = queueCommands(engine, definition.type, ids as string[]);
   return { action: name, type: definition.type, commands: changed };
 }
 

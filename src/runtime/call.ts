@@ -152,7 +152,7 @@ async function judgedCall(args: CallArgs, seen: Seen): Promise<Omit<CallResult, 
       Object.assign(error, { handler: verdict.index + 1 });
       error.message += ` (error handler ${verdict.index + 1} matched)`;
     }
-    await reportFailure(engine, file, ctx, verdict, error, field, (text) => maskText(text, seen.secrets));
+    await reportFailure(engine, file, ctx, verdict, error, field, seen.secrets);
     throw error;
   }
 }

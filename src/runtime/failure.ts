@@ -9,9 +9,10 @@ import {
   ResponseFormatError,
   TimeoutError,
 } from '../http/errors.js';
-import { Stage, toRow } from '../local/stage.js';
+import { Stage, type StagedWrite, toRow } from '../local/stage.js';
 import type { ExecutionContext } from './context.js';
 import type { Field } from './field.js';
+import { maskJson, maskText } from './mask.js';
 import type { Engine, FunctionFile } from './pipeline.js';
 import { responseInput, unwrapResult } from './transform-input.js';
 import { asList, planOperations } from './writes.js';
@@ -72,9 +73,14 @@ export async function reportFailure(
   verdict: Verdict,
   error: CallError,
   field: Field,
-  /** Masks the credential values of the failed call in texts shown to the user. */
-  mask: (text: string) => string = (text) => text,
+  /**
+   * The credential values of the failed call: masked in the texts shown to the user and in the
+   * records the handler writes (a handler logging `@ctx.response.body` must not store an echoed
+   * token in clear).
+   */
+  secrets: readonly string[] = [],
 ): Promise<void> {
+  const mask = (text: string) => maskText(text, secrets);
   const handler = verdict.handler;
   const at: PropertyPath = ['error', verdict.index ?? 0];
   const locale = engine.options.locale;
@@ -118,7 +124,7 @@ export async function reportFailure(
         [...at, 'operations'],
         `${entity}_error`,
       );
-      Stage.apply(store, writes);
+      Stage.apply(store, maskedWrites(writes, secrets));
     });
   }
   // The older form of an error-table write: `transform` gives the record(s), `table` the table.
@@ -128,7 +134,8 @@ export async function reportFailure(
       const into =
         table === undefined ? `${entity}_error` : String(await field([...at, 'table'], table, ctx));
       const records = asList(await field([...at, 'transform'], transform, ctx.output, true));
-      Stage.apply(store, [{ kind: 'rows', table: into, merge: true, rows: records.map((r) => toRow(r)) }]);
+      const rows = records.map((r) => toRow(r));
+      Stage.apply(store, maskedWrites([{ kind: 'rows', table: into, merge: true, rows }], secrets));
     });
   }
   // The older `errorTransform`: its result is what the failed function gives back (`error.output`).
@@ -174,6 +181,17 @@ export async function reportFailure(
         alert: raised,
       });
   }
+}
+
+/** A handler's error-table writes with every credential value in their records or SQL values masked. */
+function maskedWrites(writes: readonly StagedWrite[], secrets: readonly string[]): StagedWrite[] {
+  if (secrets.length === 0) return [...writes];
+  return writes.map((w) => {
+    if (w.kind === 'rows')
+      return { ...w, rows: w.rows.map((r) => ({ ...r, data: maskJson(r.data, secrets) })) };
+    if (w.kind === 'sql') return { ...w, parameters: maskJson(w.parameters, secrets) };
+    return w;
+  });
 }
 
 /** Masked first, then cut: a cut through a secret would leave part of it unmasked. */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type CommandFailure, decideCommandFailure } from '../errors/command-retry.js';
 import { CredentialError } from '../errors/credential-error.js';
 import { parseRetryAfter } from '../errors/retry-after.js';
-import { isTempId } from '../expression/functions.js';
+import { isTempId, TEMP_ID_PREFIX } from '../expression/functions.js';
 import { AbortedError, NetworkError, RemoteError, TimeoutError } from '../http/errors.js';
 import type { Command, CommandError, CommandQueue } from '../local/command-queue.js';
 import { processAlive } from '../local/process-alive.js';
@@ -150,6 +150,8 @@ async function send(engine: QueueEngine, command: Command, options: PushOptions)
     return { outcome: { ...about, state: 'done' }, write: () => queue.remove(command.id) };
   }
   const name = command.function;
+  const unresolved = unresolvedTempIds(command);
+  if (unresolved.length > 0) return failed(engine, command, about, new UnresolvedTempIdError(unresolved));
   const call = { entity: command.entity ?? name, commandId: command.id };
   // Offline is the queue's normal case: it waits for the next push instead of sleeping through the
   // call's network retries (a command is safe to resend later: it carries its idempotency key).
@@ -158,7 +160,6 @@ async function send(engine: QueueEngine, command: Command, options: PushOptions)
     options: { ...engine.options, retry: { ...engine.options.retry, networkRetries: 0 } },
   };
   let execution: Awaited<ReturnType<typeof runFunction>>;
-  let writes: StagedWrite[] = [];
   try {
     const deadline = new Deadline(
       'execution',
@@ -169,11 +170,6 @@ async function send(engine: QueueEngine, command: Command, options: PushOptions)
     execution = await deadline.run((signal) =>
       runFunction(commandEngine, name, command.payload.parameters, call, signal),
     );
-    const d = execution.file.definition;
-    // What the function writes locally after a command: its operations, or a merge of its records
-    // (forRowsWithMatchingIds). Never a whole-table replace: that belongs to syncs.
-    if (execution.result.status === 'ok' && (d.operations?.length || d.forRowsWithMatchingIds === true))
-      writes = await planWrites(engine, execution, call.entity, true);
   } catch (error) {
     if (error instanceof AbortedError || options.signal?.aborted) {
       // Stopped by the caller, not by the service: the command goes back as it was (attempt counted).
@@ -183,6 +179,8 @@ async function send(engine: QueueEngine, command: Command, options: PushOptions)
     return failed(engine, command, about, error);
   }
 
+  // From here on the service has the change: the command is done whatever happens locally, and a
+  // local problem is said on its outcome (sending it again would repeat the change).
   const output = execution.result.status === 'ok' ? execution.result.output : undefined;
   const realId = createdId(command, output);
   const replaced = realId !== undefined && command.entity !== null && command.payload.tempId !== undefined;
@@ -192,6 +190,30 @@ async function send(engine: QueueEngine, command: Command, options: PushOptions)
     state: 'done',
     output,
   };
+  const localWriteFailed = (error: unknown) => {
+    const e = error as { message?: string };
+    outcome.error = {
+      code: 'LOCAL_WRITE_FAILED',
+      message: `sent, but writing the function's operations locally failed: ${e.message ?? String(error)}`,
+    };
+  };
+  // What the function writes locally after a command: its operations, or a merge of its records
+  // (forRowsWithMatchingIds). Never a whole-table replace: that belongs to syncs.
+  const d = execution.file.definition;
+  let writes: StagedWrite[] = [];
+  if (execution.result.status === 'ok' && (d.operations?.length || d.forRowsWithMatchingIds === true)) {
+    try {
+      writes = await planWrites(engine, execution, call.entity, true);
+    } catch (error) {
+      localWriteFailed(error);
+    }
+  }
+  if (command.payload.tempId !== undefined && command.entity !== null && !replaced && output !== undefined) {
+    outcome.error ??= {
+      code: 'CREATED_WITHOUT_ID',
+      message: `sent, but the service's answer has no id: record '${command.record}' keeps its temporary id, and commands that refer to it will not be sent`,
+    };
+  }
   const write = () => {
     queue.remove(command.id);
     removeErrorRow(store, errorTable(command), command.id);
@@ -202,16 +224,34 @@ async function send(engine: QueueEngine, command: Command, options: PushOptions)
     try {
       if (writes.length > 0) Stage.apply(store, writes);
     } catch (error) {
-      // The service has the change: the command is done either way; what failed is only the local
-      // write of the function's operations, and that is said.
-      const e = error as { code?: string; message?: string };
-      outcome.error = {
-        code: e.code ?? 'LOCAL_WRITE_FAILED',
-        message: `sent, but writing the function's operations locally failed: ${e.message ?? String(error)}`,
-      };
+      localWriteFailed(error);
     }
   };
   return { outcome, write };
+}
+
+/**
+ * Temporary ids in the command's parameters other than its own record's: records created offline
+ * whose create is no longer in the queue without having given them a real id (`next` holds a command
+ * back while the create is still queued). Sent as they are, the service would get `_tmp_…` ids.
+ */
+function unresolvedTempIds(command: Command): string[] {
+  const text = JSON.stringify(command.payload.parameters ?? {});
+  const found = new Set(text.match(TEMP_ID_PATTERN) ?? []);
+  if (command.payload.tempId !== undefined) found.delete(command.payload.tempId);
+  return [...found];
+}
+
+const TEMP_ID_PATTERN = new RegExp(`${TEMP_ID_PREFIX}[A-Za-z0-9-]+`, 'g');
+
+/** A command that names records created offline which never got a real id: failed, never sent. */
+class UnresolvedTempIdError extends Error {
+  readonly code = 'TEMP_ID_UNRESOLVED';
+  constructor(ids: readonly string[]) {
+    super(
+      `refers to ${ids.length > 1 ? 'records' : 'record'} ${ids.map((id) => `'${id}'`).join(', ')} created offline, whose create never gave a real id (it was deleted from the queue, or the service's answer had no id), so it was not sent; delete it with 'restfn queue delete', or fix the record and run the action again`,
+    );
+  }
 }
 
 /** The real id a created record got: the output's `id`, when it is one and differs from the temp id. */
@@ -278,6 +318,7 @@ function failed(
 
 function commandFailure(engine: QueueEngine, command: Command, error: unknown): CommandFailure {
   if (error instanceof CredentialError) return { kind: 'credentials' };
+  if (error instanceof UnresolvedTempIdError) return { kind: 'unresolved' };
   if (error instanceof TimeoutError) return { kind: 'timeout' };
   if (error instanceof NetworkError) return { kind: 'network' };
   if (!(error instanceof RemoteError)) return { kind: 'other' };
@@ -286,18 +327,11 @@ function commandFailure(engine: QueueEngine, command: Command, error: unknown): 
     index === undefined
       ? undefined
       : engine.solution.functions.get(command.function ?? '')?.definition?.error?.[index - 1];
-  const retry = handler?.retry;
   return {
     kind: 'status',
     status: error.status,
     retryAfterMs: parseRetryAfter(error.response.headers['retry-after'], engine.options.clock.now()),
-    ...(handler
-      ? {
-          handler: {
-            retryDelayMs: retry ? (typeof retry.delay === 'number' ? retry.delay : 1000) : undefined,
-          },
-        }
-      : {}),
+    ...(handler ? { handler: { retries: handler.retry !== undefined } } : {}),
   };
 }
 
@@ -354,6 +388,6 @@ const NOT_CONNECTED = new Set([
 ]);
 
 function neverSent(error: unknown): boolean {
-  if (error instanceof CredentialError) return true;
+  if (error instanceof CredentialError || error instanceof UnresolvedTempIdError) return true;
   return error instanceof NetworkError && error.causeCode !== undefined && NOT_CONNECTED.has(error.causeCode);
 }

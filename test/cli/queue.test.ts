@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it, vi } from 'vitest';
@@ -70,7 +71,7 @@ describe('restfn action and restfn queue', () => {
     expect(api.customers.get('c-1')?.name).toBe('Ada');
     const synced = await restfn('sync', 'customers');
     expect(synced.code).toBe(0);
-    expect(synced.stderr).toContain('restfn: pushed the command queue first: 1 sent, 0 still queued');
+    expect(synced.stderr).toContain('restfn: pushed the command queue first: 1 sent, 0 left in the queue\n');
     expect(api.customers.get('c-1')?.name).toBe('Grace');
     expect(rows()).toEqual([{ id: 'c-1', name: 'Grace', region: 'eu' }]);
   });
@@ -121,6 +122,42 @@ describe('restfn action and restfn queue', () => {
     const missing = await restfn('queue', 'retry', 'no-such-id');
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain('COMMAND_NOT_FOUND');
+
+    // A push that leaves a command failed says so with a coded error and what to do.
+    await api.online();
+    await restfn(
+      'action',
+      'update-customer',
+      '--no-push',
+      '-p',
+      'current.item.id=c-1',
+      '-p',
+      'components.name.state.value=E',
+    );
+    api.failNext(422, 1, { error: 'name too short' });
+    const pushed = await restfn('queue', 'push');
+    expect(pushed.code).toBe(1);
+    expect(JSON.parse(pushed.stdout)).toMatchObject({ sent: 0, failed: 1, remaining: 1 });
+    expect(pushed.stderr).toMatch(
+      /restfn: error COMMAND_FAILED: 1 command\(s\) failed for good .*restfn queue retry /,
+    );
+  });
+
+  it('a --db that does not exist is an error, not a new empty queue; without --db nothing queued is an empty queue', async () => {
+    const { root, restfn } = await setup();
+    const typo = join(root, '.restfn', 'locl.db');
+    for (const verb of ['list', 'push']) {
+      const r = await restfn('queue', verb, '--db', typo);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`restfn: error DATABASE_NOT_FOUND: no local database at ${typo}`);
+    }
+    expect(existsSync(typo)).toBe(false);
+    const unknown = await restfn('queue', 'lsit');
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown queue command 'lsit': use list, push, retry, delete or clear");
+    const empty = await restfn('queue', 'list');
+    expect(empty).toMatchObject({ code: 0, stdout: 'the queue is empty\n' });
+    expect(existsSync(join(root, '.restfn', 'local.db'))).toBe(false);
   });
 
   it('kill -9 while a create is being sent: the next push resumes it with the same idempotency key; one remote change', async () => {

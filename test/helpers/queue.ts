@@ -93,7 +93,8 @@ export async function customersApi(seed: Array<Record<string, unknown>> = []): P
   }
 
   function apply(req: ApiRequest): { status: number; body: unknown } {
-    const [, collection, id] = req.url.split('?')[0]!.split('/');
+    const [, collection, rawId] = req.url.split('?')[0]!.split('/');
+    const id = rawId === undefined ? undefined : decodeURIComponent(rawId);
     if (collection !== 'customers') return { status: 404, body: { error: 'not found' } };
     if (req.method === 'GET' && !id) return { status: 200, body: [...customers.values()] };
     if (req.method === 'POST' && !id) {

@@ -1,6 +1,7 @@
 import { formatDiagnostic } from '../../definition/diagnostic.js';
 import { loadSolution, type SourceFile } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
+import { ERROR_CODES, isErrorCode } from '../../errors/codes.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
@@ -54,7 +55,7 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
     const failed = findFailed(result);
     if (failed) {
       throw new CommandFailedError(
-        `${failed.command!.error?.message ?? 'the service refused the change'}; the local change stays and the command is kept as failed: fix the cause, then 'restfn queue retry ${failed.command!.id}' (or 'restfn queue delete ${failed.command!.id}' to drop it)`,
+        `${failed.command!.error?.message ?? 'the service refused the change'}; ${failed.method === 'functionCall' ? 'the call' : 'the local change stays and the command'} is kept as failed: fix the cause, then 'restfn queue retry ${failed.command!.id}' (or 'restfn queue delete ${failed.command!.id}' to drop it)`,
         failed.command!.id,
       );
     }
@@ -85,15 +86,24 @@ export function parseContext(json: string | undefined, pairs: readonly string[])
   for (const pair of pairs) {
     const at = pair.indexOf('=');
     const path = at <= 0 ? [] : pair.slice(0, at).split('.');
-    if (path.length === 0 || path.some((p) => p === '' || p === '__proto__' || p === 'constructor')) {
+    if (path.length === 0 || path.some((p) => p === '')) {
       throw new UsageError(
         `-p takes path=value with a dotted path, for example -p current.item.id=c-7 (got '${pair}')`,
       );
     }
+    if (path.some((p) => p === '__proto__' || p === 'constructor' || p === 'prototype')) {
+      throw new UsageError(`-p: '${pair.slice(0, at)}' cannot be a path (it names a JavaScript internal)`);
+    }
     let target = context;
-    for (const key of path.slice(0, -1)) {
+    for (const [i, key] of path.slice(0, -1).entries()) {
       const next = target[key];
-      if (typeof next !== 'object' || next === null || Array.isArray(next)) target[key] = {};
+      if (next === undefined) target[key] = {};
+      else if (typeof next !== 'object' || next === null || Array.isArray(next)) {
+        // `-p a=1 -p a.b=2`: the second would silently throw the first away.
+        throw new UsageError(
+          `-p ${pair}: '${path.slice(0, i + 1).join('.')}' has a value already (${JSON.stringify(next)}), so it cannot hold '${path[i + 1]}'`,
+        );
+      }
       target = target[key] as Record<string, unknown>;
     }
     target[path.at(-1)!] = pair.slice(at + 1);
@@ -136,10 +146,18 @@ function describe(step: ActionResult | { type: string; ranHere: false }): string
     case 'queued':
       return `${local}; queued as command ${command.id} ('restfn queue push' sends it)`;
     case 'waiting':
-      return `${local}; queued as command ${command.id}, not sent yet: ${command.error?.message ?? 'waiting'}; 'restfn queue push' tries again`;
+      return `${local}; queued as command ${command.id}, not sent yet: ${command.error?.message ?? 'waiting'}; ${whatNext(command.error?.code)}`;
     case 'failed':
       return `${local}; command ${command.id} failed`;
   }
+}
+
+/** A waiting command goes at the next push, but a credential problem must be fixed first. */
+function whatNext(code: string | undefined): string {
+  if (code === 'LOGIN_REQUIRED') return "log in ('restfn login'), then 'restfn queue push'";
+  if (isErrorCode(code) && ERROR_CODES[code].family === 'credentials')
+    return "fix the credential ('restfn credentials'), then 'restfn queue push'";
+  return "'restfn queue push' tries again";
 }
 
 const PAST = {

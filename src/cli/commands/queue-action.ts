@@ -1,20 +1,34 @@
+import { existsSync } from 'node:fs';
 import { loadSolution } from '../../definition/solution.js';
 import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import type { Command } from '../../local/command-queue.js';
+import { DatabaseError } from '../../local/errors.js';
+import { CommandFailedError } from '../../runtime/errors.js';
+import type { PushResult } from '../../runtime/push.js';
 import { onInterrupt } from '../interrupt.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
-import { openStore } from '../store-path.js';
+import { databasePath, openStore } from '../store-path.js';
 import { trace } from '../trace.js';
 import type { QueueCliOptions } from './queue.js';
 
-/** The runtime over the solution's local database, closed after `work`. */
+/**
+ * The runtime over the solution's local database, closed after `work`. The database must exist: a
+ * mistyped --db is an error, not a new empty queue; without --db, a solution where nothing was ever
+ * queued has an empty queue (`empty`), and no file is made for it.
+ */
 async function withRuntime<T>(
   options: QueueCliOptions,
   work: (runtime: ReturnType<typeof cliRuntime>) => Promise<T>,
+  empty: () => T,
 ) {
   const solution = loadSolution(solutionDir(options.solution));
+  const file = databasePath(solution.root, options.db);
+  if (!existsSync(file)) {
+    if (options.db === undefined) return empty();
+    throw new DatabaseError('DATABASE_NOT_FOUND', `no local database at ${file}: check the --db path`, file);
+  }
   const store = openStore(solution.root, options.db);
   const runtime = cliRuntime(solution, store, {});
   try {
@@ -30,7 +44,11 @@ export async function list(options: QueueCliOptions): Promise<void> {
   if (options.format !== 'text' && options.format !== 'json') {
     throw new UsageError(`--format must be text or json (got '${options.format}')`);
   }
-  const commands = await withRuntime(options, async (runtime) => runtime.queuedCommands());
+  const commands = await withRuntime(
+    options,
+    async (runtime) => runtime.queuedCommands(),
+    () => [],
+  );
   if (options.format === 'json') {
     process.stdout.write(`${JSON.stringify(commands, null, 2)}\n`);
     return;
@@ -55,18 +73,22 @@ function line(c: Command): string {
 export async function push(options: QueueCliOptions): Promise<void> {
   const interrupt = onInterrupt();
   try {
-    const result = await withRuntime(options, async (runtime) => {
-      if (options.verbose) runtime.on(trace);
-      return runtime.pushQueue({
-        ignoreSchedule: true,
-        signal: interrupt.signal,
-        onCommand: (o) => {
-          const about = o.record === null ? `${o.entity}` : `${o.entity}/${o.record}`;
-          const said = o.state === 'done' ? 'sent' : `${o.state}: ${o.error?.code}: ${o.error?.message}`;
-          process.stderr.write(`${printable(`restfn: ${o.id} ${o.type} ${about}: ${said}`)}\n`);
-        },
-      });
-    });
+    const result = await withRuntime(
+      options,
+      async (runtime) => {
+        if (options.verbose) runtime.on(trace);
+        return runtime.pushQueue({
+          ignoreSchedule: true,
+          signal: interrupt.signal,
+          onCommand: (o) => {
+            const about = o.record === null ? `${o.entity}` : `${o.entity}/${o.record}`;
+            const said = o.state === 'done' ? 'sent' : `${o.state}: ${o.error?.code}: ${o.error?.message}`;
+            process.stderr.write(`${printable(`restfn: ${o.id} ${o.type} ${about}: ${said}`)}\n`);
+          },
+        });
+      },
+      () => ({ sent: 0, waiting: 0, failed: 0, remaining: 0, outcomes: [] }) satisfies PushResult,
+    );
     const stopped =
       result.stopped === 'offline'
         ? '; stopped: the service could not be reached'
@@ -79,7 +101,14 @@ export async function push(options: QueueCliOptions): Promise<void> {
     process.stdout.write(
       `${JSON.stringify({ sent: result.sent, waiting: result.waiting, failed: result.failed, remaining: result.remaining, ...(result.stopped ? { stopped: result.stopped } : {}) }, null, 2)}\n`,
     );
-    if (result.failed > 0) process.exitCode = 1;
+    const failed = result.outcomes.filter((o) => o.state === 'failed');
+    if (failed.length > 0) {
+      const ids = failed.map((o) => o.id).join(' ');
+      throw new CommandFailedError(
+        `${failed.length} command(s) failed for good (${failed[0]!.error?.code}: ${failed[0]!.error?.message}); they stay in the queue and hold back their records' later commands: fix the cause, then 'restfn queue retry ${ids}' (or 'restfn queue delete ${ids}' to drop them)`,
+        failed[0]!.id,
+      );
+    }
   } finally {
     interrupt.dispose();
   }
@@ -97,7 +126,16 @@ export async function change(
   ids: string[],
   options: QueueCliOptions,
 ): Promise<void> {
-  const changed = await withRuntime(options, async (runtime) => runtime.changeQueue(TYPES[verb], ids));
+  const changed = await withRuntime(
+    options,
+    async (runtime) => runtime.changeQueue(TYPES[verb], ids),
+    () => {
+      throw new UsageError(
+        `no command ${ids[0]} in the queue: nothing was ever queued in this solution`,
+        'COMMAND_NOT_FOUND',
+      );
+    },
+  );
   const said = { retry: 'queued again', delete: 'deleted', clear: 'cleared' }[verb];
   process.stderr.write(`restfn: ${said}: ${changed.join(', ')}\n`);
 }

@@ -20,7 +20,18 @@ export function registerQueue(program: Command): void {
     queue.command('list', { isDefault: true }).description('list the queued commands, first to go first'),
   )
     .option('--format <format>', 'text or json', 'text')
-    .action(async (options: QueueCliOptions) => (await import('./queue-action.js')).list(options));
+    // `restfn queue foo` lands here (list is the default): say which subcommands there are.
+    .allowExcessArguments(true)
+    .action(async (options: QueueCliOptions, command: Command) => {
+      const [unknown] = command.args;
+      if (unknown !== undefined) {
+        const { UsageError } = await import('../../errors/restfn-error.js');
+        throw new UsageError(
+          `unknown queue command '${unknown}': use list, push, retry, delete or clear ('restfn queue --help')`,
+        );
+      }
+      return (await import('./queue-action.js')).list(options);
+    });
   common(queue.command('push').description('send the queued commands now, waiting ones included'))
     .option('-v, --verbose', 'trace requests and responses on stderr (credentials masked)')
     .action(async (options: QueueCliOptions) => (await import('./queue-action.js')).push(options));

@@ -36,7 +36,7 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
       : undefined;
     if (queued && queued.outcomes.length + queued.remaining > 0) {
       process.stderr.write(
-        `restfn: pushed the command queue first: ${queued.sent} sent, ${queued.remaining} still queued${queued.remaining > 0 ? ' (their rows keep the local changes until sent)' : ''}\n`,
+        `restfn: pushed the command queue first: ${queued.sent} sent, ${queued.remaining} left in the queue${queued.failed > 0 ? ` (${queued.failed} failed: 'restfn queue list' shows why)` : ''}${queued.remaining > 0 ? '; their rows keep the local changes until sent or deleted' : ''}\n`,
       );
     }
     for (const name of wanted) {

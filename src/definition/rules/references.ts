@@ -55,3 +55,45 @@ export function guardCycle(file: SourceFile, r: Reporter, solution: Solution): v
     chain.push(next);
   }
 }
+
+/**
+ * `onSuccess` by name must name an action of the solution, and actions started that way must not
+ * lead back to where they began (the runtime stops such a chain only after the first actions ran).
+ * Followed through inline `onSuccess` actions too.
+ */
+export function onSuccessReferences(file: SourceFile, r: Reporter, solution: Solution): void {
+  if (file.kind !== 'action' || !file.definition) return;
+  const actions = new Map(
+    solution.files.filter((f) => f.kind === 'action').map((f) => [f.name, f as SourceFile<'action'>]),
+  );
+  /** The action names an action definition starts by `onSuccess`, with where each is written. */
+  const named = (definition: unknown, path: PropertyPath): Array<[string, PropertyPath]> => {
+    const onSuccess = (definition as { options?: { onSuccess?: unknown } } | undefined)?.options?.onSuccess;
+    const at = [...path, 'options', 'onSuccess'];
+    if (typeof onSuccess === 'string') return [[onSuccess, at]];
+    return onSuccess !== null && typeof onSuccess === 'object' ? named(onSuccess, at) : [];
+  };
+  const own = named(file.definition, []);
+  for (const [name, path] of own) {
+    if (actions.has(name)) continue;
+    r.report(
+      'UNKNOWN_ACTION',
+      `onSuccess names action '${name}', which does not exist in this solution${didYouMean(name, actions.keys())}; actions are the files in the actions/ folder`,
+      path,
+    );
+  }
+  // Breadth first over the named chain; a cycle further on is reported at its own files.
+  const chain = new Map<string, string[]>(own.map(([name]) => [name, [file.name, name]]));
+  for (const [name, route] of chain) {
+    if (name === file.name) {
+      r.report(
+        'ACTION_CYCLE',
+        `actions start each other in a cycle through onSuccess: ${route.join(' -> ')}; end the chain with a step for the screen (action.go-back) or remove one onSuccess`,
+        own[0]![1],
+      );
+      return;
+    }
+    for (const [next] of named(actions.get(name)?.definition, []))
+      if (!chain.has(next)) chain.set(next, [...route, next]);
+  }
+}
