@@ -2,7 +2,19 @@ import type { Clock } from '../errors/clock.js';
 import { CredentialError } from '../errors/credential-error.js';
 import type { AppliedCredential, CredentialProvider, CredentialRequest } from './credential-provider.js';
 import { clientCredentialsGrant, refreshGrant } from './oauth.js';
-import type { CredentialStore, OAuthCredential } from './store.js';
+import type { Credential, OAuthCredential, TokenSet } from './store.js';
+
+/**
+ * Where a provider reads credentials and keeps OAuth tokens: the device's encrypted file
+ * (`CredentialStore`), or the platform's vault for one solution. Either may answer later.
+ */
+export interface CredentialRecords {
+  get(key: string): Credential | undefined | Promise<Credential | undefined>;
+  getTokens(key: string): TokenSet | undefined | Promise<TokenSet | undefined>;
+  setTokens(key: string, tokens: Omit<TokenSet, 'kind'>): void | Promise<void>;
+  /** Forgets the tokens, only while the stored refresh token is still `ifRefreshToken` when given. */
+  clearTokens(key: string, ifRefreshToken?: string): boolean | Promise<boolean>;
+}
 
 /** Tokens this close to expiry are refreshed before the call. */
 const EXPIRY_SKEW_MS = 30_000;
@@ -15,17 +27,17 @@ const EXPIRY_SKEW_MS = 30_000;
  * before the new access token is used.
  */
 export class StoreCredentialProvider implements CredentialProvider {
-  private store: CredentialStore | undefined;
+  private store: CredentialRecords | undefined;
   private readonly inFlight = new Map<string, Promise<string>>();
 
   constructor(
-    private readonly openStore: () => CredentialStore,
+    private readonly openStore: () => CredentialRecords,
     private readonly clock: Clock,
   ) {}
 
   async apply(request: CredentialRequest, signal?: AbortSignal): Promise<AppliedCredential> {
     this.store ??= this.openStore();
-    const credential = this.store.get(request.key);
+    const credential = await this.store.get(request.key);
     if (!credential) {
       throw new CredentialError(
         'CREDENTIAL_NOT_FOUND',
@@ -53,16 +65,18 @@ export class StoreCredentialProvider implements CredentialProvider {
   ): Promise<string> {
     const running = this.inFlight.get(key);
     if (running) return running;
-    const current = this.store!.getTokens(key);
-    const now = this.clock.now();
-    if (
-      current &&
-      !forceRefresh &&
-      (current.expiresAt === undefined || current.expiresAt - EXPIRY_SKEW_MS > now)
-    ) {
-      return Promise.resolve(current.accessToken);
-    }
+    // One flight per key from here on: the stored tokens may be read asynchronously, and a second
+    // call meanwhile must wait for this one rather than refresh again.
     const flight = (async () => {
+      const current = await this.store!.getTokens(key);
+      const now = this.clock.now();
+      if (
+        current &&
+        !forceRefresh &&
+        (current.expiresAt === undefined || current.expiresAt - EXPIRY_SKEW_MS > now)
+      ) {
+        return current.accessToken;
+      }
       let next: Awaited<ReturnType<typeof refreshGrant>>;
       if (current?.refreshToken) {
         try {
@@ -73,8 +87,8 @@ export class StoreCredentialProvider implements CredentialProvider {
           // The refresh token is useless now: forget it so the next run asks to log in. Unless
           // another process rotated it meanwhile (a server that rotates refresh tokens refuses the
           // old one): its fresh tokens are kept and used.
-          if (this.store!.clearTokens(key, current.refreshToken)) throw loginRequired(key, error);
-          const rotated = this.store!.getTokens(key);
+          if (await this.store!.clearTokens(key, current.refreshToken)) throw loginRequired(key, error);
+          const rotated = await this.store!.getTokens(key);
           if (!rotated) throw loginRequired(key, error);
           return rotated.accessToken;
         }
@@ -84,7 +98,7 @@ export class StoreCredentialProvider implements CredentialProvider {
         throw loginRequired(key);
       }
       // Saved before use: a rotated refresh token must never be lost with the process.
-      this.store!.setTokens(key, next);
+      await this.store!.setTokens(key, next);
       return next.accessToken;
     })();
     this.inFlight.set(key, flight);

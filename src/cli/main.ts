@@ -8,6 +8,7 @@ import { registerQuery } from './commands/query.js';
 import { registerQueue } from './commands/queue.js';
 import { registerRun } from './commands/run.js';
 import { registerSchema } from './commands/schema.js';
+import { registerServe } from './commands/serve.js';
 import { registerSync } from './commands/sync.js';
 import { registerValidate } from './commands/validate.js';
 import { EXIT } from './exit-table.js';
@@ -48,6 +49,7 @@ registerQueue(program);
 registerCredentials(program);
 registerSchema(program);
 registerNew(program);
+registerServe(program);
 
 try {
   await program.parseAsync(process.argv);

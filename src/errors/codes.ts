@@ -124,6 +124,11 @@ export const ERROR_CODES = {
     'Too many redirects, a redirect loop, or a redirect that may not be followed.',
   ),
   ABORTED: code('call', 'The caller stopped the call.', 499),
+  TARGET_REFUSED: code(
+    'call',
+    'The platform does not call this address (loopback, private, link-local, ...): SSRF protection.',
+    403,
+  ),
   COMMAND_FAILED: code(
     'call',
     "The service refused an action's command for good; it stays in the queue as failed.",
@@ -136,6 +141,28 @@ export const ERROR_CODES = {
     'data',
     "A create was sent, but the service's answer has no `id`: the record keeps its temporary id.",
   ),
+  // The platform (`restfn serve`) and its clients.
+  AUTH_REQUIRED: code(
+    'usage',
+    'The platform needs an API token (Authorization: Bearer) and got none or an unknown one.',
+    401,
+  ),
+  FORBIDDEN: code(
+    'usage',
+    "The token's user may not do this here (role, or not a member of the solution).",
+    403,
+  ),
+  REQUEST_INVALID: code('usage', 'A request to the platform that is not what the endpoint takes.'),
+  REQUEST_TOO_LARGE: code('usage', "A request body over the platform's size limit.", 413),
+  RATE_LIMITED: code('usage', 'Too many requests with this token; wait and try again.', 429),
+  ROUTE_NOT_FOUND: code('usage', 'No such endpoint on the platform.', 404),
+  SOLUTION_NOT_PUBLISHED: code('usage', 'The solution has no published version on the platform.', 404),
+  USER_EXISTS: code('usage', 'A user of that name exists already.', 409),
+  USER_NOT_FOUND: code('usage', 'No user of that name.', 404),
+  TOKEN_NOT_FOUND: code('usage', 'No API token with that id.', 404),
+  PUBLISH_INVALID: code('definition', 'The uploaded solution has errors; nothing was published.'),
+  SERVER_UNREACHABLE: code('call', 'The platform could not be reached (the CLI with --server).', 502),
+  SERVER_ERROR: code('call', 'The platform answered with an error the CLI did not expect.', 502),
   // Local data.
   INVALID_TABLE: code('data', 'A name that cannot be a table name.'),
   RECORD_ID_INVALID: code('data', 'A record whose id is neither text nor a number.'),

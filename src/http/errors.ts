@@ -143,6 +143,16 @@ export class ResponseTooDeepError extends CallError {
 }
 
 /** Too many redirects, or a redirect back to the same address. */
+/**
+ * The platform refused to connect: the target resolves to an address it does not call (loopback,
+ * private, link-local, ...), on the first request or on a redirect.
+ */
+export class TargetRefusedError extends CallError {
+  constructor(request: RequestSummary, detail: string, options?: { cause?: unknown }) {
+    super('TARGET_REFUSED', `${request.method} ${request.url} was not sent: ${detail}`, request, options);
+  }
+}
+
 export class RedirectLimitError extends CallError {
   constructor(request: RequestSummary, detail: string) {
     super('REDIRECT_LIMIT', `${request.method} ${request.url} ${detail}`, request);

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { Agent, type Dispatcher, errors, request } from 'undici';
+import { type AddressGuard, AddressRefused, checkLiteral, guardedLookup } from './address-guard.js';
 import type { OutboundRequest } from './build-request.js';
 import {
   AbortedError,
@@ -7,6 +8,7 @@ import {
   NetworkError,
   RedirectLimitError,
   type RequestSummary,
+  TargetRefusedError,
   TimeoutError,
 } from './errors.js';
 import type { HttpOptions } from './options.js';
@@ -28,9 +30,13 @@ export interface RawResponse {
 export class Transport {
   private readonly dispatcher: Dispatcher;
 
-  constructor(private readonly options: HttpOptions) {
+  constructor(
+    private readonly options: HttpOptions,
+    /** Checks every address a request (or a redirect) connects to; the platform's SSRF guard. */
+    private readonly guard?: AddressGuard,
+  ) {
     const agent = new Agent({
-      connect: { timeout: options.connectTimeoutMs },
+      connect: { timeout: options.connectTimeoutMs, ...(guard ? { lookup: guardedLookup(guard) } : {}) },
       headersTimeout: options.headersTimeoutMs,
       bodyTimeout: options.bodyTimeoutMs,
       connections: options.connections,
@@ -71,6 +77,9 @@ export class Transport {
       let current = req;
       let visited: Set<string> | undefined;
       for (let hops = 0; ; hops++) {
+        // A host that is an IP needs no lookup, so the guard sees it here (every hop).
+        const refused = this.guard && checkLiteral(this.guard, new URL(current.url));
+        if (refused) throw new TargetRefusedError(summary, refused);
         const res = await request(current.url, {
           dispatcher: this.dispatcher,
           method: current.method as Dispatcher.HttpMethod,
@@ -154,6 +163,7 @@ export class Transport {
     if (error instanceof errors.RequestAbortedError || (error as Error)?.name === 'AbortError') {
       return new AbortedError(summary, error);
     }
+    if (error instanceof AddressRefused) return new TargetRefusedError(summary, error.message, error);
     const code = (error as { code?: string })?.code;
     const detail =
       code === 'UND_ERR_SOCKET'

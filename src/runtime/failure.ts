@@ -173,6 +173,8 @@ export async function reportFailure(
       },
       handler === undefined,
     );
+    // What a caller far from the device (the platform's answer) shows as the alert.
+    Object.defineProperty(error, 'alert', { value: raised, enumerable: false });
     if (engine.events.active)
       engine.events.emit({
         type: 'alert',

@@ -29,6 +29,11 @@ export interface RuntimeOptions {
   readonly clock?: Clock;
   /** Limits of the solution's expression scripts. */
   readonly scripts?: Partial<ScriptLimits>;
+  /**
+   * Mask credential values a service echoes in an execution's output (the platform: a credential
+   * never reaches the caller). The device keeps outputs as the service sent them. @default false
+   */
+  readonly maskOutput?: boolean;
 }
 
 /** Every field set: defaults, then the solution's `settings`, then the caller's options. */
@@ -43,6 +48,7 @@ export interface NormalizedOptions {
   readonly retry: RetryDefaults;
   readonly clock: Clock;
   readonly scripts: ScriptLimits;
+  readonly maskOutput: boolean;
 }
 
 export function normalizeOptions(solution: Solution, options: RuntimeOptions = {}): NormalizedOptions {
@@ -63,6 +69,7 @@ export function normalizeOptions(solution: Solution, options: RuntimeOptions = {
     locale: options.locale || 'en',
     retry: { ...DEFAULT_RETRY, ...setOnly(options.retry) },
     clock: options.clock ?? SYSTEM_CLOCK,
+    maskOutput: options.maskOutput === true,
     scripts: {
       timeoutMs:
         options.scripts?.timeoutMs ?? settings?.scripts?.timeoutMs ?? DEFAULT_SCRIPT_LIMITS.timeoutMs,

@@ -24,7 +24,7 @@ import { type CallContext, createContext, type ExecutionContext } from './contex
 import { FunctionNotFoundError, UnsupportedStepError } from './errors.js';
 import type { EventBus } from './events.js';
 import { fieldsOf } from './field.js';
-import { credentialTexts, maskError } from './mask.js';
+import { credentialTexts, maskError, maskJson } from './mask.js';
 import type { NormalizedOptions } from './options.js';
 import { type ResolvedParameter, resolveParameters } from './parameters.js';
 import { runQueries } from './queries.js';
@@ -238,7 +238,8 @@ export async function runFunction(
     if (events.active) events.emit({ type: 'succeeded', correlationId, function: name, durationMs });
     const result = {
       status: 'ok' as const,
-      output,
+      // On the platform the caller must never see a credential, not even one the service echoed.
+      output: engine.options.maskOutput ? maskJson(output, secrets) : output,
       response: { status: raw.status, headers: raw.headers },
       correlationId,
       durationMs,

@@ -7,6 +7,7 @@ import { DefinitionError } from '../errors/definition-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { ScriptError } from '../expression/scripts/errors.js';
 import { ScriptSandbox } from '../expression/scripts/sandbox.js';
+import type { AddressGuard } from '../http/address-guard.js';
 import { Transport } from '../http/transport.js';
 import { type Command, CommandQueue } from '../local/command-queue.js';
 import type { FileStore } from '../local/files.js';
@@ -17,6 +18,7 @@ import type { CallContext } from './context.js';
 import { Deadline } from './deadline.js';
 import { EventBus, type EventListener } from './events.js';
 import { type NormalizedOptions, normalizeOptions, type RuntimeOptions } from './options.js';
+import { paginate, type StopReason } from './paginate.js';
 import { type Engine, type ExecutionResult, executeFunction } from './pipeline.js';
 import { type PushOptions, type PushResult, pushQueue, type QueueEngine } from './push.js';
 import { type DatasourceResult, runDatasource, type SyncOptions } from './sync.js';
@@ -28,6 +30,8 @@ export interface CreateRuntimeOptions extends RuntimeOptions {
   readonly store?: LocalStore;
   /** The device file store for `local-uri` conversions. */
   readonly files?: FileStore;
+  /** Checks every address a call connects to (the platform's SSRF guard); default: none. */
+  readonly addressGuard?: AddressGuard;
 }
 
 /** Runs the functions of one solution, sharing one connection pool and one expression cache. */
@@ -51,7 +55,7 @@ export class Runtime {
     this.engine = {
       solution,
       options: this.options,
-      transport: new Transport(this.options.http),
+      transport: new Transport(this.options.http, options.addressGuard),
       credentials: options.credentials ?? NO_CREDENTIALS,
       events: this.events,
       store: options.store,
@@ -79,6 +83,32 @@ export class Runtime {
       options.signal,
     );
     return deadline.run((signal) => executeFunction(this.engine, name, parameters, context, signal));
+  }
+
+  /**
+   * Executes the function `name` and follows its `continuation`, handing each page's result to
+   * `onPage` before the next is fetched (at most two pages are held), within the sync deadline.
+   * What the platform streams for `"pages": true`; a device's sync writes pages to tables instead.
+   */
+  async pages(
+    name: string,
+    parameters: Readonly<Record<string, unknown>>,
+    context: CallContext,
+    onPage: (result: ExecutionResult, page: number) => void | Promise<void>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<{ pages: number; stopped: StopReason }> {
+    await this.ready();
+    const deadline = new Deadline('sync', this.options.syncTimeoutMs, `function '${name}'`, options.signal);
+    return deadline.run((signal) =>
+      paginate(
+        this.engine,
+        name,
+        parameters,
+        context,
+        (execution, page) => onPage(execution.result, page),
+        signal,
+      ),
+    );
   }
 
   /**

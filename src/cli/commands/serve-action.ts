@@ -1,0 +1,115 @@
+import { randomBytes } from 'node:crypto';
+import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { UsageError } from '../../errors/restfn-error.js';
+import { processAlive } from '../../local/process-alive.js';
+import { startPlatform } from '../../platform/serve.js';
+import { SqlitePlatformStore } from '../../platform/store/sqlite/store.js';
+import {
+  decodeMasterKey,
+  defaultMasterKeyFile,
+  loadMasterKey,
+  MASTER_KEY_ENV,
+  writeMasterKeyFile,
+} from '../../platform/vault/master-key.js';
+import { rotateMasterKey } from '../../platform/vault/vault.js';
+import type { ServeCliOptions } from './serve.js';
+
+const PID_FILE = 'serve.pid';
+
+/** `restfn serve`: listens until SIGTERM or SIGINT, then finishes the requests in flight and stops. */
+export async function serve(options: ServeCliOptions): Promise<void> {
+  const port = Number(options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port must be 0-65535 (got '${options.port}')`);
+  const rateLimit = Number(options.rateLimit);
+  if (!Number.isInteger(rateLimit) || rateLimit < 1)
+    throw new UsageError(`--rate-limit must be a positive number (got '${options.rateLimit}')`);
+  const allowTargets: Record<string, string[]> = {};
+  for (const pair of options.allowTarget) {
+    const [solution, host] = pair.split('=');
+    if (!solution || !host) throw new UsageError(`--allow-target takes solution=host (got '${pair}')`);
+    allowTargets[solution] = [...(allowTargets[solution] ?? []), host];
+  }
+  const platform = await startPlatform({
+    host: options.host,
+    port,
+    dataDir: options.data,
+    allowPrivateTargets: options.allowPrivateTargets === true,
+    allowTargets,
+    ...(options.masterKeyFile ? { masterKeyFile: options.masterKeyFile } : {}),
+    logLevel: options.logLevel,
+    rateLimit,
+  });
+  const pidFile = join(resolve(options.data), PID_FILE);
+  writeFileSync(pidFile, String(process.pid));
+  if (platform.adminToken) {
+    process.stdout.write(
+      `restfn: the first admin's API token (shown once, keep it now): ${platform.adminToken}\n`,
+    );
+  }
+  process.stdout.write(`restfn platform listening on ${platform.url}\n`);
+  await new Promise<void>((done) => {
+    const stop = (signal: string) => {
+      process.stderr.write(`restfn: ${signal}: finishing the requests in flight, then stopping\n`);
+      // A second signal stops at once.
+      process.once('SIGINT', () => process.exit(130));
+      process.once('SIGTERM', () => process.exit(143));
+      void platform.close().then(done, done);
+    };
+    process.once('SIGTERM', () => stop('SIGTERM'));
+    process.once('SIGINT', () => stop('SIGINT'));
+  });
+  rmSync(pidFile, { force: true });
+  process.stderr.write('restfn: platform stopped\n');
+}
+
+/**
+ * `restfn serve rotate-key`: a new master key wraps every credential's data key, in one
+ * transaction. With a key file, the new key replaces it and the old one is kept beside it
+ * (`.previous`: backups made before today need it); with RESTFN_MASTER_KEY, the new key comes from
+ * RESTFN_NEW_MASTER_KEY and the operator swaps the variables.
+ */
+export async function rotateKey(options: { data: string; masterKeyFile?: string }): Promise<void> {
+  const dataDir = resolve(options.data);
+  if (!existsSync(join(dataDir, 'platform.db')))
+    throw new UsageError(`no platform state in ${dataDir} (--data)`);
+  const pid = Number(existsSync(join(dataDir, PID_FILE)) ? readFileSync(join(dataDir, PID_FILE), 'utf8') : 0);
+  if (processAlive(pid))
+    throw new UsageError(
+      `the platform is running on ${dataDir} (pid ${pid}): stop it first, then rotate the key`,
+    );
+  const fromEnv = Boolean(process.env[MASTER_KEY_ENV]);
+  const current = loadMasterKey(dataDir, options.masterKeyFile ? { file: options.masterKeyFile } : {});
+  const nextText = process.env.RESTFN_NEW_MASTER_KEY;
+  if (fromEnv && !nextText) {
+    throw new UsageError(
+      `the master key comes from ${MASTER_KEY_ENV}: put the new one in RESTFN_NEW_MASTER_KEY (openssl rand -base64 32)`,
+    );
+  }
+  const next = nextText ? decodeMasterKey(nextText, 'RESTFN_NEW_MASTER_KEY') : randomBytes(32);
+  const file = fromEnv
+    ? undefined
+    : (current.file ?? resolve(options.masterKeyFile ?? defaultMasterKeyFile()));
+  // The new key is on disk before any record depends on it: a crash after the commit leaves it in
+  // `.next`, never lost.
+  if (file) writeMasterKeyFile(`${file}.next`, next);
+  const store = new SqlitePlatformStore(dataDir);
+  let count: number;
+  try {
+    count = await rotateMasterKey(store, current.key, next);
+  } finally {
+    await store.close();
+  }
+  if (file) {
+    copyFileSync(file, `${file}.previous`);
+    renameSync(`${file}.next`, file);
+    process.stderr.write(
+      `restfn: ${count} credential(s) re-encrypted; the new key is in ${file}, the old one in ${file}.previous (backups made before now need it)\n`,
+    );
+  } else {
+    process.stderr.write(
+      `restfn: ${count} credential(s) re-encrypted; start the platform with ${MASTER_KEY_ENV} set to RESTFN_NEW_MASTER_KEY's value\n`,
+    );
+  }
+}

@@ -1,0 +1,127 @@
+import helmet from '@fastify/helmet';
+import rateLimit from '@fastify/rate-limit';
+import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import { httpStatusOf } from '../errors/codes.js';
+import { RestfnError } from '../errors/restfn-error.js';
+import { authorize } from './auth/authorize.js';
+import { bearerToken, hashToken } from './auth/tokens.js';
+import type { PlatformContext } from './context.js';
+import { errorBody, PlatformError } from './errors.js';
+import { credentialRoutes } from './routes/credentials.js';
+import { executeRoutes } from './routes/execute.js';
+import { solutionRoutes } from './routes/solutions.js';
+import { userRoutes } from './routes/users.js';
+
+export interface AppOptions {
+  readonly logLevel: string;
+  readonly logStream?: NodeJS.WritableStream;
+  /** Requests per minute per token (per address without one). */
+  readonly rateLimit: number;
+  /** Largest request body, bytes (a publish may be larger: see the route). */
+  readonly bodyLimit: number;
+}
+
+/** Log fields that could carry a credential, whatever a future log line includes. */
+const REDACT = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+  '*.password',
+  '*.token',
+  '*.value',
+  '*.clientSecret',
+];
+
+/**
+ * The platform's HTTP API on fastify: authentication (API tokens) and one authorization decision
+ * per route (`config.permission`, decided by `authorize`), rate limits per token, security headers,
+ * structured logs with credentials redacted, and every error as `{ status: "error", code, message }`
+ * with the HTTP status the error registry gives its code.
+ */
+export async function buildApp(ctx: PlatformContext, options: AppOptions): Promise<FastifyInstance> {
+  const app = Fastify({
+    logger: {
+      level: options.logLevel,
+      redact: { paths: REDACT, censor: '***' },
+      ...(options.logStream ? { stream: options.logStream } : {}),
+    },
+    bodyLimit: options.bodyLimit,
+  });
+  await app.register(helmet);
+  await app.register(rateLimit, {
+    max: options.rateLimit,
+    timeWindow: 60_000,
+    keyGenerator: (req) => {
+      const token = bearerToken(req.headers.authorization);
+      return token ? `token:${hashToken(token)}` : `ip:${req.ip}`;
+    },
+    errorResponseBuilder: (_req, context) =>
+      Object.assign(
+        new PlatformError(
+          'RATE_LIMITED',
+          `more than ${context.max} requests per minute with this token; try again in ${Math.ceil(context.ttl / 1000)} s`,
+        ),
+        { statusCode: 429 },
+      ),
+  });
+
+  app.decorateRequest('user', undefined as never);
+  // Who: every route with a permission needs a live token.
+  app.addHook('onRequest', async (req) => {
+    if (req.routeOptions.config.permission === undefined) return;
+    const token = bearerToken(req.headers.authorization);
+    if (!token) throw new PlatformError('AUTH_REQUIRED', 'send an API token: Authorization: Bearer <token>');
+    const found = await ctx.store.tokenByHash(hashToken(token));
+    if (!found) throw new PlatformError('AUTH_REQUIRED', 'the API token is unknown or revoked');
+    req.user = found.user;
+  });
+  // What: one decision per route, in one place.
+  app.addHook('preHandler', async (req) => {
+    const permission = req.routeOptions.config.permission;
+    if (permission === undefined) return;
+    const solution = (req.params as { solution?: string } | undefined)?.solution;
+    const decision = authorize(req.user, permission, solution);
+    if (!decision.allowed) throw new PlatformError('FORBIDDEN', decision.reason);
+  });
+
+  app.setNotFoundHandler((req, reply) => {
+    void reply
+      .status(404)
+      .send(
+        errorBody(new PlatformError('ROUTE_NOT_FOUND', `no endpoint ${req.method} ${req.url.split('?')[0]}`)),
+      );
+  });
+  app.setErrorHandler((error: FastifyError, req, reply) => {
+    const coded = asCoded(error);
+    const status = httpStatusOf(coded.code);
+    if (status >= 500 && coded.code === 'INTERNAL') req.log.error({ err: error }, 'unexpected error');
+    void reply.status(status).send(errorBody(coded));
+  });
+
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  await app.register(
+    async (api) => {
+      userRoutes(api, ctx);
+      solutionRoutes(api, ctx);
+      credentialRoutes(api, ctx);
+      executeRoutes(api, ctx);
+    },
+    { prefix: '/api/v1' },
+  );
+  return app;
+}
+
+/** Fastify's own errors (a body too large, bad JSON, a schema mismatch) as registry codes. */
+function asCoded(error: FastifyError): RestfnError {
+  if (error instanceof RestfnError) return error;
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return new PlatformError('REQUEST_TOO_LARGE', error.message);
+  if (
+    error.validation ||
+    (typeof error.statusCode === 'number' && error.statusCode < 500 && error.statusCode >= 400)
+  ) {
+    return new PlatformError('REQUEST_INVALID', error.message);
+  }
+  return new RestfnError('INTERNAL', 'the platform failed unexpectedly; the server log has the details');
+}

@@ -1,0 +1,116 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Diagnostic } from '../definition/diagnostic.js';
+import { loadSolution } from '../definition/solution.js';
+import { validateSolution } from '../definition/validate.js';
+import { PlatformError } from './errors.js';
+
+/** Solution names on the platform: they are URL segments and folder names. */
+export const SOLUTION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** The files a solution may hold, by path inside it (what `restfn publish` sends). */
+const ALLOWED =
+  /^(solution\.yaml|(functions|datasources|actions)\/([A-Za-z0-9._-]+\/)*[A-Za-z0-9._-]+\.platform|scripts\/expressions\/[A-Za-z0-9._-]+\.js)$/;
+
+export const UPLOAD_LIMITS = { files: 5000, fileBytes: 1024 * 1024 } as const;
+
+/**
+ * Checks an upload's shape: known kinds of paths only (no `..`, no absolute or hidden paths), text
+ * files within the limits. Throws `REQUEST_INVALID` naming the first bad path.
+ */
+export function checkUpload(files: unknown): Record<string, string> {
+  if (files === null || typeof files !== 'object' || Array.isArray(files)) {
+    throw new PlatformError(
+      'REQUEST_INVALID',
+      'the body must be {"files": {"functions/x.platform": "<text>", ...}}',
+    );
+  }
+  const entries = Object.entries(files as Record<string, unknown>);
+  if (entries.length === 0) throw new PlatformError('REQUEST_INVALID', 'the upload holds no files');
+  if (entries.length > UPLOAD_LIMITS.files) {
+    throw new PlatformError(
+      'REQUEST_TOO_LARGE',
+      `the upload holds ${entries.length} files; at most ${UPLOAD_LIMITS.files}`,
+    );
+  }
+  for (const [path, text] of entries) {
+    if (!ALLOWED.test(path) || path.split('/').some((part) => part.startsWith('.'))) {
+      throw new PlatformError(
+        'REQUEST_INVALID',
+        `'${path}' is not a file a solution holds: solution.yaml, functions/, datasources/ or actions/ *.platform files, scripts/expressions/*.js`,
+      );
+    }
+    if (typeof text !== 'string') throw new PlatformError('REQUEST_INVALID', `'${path}' must be text`);
+    if (Buffer.byteLength(text) > UPLOAD_LIMITS.fileBytes) {
+      throw new PlatformError('REQUEST_TOO_LARGE', `'${path}' is over ${UPLOAD_LIMITS.fileBytes} bytes`);
+    }
+  }
+  return Object.fromEntries(entries) as Record<string, string>;
+}
+
+/** SHA-256 over the files in path order: the same solution gives the same digest. */
+export function digestOf(files: Readonly<Record<string, string>>): string {
+  const hash = createHash('sha256');
+  for (const path of Object.keys(files).sort())
+    hash.update(path).update('\0').update(files[path]!).update('\0');
+  return hash.digest('hex');
+}
+
+/**
+ * Validates an upload with the same rules as `restfn validate`, in a scratch folder of the data
+ * folder: the findings (paths relative to the solution), and whether there are errors.
+ */
+export async function validateUpload(
+  dataDir: string,
+  name: string,
+  files: Readonly<Record<string, string>>,
+): Promise<{ diagnostics: readonly Diagnostic[]; errors: number; warnings: number }> {
+  const scratch = join(dataDir, 'tmp', randomUUID());
+  const root = join(scratch, name);
+  try {
+    writeFiles(root, files);
+    const solution = loadSolution(root, { displayBase: root });
+    const { diagnostics, errors, warnings } = await validateSolution(solution);
+    return { diagnostics, errors, warnings };
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The folder a published version lives in, written once from the stored files (the database holds
+ * them; the folder is a cache that a restart or another process rebuilds). Its base name is the
+ * solution's name, as a solution folder's is.
+ */
+export function materialise(
+  dataDir: string,
+  name: string,
+  version: number,
+  files: Readonly<Record<string, string>>,
+): string {
+  const root = join(dataDir, 'versions', name, String(version), name);
+  if (existsSync(join(root, '.complete'))) return root;
+  // Written beside, then renamed into place: a reader never sees half a solution.
+  const staging = join(dataDir, 'tmp', randomUUID());
+  writeFiles(staging, files);
+  writeFileSync(join(staging, '.complete'), '');
+  mkdirSync(dirname(root), { recursive: true });
+  try {
+    renameSync(staging, root);
+  } catch (error) {
+    rmSync(staging, { recursive: true, force: true });
+    // Another request (or process) put the same version in place first: theirs is identical.
+    if (!existsSync(join(root, '.complete'))) throw error;
+  }
+  return root;
+}
+
+function writeFiles(root: string, files: Readonly<Record<string, string>>): void {
+  for (const [path, text] of Object.entries(files)) {
+    const target = join(root, ...path.split('/'));
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, text, { flag: 'wx' });
+  }
+  mkdirSync(root, { recursive: true });
+}

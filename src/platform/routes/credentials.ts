@@ -1,0 +1,100 @@
+import type { FastifyInstance } from 'fastify';
+import * as z from 'zod';
+import type { Credential } from '../../auth/store.js';
+import type { PlatformContext } from '../context.js';
+import { PlatformError } from '../errors.js';
+import { SOLUTION_NAME } from '../publish.js';
+
+const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,99}$/;
+
+const PARAMS = {
+  type: 'object',
+  required: ['solution', 'key'],
+  properties: {
+    solution: { type: 'string', pattern: SOLUTION_NAME.source },
+    key: { type: 'string', pattern: KEY.source },
+  },
+} as const;
+
+const httpUrl = z.url({ protocol: /^https?$/ });
+
+/** The kinds restfn has (conventions.md), as a body of `PUT .../credentials/{key}`. */
+const CREDENTIAL = z.discriminatedUnion('kind', [
+  z.strictObject({ kind: z.literal('secret'), value: z.string().min(1).max(16_384) }),
+  z.strictObject({
+    kind: z.literal('basic'),
+    username: z.string().min(1).max(1024),
+    password: z.string().max(16_384),
+  }),
+  z.strictObject({
+    kind: z.literal('oauth'),
+    tokenEndpoint: httpUrl,
+    authorizationEndpoint: httpUrl.optional(),
+    issuer: z.string().optional(),
+    clientId: z.string().min(1),
+    clientSecret: z.string().optional(),
+    scopes: z.array(z.string()).default([]),
+    grantType: z.enum(['client_credentials', 'authorization_code']).default('client_credentials'),
+    redirectUri: httpUrl.optional(),
+  }),
+]);
+
+export function credentialRoutes(app: FastifyInstance, ctx: PlatformContext): void {
+  app.get<{ Params: { solution: string } }>(
+    '/solutions/:solution/credentials',
+    {
+      config: { permission: 'credentials.manage' },
+      schema: { params: { ...PARAMS, required: ['solution'] } },
+    },
+    async (req) => ({ credentials: await ctx.vault.list(req.params.solution) }),
+  );
+
+  app.put<{ Params: { solution: string; key: string }; Body: unknown }>(
+    '/solutions/:solution/credentials/:key',
+    { config: { permission: 'credentials.manage' }, schema: { params: PARAMS } },
+    async (req, reply) => {
+      const { solution, key } = req.params;
+      const parsed = CREDENTIAL.safeParse(req.body);
+      if (!parsed.success) {
+        // The issue's path and message only: never the value that was sent.
+        const issue = parsed.error.issues[0]!;
+        throw new PlatformError(
+          'REQUEST_INVALID',
+          `credential '${key}': ${issue.path.join('.') || 'body'}: ${issue.message} (kinds: secret {value}, basic {username, password}, oauth {tokenEndpoint, clientId, clientSecret?, scopes?, grantType?})`,
+        );
+      }
+      const existed = (await ctx.store.getCredential(solution, key)) !== undefined;
+      await ctx.vault.put(solution, key, parsed.data as Credential, req.user.name);
+      await ctx.audit(req, {
+        solution,
+        action: 'credential.put',
+        target: key,
+        outcome: 'ok',
+        correlationId: null,
+        durationMs: null,
+      });
+      const shown = (await ctx.vault.list(solution)).find((c) => c.key === key);
+      return reply.status(existed ? 200 : 201).send(shown);
+    },
+  );
+
+  app.delete<{ Params: { solution: string; key: string } }>(
+    '/solutions/:solution/credentials/:key',
+    { config: { permission: 'credentials.manage' }, schema: { params: PARAMS } },
+    async (req, reply) => {
+      const { solution, key } = req.params;
+      const removed = await ctx.vault.delete(solution, key);
+      await ctx.audit(req, {
+        solution,
+        action: 'credential.delete',
+        target: key,
+        outcome: removed ? 'ok' : 'CREDENTIAL_NOT_FOUND',
+        correlationId: null,
+        durationMs: null,
+      });
+      if (!removed)
+        throw new PlatformError('CREDENTIAL_NOT_FOUND', `solution '${solution}' has no credential '${key}'`);
+      return reply.status(204).send();
+    },
+  );
+}

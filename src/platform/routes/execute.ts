@@ -1,0 +1,148 @@
+import { once } from 'node:events';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { RestfnError } from '../../errors/restfn-error.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import type { PlatformContext } from '../context.js';
+import { errorBody } from '../errors.js';
+import { SOLUTION_NAME } from '../publish.js';
+
+interface ExecuteBody {
+  readonly parameters?: Record<string, unknown>;
+  /** What a screen would give (`current.item`, `components`, ...); `user` is the token's user. */
+  readonly context?: Record<string, unknown>;
+  /** Follow `continuation` and stream every page as NDJSON. */
+  readonly pages?: boolean;
+}
+
+type Params = { solution: string; function: string };
+
+/**
+ * Execution on the app's behalf (spec 1.4): the platform runs the function of the solution's
+ * current version with the credentials of its vault, which never leave it. The answer is the
+ * output, or the error with its stable code and the HTTP status the registry gives it (a remote
+ * 404 is the platform's 502, with `remoteStatus: 404`).
+ */
+export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void {
+  app.post<{ Params: Params; Body: ExecuteBody }>(
+    '/solutions/:solution/functions/:function/execute',
+    {
+      config: { permission: 'function.execute' },
+      schema: {
+        params: {
+          type: 'object',
+          required: ['solution', 'function'],
+          properties: {
+            solution: { type: 'string', pattern: SOLUTION_NAME.source },
+            function: { type: 'string', minLength: 1, maxLength: 200 },
+          },
+        },
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            parameters: { type: 'object' },
+            context: { type: 'object' },
+            pages: { type: 'boolean' },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      const { solution, function: name } = req.params;
+      const started = Date.now();
+      // A caller that hangs up stops the execution (and its retries) instead of leaving it running.
+      const controller = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) controller.abort();
+      });
+      const audited = (outcome: string, correlationId: string | null) =>
+        ctx.audit(req, {
+          solution,
+          action: 'execute',
+          target: name,
+          outcome,
+          correlationId,
+          durationMs: Date.now() - started,
+        });
+      const { runtime, version } = await ctx.runtimes.get(solution);
+      const parameters = req.body?.parameters ?? {};
+      const context = { ...(req.body?.context ?? {}), user: { id: req.user.id, name: req.user.name } };
+      if (req.body?.pages === true) {
+        return streamPages(runtime, req, reply, {
+          name,
+          parameters,
+          context,
+          signal: controller.signal,
+          audited,
+        });
+      }
+      try {
+        const result = await runtime.execute(name, parameters, context, { signal: controller.signal });
+        await audited(result.status === 'ok' ? 'ok' : 'skipped', result.correlationId);
+        return result.status === 'ok'
+          ? { status: 'ok', output: result.output, correlationId: result.correlationId, version }
+          : { status: 'skipped', reason: result.reason, correlationId: result.correlationId, version };
+      } catch (error) {
+        await audited(codeOf(error), (error as { correlationId?: string }).correlationId ?? null);
+        throw error;
+      }
+    },
+  );
+}
+
+/**
+ * `"pages": true`: one JSON line per page (`{"page": n, "output": ...}`) as it arrives, waiting for
+ * the client to read when its buffer is full, so a large pull never sits in the server's memory;
+ * then one last line, `{"status": "ok", "pages": n, "stopped": ...}` or the error.
+ */
+async function streamPages(
+  runtime: Runtime,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  run: {
+    name: string;
+    parameters: Record<string, unknown>;
+    context: Record<string, unknown>;
+    signal: AbortSignal;
+    audited: (outcome: string, correlationId: string | null) => Promise<void>;
+  },
+): Promise<void> {
+  reply.hijack();
+  const out = reply.raw;
+  out.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store' });
+  const line = async (value: unknown) => {
+    if (!out.write(`${JSON.stringify(value)}\n`)) await once(out, 'drain', { signal: run.signal });
+  };
+  let correlationId: string | null = null;
+  try {
+    const { pages, stopped } = await runtime.pages(
+      run.name,
+      run.parameters,
+      run.context,
+      async (result, page) => {
+        correlationId ??= result.correlationId;
+        await line(result.status === 'ok' ? { page, output: result.output } : { page, status: 'skipped' });
+      },
+      { signal: run.signal },
+    );
+    await line({ status: 'ok', pages, stopped, correlationId });
+    await run.audited('ok', correlationId);
+  } catch (error) {
+    await run.audited(codeOf(error), (error as { correlationId?: string }).correlationId ?? correlationId);
+    if (!out.destroyed) {
+      const coded =
+        error instanceof RestfnError
+          ? error
+          : new RestfnError('INTERNAL', 'the platform failed unexpectedly');
+      if (!(error instanceof RestfnError))
+        req.log.error({ err: error }, 'unexpected error while streaming pages');
+      await line(errorBody(coded)).catch(() => undefined);
+    }
+  } finally {
+    out.end();
+  }
+}
+
+function codeOf(error: unknown): string {
+  return error instanceof RestfnError ? error.code : 'INTERNAL';
+}

@@ -1,0 +1,115 @@
+import type { FastifyInstance } from 'fastify';
+import type { PlatformContext } from '../context.js';
+import { PlatformError } from '../errors.js';
+import { checkUpload, digestOf, SOLUTION_NAME, validateUpload } from '../publish.js';
+
+/** The `:solution` path parameter: a solution name. */
+export const SOLUTION_PARAMS = {
+  type: 'object',
+  required: ['solution'],
+  properties: { solution: { type: 'string', pattern: SOLUTION_NAME.source } },
+} as const;
+
+/** Uploads are larger than other requests: a solution with its scripts. */
+const PUBLISH_BODY_LIMIT = 32 * 1024 * 1024;
+
+export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void {
+  app.get('/solutions', { config: { permission: 'solutions.list' } }, async (req) => {
+    const published = await ctx.store.listSolutions();
+    const mine = (name: string) => req.user.role === 'admin' || req.user.solutions.includes(name);
+    const names = new Set([...published.map((v) => v.solution), ...req.user.solutions].filter(mine));
+    return {
+      solutions: [...names].sort().map((name) => {
+        const v = published.find((p) => p.solution === name);
+        return v
+          ? { name, version: v.version, published: v.created, publishedBy: v.createdBy }
+          : { name, version: null };
+      }),
+    };
+  });
+
+  app.get<{ Params: { solution: string } }>(
+    '/solutions/:solution',
+    { config: { permission: 'solution.read' }, schema: { params: SOLUTION_PARAMS } },
+    async (req) => {
+      const { solution } = req.params;
+      const current = await ctx.store.currentVersion(solution);
+      if (!current)
+        throw new PlatformError(
+          'SOLUTION_NOT_PUBLISHED',
+          `solution '${solution}' has no published version: run 'restfn publish'`,
+        );
+      const files = (await ctx.store.versionFiles(solution, current.version)) ?? {};
+      const { runtime } = await ctx.runtimes.get(solution);
+      return {
+        name: solution,
+        version: current.version,
+        published: current.created,
+        publishedBy: current.createdBy,
+        digest: current.digest,
+        files: Object.keys(files).sort(),
+        functions: [...runtime.solution.functions.keys()].sort(),
+      };
+    },
+  );
+
+  app.put<{ Params: { solution: string }; Body: { files: unknown } }>(
+    '/solutions/:solution',
+    {
+      config: { permission: 'solution.publish' },
+      bodyLimit: PUBLISH_BODY_LIMIT,
+      schema: {
+        params: SOLUTION_PARAMS,
+        body: { type: 'object', required: ['files'], properties: { files: { type: 'object' } } },
+      },
+    },
+    async (req, reply) => {
+      const { solution } = req.params;
+      const started = Date.now();
+      const files = checkUpload(req.body.files);
+      const { diagnostics, errors, warnings } = await validateUpload(ctx.dataDir, solution, files);
+      const findings = diagnostics.map((d) => ({ ...d, at: `${d.file}:${d.line}:${d.col}` }));
+      const audited = (outcome: string, target: string | null) =>
+        ctx.audit(req, {
+          solution,
+          action: 'publish',
+          target,
+          outcome,
+          correlationId: null,
+          durationMs: Date.now() - started,
+        });
+      if (errors > 0) {
+        await audited('PUBLISH_INVALID', null);
+        throw new PlatformError(
+          'PUBLISH_INVALID',
+          `solution '${solution}' has ${errors} error(s) and ${warnings} warning(s); nothing was published`,
+          { findings },
+        );
+      }
+      const digest = digestOf(files);
+      const current = await ctx.store.currentVersion(solution);
+      if (current?.digest === digest) {
+        await audited('ok', `version ${current.version} (unchanged)`);
+        return reply.status(200).send({ solution, version: current.version, unchanged: true, findings });
+      }
+      const version = await ctx.store.addVersion(solution, files, req.user.name, digest);
+      await audited('ok', `version ${version.version}`);
+      return reply.status(201).send({ solution, version: version.version, unchanged: false, findings });
+    },
+  );
+
+  app.get<{ Params: { solution: string }; Querystring: { limit?: number } }>(
+    '/solutions/:solution/executions',
+    {
+      config: { permission: 'audit.read' },
+      schema: {
+        params: SOLUTION_PARAMS,
+        querystring: {
+          type: 'object',
+          properties: { limit: { type: 'integer', minimum: 1, maximum: 1000 } },
+        },
+      },
+    },
+    async (req) => ({ entries: await ctx.store.listAudit(req.params.solution, req.query.limit ?? 100) }),
+  );
+}

@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { authorizeTokensOf } from '../auth/authorize.js';
+import { hashPassword } from '../auth/passwords.js';
+import { hashToken, newToken } from '../auth/tokens.js';
+import type { PlatformContext } from '../context.js';
+import { PlatformError } from '../errors.js';
+import { SOLUTION_NAME } from '../publish.js';
+import { ROLES, type Role, type UserRecord } from '../store/types.js';
+
+const USER_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
+
+/** A user as the API shows it: never the password hash. */
+function shown(user: UserRecord) {
+  return { id: user.id, name: user.name, role: user.role, solutions: user.solutions, created: user.created };
+}
+
+export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
+  app.get('/me', { config: { permission: 'tokens.manage-own' } }, async (req) => shown(req.user));
+
+  app.get('/users', { config: { permission: 'users.manage' } }, async () => ({
+    users: (await ctx.store.listUsers()).map(shown),
+  }));
+
+  app.post<{ Body: { name: string; role: Role; solutions?: string[]; password?: string } }>(
+    '/users',
+    {
+      config: { permission: 'users.manage' },
+      schema: {
+        body: {
+          type: 'object',
+          required: ['name', 'role'],
+          additionalProperties: false,
+          properties: {
+            name: { type: 'string', pattern: USER_NAME.source },
+            role: { type: 'string', enum: [...ROLES] },
+            solutions: {
+              type: 'array',
+              items: { type: 'string', pattern: SOLUTION_NAME.source },
+              maxItems: 1000,
+            },
+            password: { type: 'string', minLength: 12, maxLength: 1024 },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      const { name, role, solutions = [], password } = req.body;
+      if (await ctx.store.userByName(name))
+        throw new PlatformError('USER_EXISTS', `user '${name}' exists already`);
+      const user = await ctx.store.createUser({
+        id: randomUUID(),
+        name,
+        role,
+        solutions,
+        passwordHash: password === undefined ? null : await hashPassword(password),
+      });
+      await ctx.audit(req, {
+        solution: null,
+        action: 'user.add',
+        target: name,
+        outcome: 'ok',
+        correlationId: null,
+        durationMs: null,
+      });
+      return reply.status(201).send(shown(user));
+    },
+  );
+
+  app.post<{ Params: { user: string }; Body: { name?: string } }>(
+    '/users/:user/tokens',
+    {
+      config: { permission: 'tokens.manage-own' },
+      schema: {
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { name: { type: 'string', minLength: 1, maxLength: 100 } },
+        },
+      },
+    },
+    async (req, reply) => {
+      const owner = await ownerOf(ctx, req.user, req.params.user);
+      const token = newToken();
+      const record = await ctx.store.createToken(
+        { id: randomUUID(), userId: owner.id, name: req.body?.name ?? 'cli' },
+        hashToken(token),
+      );
+      await ctx.audit(req, {
+        solution: null,
+        action: 'token.create',
+        target: owner.name,
+        outcome: 'ok',
+        correlationId: null,
+        durationMs: null,
+      });
+      // The only time the token is shown.
+      return reply.status(201).send({ ...record, user: owner.name, token });
+    },
+  );
+
+  app.get<{ Params: { user: string } }>(
+    '/users/:user/tokens',
+    { config: { permission: 'tokens.manage-own' } },
+    async (req) => {
+      const owner = await ownerOf(ctx, req.user, req.params.user);
+      return { tokens: await ctx.store.listTokens(owner.id) };
+    },
+  );
+
+  app.delete<{ Params: { user: string; id: string } }>(
+    '/users/:user/tokens/:id',
+    { config: { permission: 'tokens.manage-own' } },
+    async (req) => {
+      const owner = await ownerOf(ctx, req.user, req.params.user);
+      const tokens = await ctx.store.listTokens(owner.id);
+      if (!tokens.some((t) => t.id === req.params.id)) {
+        throw new PlatformError('TOKEN_NOT_FOUND', `user '${owner.name}' has no token ${req.params.id}`);
+      }
+      const revoked = await ctx.store.revokeToken(req.params.id);
+      await ctx.audit(req, {
+        solution: null,
+        action: 'token.revoke',
+        target: owner.name,
+        outcome: 'ok',
+        correlationId: null,
+        durationMs: null,
+      });
+      return revoked;
+    },
+  );
+}
+
+async function ownerOf(ctx: PlatformContext, user: UserRecord, name: string): Promise<UserRecord> {
+  const decision = authorizeTokensOf(user, name);
+  if (!decision.allowed) throw new PlatformError('FORBIDDEN', decision.reason);
+  const owner = await ctx.store.userByName(name);
+  if (!owner) throw new PlatformError('USER_NOT_FOUND', `no user '${name}'`);
+  return owner;
+}

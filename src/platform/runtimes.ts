@@ -1,0 +1,89 @@
+import { StoreCredentialProvider } from '../auth/provider.js';
+import { loadSolution } from '../definition/solution.js';
+import { SYSTEM_CLOCK } from '../errors/clock.js';
+import type { AddressGuard } from '../http/address-guard.js';
+import { createRuntime, type Runtime } from '../runtime/runtime.js';
+import { PlatformError } from './errors.js';
+import { materialise } from './publish.js';
+import type { PlatformStore } from './store/types.js';
+import type { Vault } from './vault/vault.js';
+
+/** How long a replaced version's runtime stays open for executions still running on it. */
+const RETIRE_AFTER_MS = 60_000;
+
+/**
+ * One runtime per published solution version, made on first use and shared by every execution of
+ * that version (one connection pool, one expression cache). A new version replaces it; the old one
+ * is closed once executions in flight had time to finish.
+ */
+export class Runtimes {
+  private readonly current = new Map<string, { version: number; runtime: Promise<Runtime> }>();
+  private readonly retiring = new Set<Runtime>();
+
+  constructor(
+    private readonly options: {
+      readonly dataDir: string;
+      readonly store: PlatformStore;
+      readonly vault: Vault;
+      readonly guardFor: (solution: string) => AddressGuard | undefined;
+    },
+  ) {}
+
+  /** The runtime of the solution's current version. */
+  async get(solution: string): Promise<{ runtime: Runtime; version: number }> {
+    const latest = await this.options.store.currentVersion(solution);
+    if (!latest) {
+      throw new PlatformError(
+        'SOLUTION_NOT_PUBLISHED',
+        `solution '${solution}' has no published version: run 'restfn publish'`,
+      );
+    }
+    const held = this.current.get(solution);
+    if (held?.version === latest.version) return { runtime: await held.runtime, version: latest.version };
+    const runtime = this.make(solution, latest.version);
+    this.current.set(solution, { version: latest.version, runtime });
+    if (held)
+      void held.runtime.then(
+        (old) => this.retire(old),
+        () => undefined,
+      );
+    return { runtime: await runtime, version: latest.version };
+  }
+
+  private async make(solution: string, version: number): Promise<Runtime> {
+    const { dataDir, store, vault, guardFor } = this.options;
+    const files = await store.versionFiles(solution, version);
+    if (!files)
+      throw new PlatformError('SOLUTION_NOT_PUBLISHED', `solution '${solution}' version ${version} is gone`);
+    const root = materialise(dataDir, solution, version, files);
+    const loaded = loadSolution(root, { displayBase: root });
+    const guard = guardFor(solution);
+    const runtime = createRuntime(loaded, {
+      credentials: new StoreCredentialProvider(() => vault.records(solution), SYSTEM_CLOCK),
+      ...(guard ? { addressGuard: guard } : {}),
+      maskOutput: true,
+    });
+    await runtime.ready();
+    return runtime;
+  }
+
+  private retire(runtime: Runtime): void {
+    this.retiring.add(runtime);
+    setTimeout(() => {
+      this.retiring.delete(runtime);
+      void runtime.close();
+    }, RETIRE_AFTER_MS).unref();
+  }
+
+  async close(): Promise<void> {
+    const all = [...this.current.values()].map((h) =>
+      h.runtime.then(
+        (r) => r.close(),
+        () => undefined,
+      ),
+    );
+    await Promise.all([...all, ...[...this.retiring].map((r) => r.close())]);
+    this.current.clear();
+    this.retiring.clear();
+  }
+}

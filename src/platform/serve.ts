@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
+import type { FastifyInstance } from 'fastify';
+import { UsageError } from '../errors/restfn-error.js';
+import { buildApp } from './app.js';
+import { hashToken, newToken } from './auth/tokens.js';
+import type { PlatformContext } from './context.js';
+import { Runtimes } from './runtimes.js';
+import { platformGuard } from './ssrf.js';
+import { SqlitePlatformStore } from './store/sqlite/store.js';
+import type { PlatformStore } from './store/types.js';
+import { loadMasterKey } from './vault/master-key.js';
+import { Vault } from './vault/vault.js';
+
+export const ADMIN_TOKEN_ENV = 'RESTFN_ADMIN_TOKEN';
+
+export interface ServeOptions {
+  /** @default '127.0.0.1' */
+  readonly host?: string;
+  /** 0 picks a free port. @default 8080 */
+  readonly port?: number;
+  /** Where the platform keeps its state. @default './.restfn-server' */
+  readonly dataDir?: string;
+  /** Let functions call loopback and private addresses (tests, a trusted network). @default false */
+  readonly allowPrivateTargets?: boolean;
+  /** Hosts (or IPs) a solution may call although they are private, by solution. */
+  readonly allowTargets?: Readonly<Record<string, readonly string[]>>;
+  readonly masterKeyFile?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** @default 'info' */
+  readonly logLevel?: string;
+  /** Where log lines go. @default process.stderr */
+  readonly logStream?: NodeJS.WritableStream;
+  /** Requests per minute per token. @default 1200 */
+  readonly rateLimit?: number;
+  /** How long a shutdown waits for requests in flight. @default 10000 */
+  readonly shutdownTimeoutMs?: number;
+}
+
+export interface Platform {
+  readonly url: string;
+  readonly app: FastifyInstance;
+  /** Set when this start created the first admin without RESTFN_ADMIN_TOKEN: shown once. */
+  readonly adminToken?: string;
+  /** Stops accepting, lets requests in flight finish (bounded), then closes everything. */
+  close(): Promise<void>;
+}
+
+/** Opens the state, makes sure there is an admin, and listens. */
+export async function startPlatform(options: ServeOptions = {}): Promise<Platform> {
+  const env = options.env ?? process.env;
+  const dataDir = resolve(options.dataDir ?? '.restfn-server');
+  const { key } = loadMasterKey(dataDir, {
+    ...(options.masterKeyFile ? { file: options.masterKeyFile } : {}),
+    env,
+  });
+  const store = new SqlitePlatformStore(dataDir);
+  try {
+    const adminToken = await ensureAdmin(store, env);
+    const vault = new Vault(store, key);
+    const runtimes = new Runtimes({
+      dataDir,
+      store,
+      vault,
+      guardFor: (solution) =>
+        platformGuard({
+          allowPrivateTargets: options.allowPrivateTargets === true,
+          allowHosts: options.allowTargets?.[solution] ?? [],
+        }),
+    });
+    const ctx: PlatformContext = {
+      dataDir,
+      store,
+      vault,
+      runtimes,
+      audit: (req, entry) =>
+        store.audit({ ...entry, at: new Date().toISOString(), actor: req.user?.name ?? 'anonymous' }),
+    };
+    const app = await buildApp(ctx, {
+      logLevel: options.logLevel ?? 'info',
+      logStream: options.logStream ?? process.stderr,
+      rateLimit: options.rateLimit ?? 1200,
+      bodyLimit: 1024 * 1024,
+    });
+    const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
+    let closing: Promise<void> | undefined;
+    const close = () => {
+      closing ??= (async () => {
+        const timeout = options.shutdownTimeoutMs ?? 10_000;
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([
+          app.close(),
+          new Promise<void>((done) => {
+            timer = setTimeout(() => {
+              app.server.closeAllConnections();
+              done();
+            }, timeout);
+          }),
+        ]);
+        clearTimeout(timer);
+        await runtimes.close();
+        await store.close();
+      })();
+      return closing;
+    };
+    return { url, app, ...(adminToken ? { adminToken } : {}), close };
+  } catch (error) {
+    await store.close();
+    throw error;
+  }
+}
+
+/**
+ * The first admin: with `RESTFN_ADMIN_TOKEN` set, a user `admin` whose token is that value (an
+ * operator's deployment chooses it); otherwise a fresh token, returned to be shown once. Nothing
+ * happens when an admin exists.
+ */
+async function ensureAdmin(store: PlatformStore, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  if ((await store.countAdmins()) > 0) return undefined;
+  const given = env[ADMIN_TOKEN_ENV] || undefined;
+  if (given !== undefined && given.length < 32) {
+    throw new UsageError(
+      `${ADMIN_TOKEN_ENV} is too short to be a token: use at least 32 random characters (openssl rand -base64 32)`,
+    );
+  }
+  const token = given ?? newToken();
+  const taken = await store.userByName('admin');
+  const user = await store.createUser({
+    id: randomUUID(),
+    name: taken ? `admin-${randomUUID().slice(0, 8)}` : 'admin',
+    role: 'admin',
+    passwordHash: null,
+    solutions: [],
+  });
+  await store.createToken({ id: randomUUID(), userId: user.id, name: 'bootstrap' }, hashToken(token));
+  return given ? undefined : token;
+}

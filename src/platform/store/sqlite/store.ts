@@ -1,0 +1,339 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type {
+  AuditEntry,
+  CredentialRow,
+  PlatformStore,
+  Role,
+  TokenRecord,
+  UserRecord,
+  VersionRecord,
+} from '../types.js';
+import { MIGRATIONS } from './migrations.js';
+
+/**
+ * The platform's state in one SQLite file (`<data>/platform.db`, WAL mode), for a single `restfn
+ * serve` process. The methods are async for the contract's sake; the work is synchronous SQL.
+ */
+export class SqlitePlatformStore implements PlatformStore {
+  private readonly db: Database.Database;
+
+  constructor(dataDir: string) {
+    mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    this.db = new Database(join(dataDir, 'platform.db'));
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('foreign_keys = ON');
+    this.db.pragma('busy_timeout = 5000');
+    // Deleted credential rows are overwritten, not left in free pages of the file.
+    this.db.pragma('secure_delete = ON');
+    migrate(this.db);
+  }
+
+  async countAdmins(): Promise<number> {
+    return (this.db.prepare(`SELECT count(*) AS n FROM users WHERE role = 'admin'`).get() as { n: number }).n;
+  }
+
+  async createUser(user: Omit<UserRecord, 'created'>): Promise<UserRecord> {
+    const created = now();
+    this.db.transaction(() => {
+      this.db
+        .prepare('INSERT INTO users (id, name, role, password_hash, created) VALUES (?, ?, ?, ?, ?)')
+        .run(user.id, user.name, user.role, user.passwordHash, created);
+      for (const s of user.solutions)
+        this.db
+          .prepare('INSERT OR IGNORE INTO memberships (user_id, solution) VALUES (?, ?)')
+          .run(user.id, s);
+    })();
+    return { ...user, created };
+  }
+
+  async userByName(name: string): Promise<UserRecord | undefined> {
+    return this.user(this.db.prepare('SELECT * FROM users WHERE name = ?').get(name) as UserRow | undefined);
+  }
+
+  async userById(id: string): Promise<UserRecord | undefined> {
+    return this.user(this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined);
+  }
+
+  async listUsers(): Promise<UserRecord[]> {
+    return (this.db.prepare('SELECT * FROM users ORDER BY name').all() as UserRow[]).map(
+      (r) => this.user(r)!,
+    );
+  }
+
+  async addMembership(userId: string, solution: string): Promise<void> {
+    this.db
+      .prepare('INSERT OR IGNORE INTO memberships (user_id, solution) VALUES (?, ?)')
+      .run(userId, solution);
+  }
+
+  async createToken(token: Omit<TokenRecord, 'created' | 'revoked'>, hash: string): Promise<TokenRecord> {
+    const created = now();
+    this.db
+      .prepare('INSERT INTO tokens (id, user_id, name, hash, created) VALUES (?, ?, ?, ?, ?)')
+      .run(token.id, token.userId, token.name, hash, created);
+    return { ...token, created, revoked: null };
+  }
+
+  async tokenByHash(hash: string): Promise<{ token: TokenRecord; user: UserRecord } | undefined> {
+    const row = this.db.prepare('SELECT * FROM tokens WHERE hash = ? AND revoked IS NULL').get(hash) as
+      | TokenRow
+      | undefined;
+    if (!row) return undefined;
+    const user = await this.userById(row.user_id);
+    return user && { token: token(row), user };
+  }
+
+  async listTokens(userId: string): Promise<TokenRecord[]> {
+    return (
+      this.db.prepare('SELECT * FROM tokens WHERE user_id = ? ORDER BY created').all(userId) as TokenRow[]
+    ).map(token);
+  }
+
+  async revokeToken(id: string): Promise<TokenRecord | undefined> {
+    this.db.prepare('UPDATE tokens SET revoked = ? WHERE id = ? AND revoked IS NULL').run(now(), id);
+    const row = this.db.prepare('SELECT * FROM tokens WHERE id = ?').get(id) as TokenRow | undefined;
+    return row && token(row);
+  }
+
+  async addVersion(
+    solution: string,
+    files: Readonly<Record<string, string>>,
+    by: string,
+    digest: string,
+  ): Promise<VersionRecord> {
+    const created = now();
+    // IMMEDIATE: the next number is read and written under one write lock.
+    const add = this.db.transaction(() => {
+      const { n } = this.db
+        .prepare('SELECT coalesce(max(version), 0) + 1 AS n FROM versions WHERE solution = ?')
+        .get(solution) as { n: number };
+      this.db
+        .prepare(
+          'INSERT INTO versions (solution, version, created, created_by, digest, files) VALUES (?, ?, ?, ?, ?, ?)',
+        )
+        .run(solution, n, created, by, digest, JSON.stringify(files));
+      return n;
+    });
+    const version = add.immediate();
+    return { solution, version, created, createdBy: by, digest };
+  }
+
+  async currentVersion(solution: string): Promise<VersionRecord | undefined> {
+    const row = this.db
+      .prepare(
+        'SELECT solution, version, created, created_by, digest FROM versions WHERE solution = ? ORDER BY version DESC LIMIT 1',
+      )
+      .get(solution) as VersionRow | undefined;
+    return row && version(row);
+  }
+
+  async versionFiles(solution: string, v: number): Promise<Record<string, string> | undefined> {
+    const row = this.db
+      .prepare('SELECT files FROM versions WHERE solution = ? AND version = ?')
+      .get(solution, v) as { files: string } | undefined;
+    return row && (JSON.parse(row.files) as Record<string, string>);
+  }
+
+  async listSolutions(): Promise<VersionRecord[]> {
+    return (
+      this.db
+        .prepare(
+          `SELECT solution, version, created, created_by, digest FROM versions v
+           WHERE version = (SELECT max(version) FROM versions WHERE solution = v.solution) ORDER BY solution`,
+        )
+        .all() as VersionRow[]
+    ).map(version);
+  }
+
+  async putCredential(row: CredentialRow): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO credentials (solution, key, kind, meta, key_id, wrapped_key, data, updated, updated_by)
+         VALUES (@solution, @key, @kind, @meta, @keyId, @wrappedKey, @data, @updated, @updatedBy)
+         ON CONFLICT (solution, key) DO UPDATE SET kind = excluded.kind, meta = excluded.meta,
+           key_id = excluded.key_id, wrapped_key = excluded.wrapped_key, data = excluded.data,
+           updated = excluded.updated, updated_by = excluded.updated_by`,
+      )
+      .run({ ...row, meta: JSON.stringify(row.meta) });
+  }
+
+  async getCredential(solution: string, key: string): Promise<CredentialRow | undefined> {
+    const row = this.db
+      .prepare('SELECT * FROM credentials WHERE solution = ? AND key = ?')
+      .get(solution, key) as CredentialDbRow | undefined;
+    return row && credential(row);
+  }
+
+  async listCredentials(solution: string): Promise<CredentialRow[]> {
+    return (
+      this.db
+        .prepare('SELECT * FROM credentials WHERE solution = ? ORDER BY key')
+        .all(solution) as CredentialDbRow[]
+    ).map(credential);
+  }
+
+  async deleteCredential(solution: string, key: string): Promise<boolean> {
+    return (
+      this.db.prepare('DELETE FROM credentials WHERE solution = ? AND key = ?').run(solution, key).changes > 0
+    );
+  }
+
+  async allCredentials(): Promise<CredentialRow[]> {
+    return (
+      this.db.prepare('SELECT * FROM credentials ORDER BY solution, key').all() as CredentialDbRow[]
+    ).map(credential);
+  }
+
+  async rewrap(
+    rows: ReadonlyArray<Pick<CredentialRow, 'solution' | 'key' | 'keyId' | 'wrappedKey'>>,
+  ): Promise<void> {
+    const update = this.db.prepare(
+      'UPDATE credentials SET key_id = @keyId, wrapped_key = @wrappedKey WHERE solution = @solution AND key = @key',
+    );
+    this.db.transaction(() => {
+      for (const row of rows) update.run(row);
+    })();
+  }
+
+  async audit(entry: AuditEntry): Promise<void> {
+    this.db
+      .prepare(
+        `INSERT INTO audit (at, actor, solution, action, target, outcome, correlation_id, duration_ms)
+         VALUES (@at, @actor, @solution, @action, @target, @outcome, @correlationId, @durationMs)`,
+      )
+      .run(entry);
+  }
+
+  async listAudit(solution: string, limit: number): Promise<AuditEntry[]> {
+    return (
+      this.db
+        .prepare('SELECT * FROM audit WHERE solution = ? ORDER BY seq DESC LIMIT ?')
+        .all(solution, limit) as AuditRow[]
+    ).map((r) => ({
+      at: r.at,
+      actor: r.actor,
+      solution: r.solution,
+      action: r.action,
+      target: r.target,
+      outcome: r.outcome,
+      correlationId: r.correlation_id,
+      durationMs: r.duration_ms,
+    }));
+  }
+
+  async close(): Promise<void> {
+    this.db.close();
+  }
+
+  private user(row: UserRow | undefined): UserRecord | undefined {
+    if (!row) return undefined;
+    const solutions = (
+      this.db
+        .prepare('SELECT solution FROM memberships WHERE user_id = ? ORDER BY solution')
+        .all(row.id) as Array<{
+        solution: string;
+      }>
+    ).map((m) => m.solution);
+    return {
+      id: row.id,
+      name: row.name,
+      role: row.role,
+      passwordHash: row.password_hash,
+      solutions,
+      created: row.created,
+    };
+  }
+}
+
+/** Applies the migrations newer than the file's `user_version`, each in its own transaction. */
+function migrate(db: Database.Database): void {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > MIGRATIONS.length) {
+    throw new Error(
+      `the platform database is at schema version ${current}, newer than this restfn knows (${MIGRATIONS.length}): upgrade restfn`,
+    );
+  }
+  for (let v = current; v < MIGRATIONS.length; v++) {
+    db.transaction(() => {
+      db.exec(MIGRATIONS[v]!);
+      db.pragma(`user_version = ${v + 1}`);
+    })();
+  }
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+interface UserRow {
+  id: string;
+  name: string;
+  role: Role;
+  password_hash: string | null;
+  created: string;
+}
+interface TokenRow {
+  id: string;
+  user_id: string;
+  name: string;
+  created: string;
+  revoked: string | null;
+}
+interface VersionRow {
+  solution: string;
+  version: number;
+  created: string;
+  created_by: string;
+  digest: string;
+}
+interface CredentialDbRow {
+  solution: string;
+  key: string;
+  kind: string;
+  meta: string;
+  key_id: string;
+  wrapped_key: Buffer;
+  data: Buffer;
+  updated: string;
+  updated_by: string;
+}
+interface AuditRow {
+  at: string;
+  actor: string;
+  solution: string | null;
+  action: string;
+  target: string | null;
+  outcome: string;
+  correlation_id: string | null;
+  duration_ms: number | null;
+}
+
+function token(row: TokenRow): TokenRecord {
+  return { id: row.id, userId: row.user_id, name: row.name, created: row.created, revoked: row.revoked };
+}
+
+function version(row: VersionRow): VersionRecord {
+  return {
+    solution: row.solution,
+    version: row.version,
+    created: row.created,
+    createdBy: row.created_by,
+    digest: row.digest,
+  };
+}
+
+function credential(row: CredentialDbRow): CredentialRow {
+  return {
+    solution: row.solution,
+    key: row.key,
+    kind: row.kind,
+    meta: JSON.parse(row.meta) as Record<string, unknown>,
+    keyId: row.key_id,
+    wrappedKey: row.wrapped_key,
+    data: row.data,
+    updated: row.updated,
+    updatedBy: row.updated_by,
+  };
+}

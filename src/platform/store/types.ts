@@ -1,0 +1,116 @@
+/**
+ * The platform's storage contract: everything the server keeps, behind one interface, so SQLite
+ * (one process, no other service) and PostgreSQL (several processes) are interchangeable. Every
+ * method is asynchronous because a networked engine is; no SQL lives outside `store/`.
+ * `test/platform/store-contract.ts` is the suite every engine passes.
+ */
+
+export type Role = 'admin' | 'author' | 'user';
+export const ROLES: readonly Role[] = ['admin', 'author', 'user'];
+
+export interface UserRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly role: Role;
+  /** argon2id; null for a user who only uses API tokens. */
+  readonly passwordHash: string | null;
+  /** The solutions the user belongs to (an admin sees all of them whatever this says). */
+  readonly solutions: readonly string[];
+  readonly created: string;
+}
+
+export interface TokenRecord {
+  readonly id: string;
+  readonly userId: string;
+  readonly name: string;
+  readonly created: string;
+  readonly revoked: string | null;
+}
+
+export interface VersionRecord {
+  readonly solution: string;
+  readonly version: number;
+  readonly created: string;
+  readonly createdBy: string;
+  /** SHA-256 of the files, in path order: the same upload twice has the same digest. */
+  readonly digest: string;
+}
+
+/**
+ * One credential as stored: the non-secret fields in clear (what `GET .../credentials` shows),
+ * the rest encrypted under a data key of its own, wrapped by the master key `keyId`.
+ */
+export interface CredentialRow {
+  readonly solution: string;
+  readonly key: string;
+  /** `secret`, `basic`, `oauth`, or `token` (an OAuth credential's cached tokens). */
+  readonly kind: string;
+  readonly meta: Readonly<Record<string, unknown>>;
+  readonly keyId: string;
+  readonly wrappedKey: Buffer;
+  readonly data: Buffer;
+  readonly updated: string;
+  readonly updatedBy: string;
+}
+
+export interface AuditEntry {
+  readonly at: string;
+  /** The user's name, or `system`. */
+  readonly actor: string;
+  readonly solution: string | null;
+  /** `publish`, `credential.put`, `credential.delete`, `execute`, `user.add`, `token.create`, ... */
+  readonly action: string;
+  /** What it was done to: a function, a credential key, a user name. Never a value. */
+  readonly target: string | null;
+  /** `ok`, or the error code. */
+  readonly outcome: string;
+  readonly correlationId: string | null;
+  readonly durationMs: number | null;
+}
+
+export interface PlatformStore {
+  // Users and their solutions.
+  countAdmins(): Promise<number>;
+  createUser(user: Omit<UserRecord, 'created'>): Promise<UserRecord>;
+  userByName(name: string): Promise<UserRecord | undefined>;
+  userById(id: string): Promise<UserRecord | undefined>;
+  listUsers(): Promise<UserRecord[]>;
+  addMembership(userId: string, solution: string): Promise<void>;
+
+  // API tokens: only their SHA-256 is kept.
+  createToken(token: Omit<TokenRecord, 'created' | 'revoked'>, hash: string): Promise<TokenRecord>;
+  /** The live (not revoked) token with this hash, and its user. */
+  tokenByHash(hash: string): Promise<{ token: TokenRecord; user: UserRecord } | undefined>;
+  listTokens(userId: string): Promise<TokenRecord[]>;
+  revokeToken(id: string): Promise<TokenRecord | undefined>;
+
+  // Published solutions: immutable versions.
+  /** Adds the next version of `solution` (1 for a new one) with its files, atomically. */
+  addVersion(
+    solution: string,
+    files: Readonly<Record<string, string>>,
+    by: string,
+    digest: string,
+  ): Promise<VersionRecord>;
+  currentVersion(solution: string): Promise<VersionRecord | undefined>;
+  versionFiles(solution: string, version: number): Promise<Record<string, string> | undefined>;
+  listSolutions(): Promise<VersionRecord[]>;
+
+  // Credentials (encrypted by the vault before they get here).
+  putCredential(row: CredentialRow): Promise<void>;
+  getCredential(solution: string, key: string): Promise<CredentialRow | undefined>;
+  listCredentials(solution: string): Promise<CredentialRow[]>;
+  deleteCredential(solution: string, key: string): Promise<boolean>;
+  /** Every credential row, for re-wrapping under a new master key. */
+  allCredentials(): Promise<CredentialRow[]>;
+  /** Replaces the wrapped data keys of many rows in one transaction (a key rotation). */
+  rewrap(
+    rows: ReadonlyArray<Pick<CredentialRow, 'solution' | 'key' | 'keyId' | 'wrappedKey'>>,
+  ): Promise<void>;
+
+  // Audit.
+  audit(entry: AuditEntry): Promise<void>;
+  listAudit(solution: string, limit: number): Promise<AuditEntry[]>;
+
+  close(): Promise<void>;
+}

@@ -1,0 +1,123 @@
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { onTestFinished } from 'vitest';
+import { type CliResult, startCli } from './cli.js';
+
+export interface PlatformProcess {
+  readonly url: string;
+  /** The first admin's token, as `restfn serve` printed it. */
+  readonly adminToken: string;
+  readonly dataDir: string;
+  readonly keyFile: string;
+  /** Everything the server wrote so far (stdout + stderr: its log lines). */
+  output(): string;
+  /** Calls the API; `token` goes in `Authorization: Bearer`. */
+  api(method: string, path: string, options?: { token?: string; body?: unknown }): Promise<ApiAnswer>;
+  /** Sends a signal and waits for the process to end. */
+  stop(signal?: NodeJS.Signals): Promise<CliResult>;
+}
+
+export interface ApiAnswer {
+  readonly status: number;
+  readonly body: any;
+  readonly text: string;
+  readonly headers: Headers;
+}
+
+/**
+ * The real `restfn serve` as a subprocess on a free port, with its data folder and master key file
+ * in a temp folder (the key outside the data folder, as the server insists). Stopped when the test
+ * ends.
+ */
+export async function startPlatformProcess(
+  options: { args?: string[]; env?: Record<string, string>; root?: string } = {},
+): Promise<PlatformProcess> {
+  const root = options.root ?? mkdtempSync(join(tmpdir(), 'restfn-platform-'));
+  const dataDir = join(root, 'data');
+  const keyFile = join(root, 'keys', 'master.key');
+  const { child, done } = startCli(
+    ['serve', '--port', '0', '--data', dataDir, '--master-key-file', keyFile, ...(options.args ?? [])],
+    { env: { XDG_CONFIG_HOME: join(root, 'config'), ...options.env } },
+  );
+  let out = '';
+  child.stdout!.on('data', (c) => {
+    out += c;
+  });
+  child.stderr!.on('data', (c) => {
+    out += c;
+  });
+  let ended = false;
+  void done.then(() => {
+    ended = true;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    const check = () => {
+      const match = /restfn platform listening on (http:\/\/\S+)/.exec(out);
+      if (match) return resolve(match[1]!);
+      if (ended) return reject(new Error(`restfn serve ended before listening:\n${out}`));
+      setTimeout(check, 25);
+    };
+    check();
+  });
+  const adminToken =
+    /admin's API token \(shown once, keep it now\): (\S+)/.exec(out)?.[1] ??
+    options.env?.RESTFN_ADMIN_TOKEN ??
+    '';
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (!ended) child.kill(signal);
+    return done;
+  };
+  onTestFinished(async () => {
+    await stop();
+    if (!options.root) rmSync(root, { recursive: true, force: true });
+  });
+  return {
+    url,
+    adminToken,
+    dataDir,
+    keyFile,
+    output: () => out,
+    stop,
+    async api(method, path, { token, body } = {}) {
+      const res = await fetch(`${url}${path}`, {
+        method,
+        headers: {
+          ...(token ? { authorization: `Bearer ${token}` } : {}),
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+      const text = await res.text();
+      let parsed: unknown;
+      try {
+        parsed = text ? JSON.parse(text) : undefined;
+      } catch {
+        parsed = undefined;
+      }
+      return { status: res.status, body: parsed, text, headers: res.headers };
+    },
+  };
+}
+
+/** Every file below `dir`, as latin1 and utf8 text together: what a search for a secret must cover. */
+export function bytesOf(dir: string): string {
+  const parts: string[] = [];
+  const walk = (d: string) => {
+    for (const entry of readdirSync(d)) {
+      const path = join(d, entry);
+      if (statSync(path).isDirectory()) walk(path);
+      else {
+        const bytes = readFileSync(path);
+        parts.push(bytes.toString('latin1'), bytes.toString('utf8'));
+      }
+    }
+  };
+  walk(dir);
+  return parts.join('\n');
+}
+
+/** A solution's files as `restfn publish` sends them. */
+export function functionFile(url: string, extra = ''): string {
+  return `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${url}\n${extra}`;
+}

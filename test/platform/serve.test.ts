@@ -1,0 +1,351 @@
+import { describe, expect, it } from 'vitest';
+import { encodings } from '../helpers/encodings.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { authServer, CLIENT_ID, CLIENT_SECRET } from '../helpers/oauth-server.js';
+import { bytesOf, type PlatformProcess, startPlatformProcess } from '../helpers/platform.js';
+
+/**
+ * The real `restfn serve` as a subprocess, over real HTTP: roles and isolation, publish,
+ * credentials that never come back, execution on the app's behalf, the audit log.
+ */
+
+const SECRET = 'sk-live-7Hq2vXz9LmR4tWp8Kc3N';
+const PASSWORD = 'Pw-9sT4xQm2LvR8kZ';
+
+/** A resource server that answers only with the right credential. */
+async function checkingService() {
+  return testServer((req, res) => {
+    const auth = req.headers.authorization ?? '';
+    const key = req.headers['x-api-key'];
+    const basic = `Basic ${Buffer.from(`ada:${PASSWORD}`).toString('base64')}`;
+    if (req.url.startsWith('/secret') && key === SECRET) return json(res, 200, { ok: 'secret', echo: key });
+    if (req.url.startsWith('/basic') && auth === basic) return json(res, 200, { ok: 'basic' });
+    if (req.url.startsWith('/items')) {
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('page') ?? '1');
+      return json(res, 200, { items: [{ id: page }], next: page < 3 ? page + 1 : null });
+    }
+    json(res, 401, { error: 'no', echo: key ?? auth });
+  });
+}
+
+function solutionFiles(url: string): Record<string, string> {
+  return {
+    'functions/rest-get-secret.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${url}/secret
+parameters:
+  x-api-key:
+    location: header
+    type: secret
+    value: api-key
+`,
+    'functions/rest-get-basic.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${url}/basic
+parameters:
+  auth:
+    location: header
+    type: secret
+    value: login
+`,
+    'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${url}/items
+parameters:
+  page: { location: query, type: int, value: 1 }
+continuation:
+  when: =@ctx.output.next != null
+  parameters:
+    page: { location: query, type: int, value: =@ctx.output.next }
+`,
+  };
+}
+
+/** A server with two solutions, an author of `crm` and a user of `crm`, and a user of `hr`. */
+async function setup(args: string[] = ['--allow-private-targets']) {
+  const platform = await startPlatformProcess({ args });
+  const admin = platform.adminToken;
+  const token = async (name: string, role: string, solutions: string[]) => {
+    const made = await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name, role, solutions },
+    });
+    expect(made.status).toBe(201);
+    const t = await platform.api('POST', `/api/v1/users/${name}/tokens`, { token: admin, body: {} });
+    expect(t.status).toBe(201);
+    return t.body.token as string;
+  };
+  return {
+    platform,
+    admin,
+    author: await token('alice', 'author', ['crm']),
+    user: await token('bob', 'user', ['crm']),
+    other: await token('carol', 'author', ['hr']),
+  };
+}
+
+async function publish(
+  platform: PlatformProcess,
+  token: string,
+  solution: string,
+  files: Record<string, string>,
+) {
+  return platform.api('PUT', `/api/v1/solutions/${solution}`, { token, body: { files } });
+}
+
+describe('restfn serve', () => {
+  it('answers health without a token; every API endpoint needs a live token and the right role and solution', async () => {
+    const { platform, admin, author, user, other } = await setup();
+    expect(await platform.api('GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });
+    const endpoints: Array<[string, string, unknown?]> = [
+      ['GET', '/api/v1/me'],
+      ['GET', '/api/v1/users'],
+      ['POST', '/api/v1/users', { name: 'x', role: 'user' }],
+      ['GET', '/api/v1/solutions'],
+      ['GET', '/api/v1/solutions/crm'],
+      ['PUT', '/api/v1/solutions/crm', { files: { 'functions/a.platform': 'x' } }],
+      ['GET', '/api/v1/solutions/crm/credentials'],
+      ['PUT', '/api/v1/solutions/crm/credentials/api-key', { kind: 'secret', value: 'v' }],
+      ['DELETE', '/api/v1/solutions/crm/credentials/api-key'],
+      ['POST', '/api/v1/solutions/crm/functions/rest-get-secret/execute', {}],
+      ['GET', '/api/v1/solutions/crm/executions'],
+      ['GET', '/api/v1/users/alice/tokens'],
+    ];
+    for (const [method, path, body] of endpoints) {
+      for (const token of [undefined, 'rfn_wrong']) {
+        const answer = await platform.api(method, path, { ...(token ? { token } : {}), body });
+        expect(answer.status, `${method} ${path} with ${token ?? 'no token'}`).toBe(401);
+        expect(answer.body).toMatchObject({ status: 'error', code: 'AUTH_REQUIRED' });
+      }
+    }
+    // Another solution's author, and a plain user, are refused where they do not belong.
+    const refused: Array<[string, string, string, unknown?]> = [
+      [other, 'GET', '/api/v1/solutions/crm'],
+      [other, 'PUT', '/api/v1/solutions/crm', { files: { 'functions/a.platform': 'x' } }],
+      [other, 'GET', '/api/v1/solutions/crm/credentials'],
+      [other, 'PUT', '/api/v1/solutions/crm/credentials/api-key', { kind: 'secret', value: 'v' }],
+      [other, 'POST', '/api/v1/solutions/crm/functions/rest-get-secret/execute', {}],
+      [user, 'PUT', '/api/v1/solutions/crm', { files: { 'functions/a.platform': 'x' } }],
+      [user, 'GET', '/api/v1/solutions/crm/credentials'],
+      [user, 'GET', '/api/v1/users'],
+      [author, 'GET', '/api/v1/solutions/crm/executions'],
+      [author, 'POST', '/api/v1/users', { name: 'x', role: 'admin' }],
+      [user, 'GET', '/api/v1/users/alice/tokens'],
+    ];
+    for (const [token, method, path, body] of refused) {
+      const answer = await platform.api(method, path, { token, body });
+      expect(answer.status, `${method} ${path}`).toBe(403);
+      expect(answer.body.code).toBe('FORBIDDEN');
+    }
+    expect((await platform.api('GET', '/api/v1/me', { token: user })).body).toMatchObject({
+      name: 'bob',
+      role: 'user',
+      solutions: ['crm'],
+    });
+    // A revoked token stops working at once.
+    const made = await platform.api('POST', '/api/v1/users/bob/tokens', {
+      token: user,
+      body: { name: 'laptop' },
+    });
+    expect((await platform.api('GET', '/api/v1/me', { token: made.body.token })).status).toBe(200);
+    expect(
+      (await platform.api('DELETE', `/api/v1/users/bob/tokens/${made.body.id}`, { token: user })).status,
+    ).toBe(200);
+    expect((await platform.api('GET', '/api/v1/me', { token: made.body.token })).status).toBe(401);
+    expect((await platform.api('GET', '/api/v1/nothing', { token: admin })).body.code).toBe(
+      'ROUTE_NOT_FOUND',
+    );
+  });
+
+  it('publish: the server validates again; an invalid upload changes nothing and says where; versions are immutable', async () => {
+    const { platform, author, user } = await setup();
+    const invalid = await publish(platform, author, 'crm', {
+      'functions/rest-get-x.platform':
+        'provider: DATA_PROVIDER_REST\nmethod: FETCH\nurl: http://example.com\n',
+    });
+    expect(invalid.status).toBe(422);
+    expect(invalid.body).toMatchObject({ status: 'error', code: 'PUBLISH_INVALID' });
+    expect(invalid.body.findings).toContainEqual(
+      expect.objectContaining({ file: 'functions/rest-get-x.platform', line: 2, severity: 'error' }),
+    );
+    expect((await platform.api('GET', '/api/v1/solutions/crm', { token: user })).body.code).toBe(
+      'SOLUTION_NOT_PUBLISHED',
+    );
+    const bad = await publish(platform, author, 'crm', { '../escape.platform': 'x' });
+    expect(bad).toMatchObject({ status: 400, body: { code: 'REQUEST_INVALID' } });
+
+    const files = solutionFiles('http://127.0.0.1:9');
+    const first = await publish(platform, author, 'crm', files);
+    expect(first).toMatchObject({ status: 201, body: { version: 1, unchanged: false } });
+    expect((await publish(platform, author, 'crm', files)).body).toMatchObject({
+      version: 1,
+      unchanged: true,
+    });
+    const second = await publish(platform, author, 'crm', {
+      ...files,
+      'functions/rest-get-more.platform':
+        'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: http://127.0.0.1:9/more\n',
+    });
+    expect(second.body.version).toBe(2);
+    const shown = await platform.api('GET', '/api/v1/solutions/crm', { token: user });
+    expect(shown.body).toMatchObject({ name: 'crm', version: 2, publishedBy: 'alice' });
+    expect(shown.body.functions).toEqual([
+      'rest-get-basic',
+      'rest-get-items',
+      'rest-get-more',
+      'rest-get-secret',
+    ]);
+  });
+
+  it('credentials are write-only: execution uses them, no answer, log line or stored byte holds them', async () => {
+    const { platform, admin, author, user } = await setup();
+    const service = await checkingService();
+    expect((await publish(platform, author, 'crm', solutionFiles(service.url))).status).toBe(201);
+    const put = await platform.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
+      token: author,
+      body: { kind: 'secret', value: SECRET },
+    });
+    expect(put.status).toBe(201);
+    expect(put.body).toMatchObject({ key: 'api-key', kind: 'secret', fields: {} });
+    const basic = await platform.api('PUT', '/api/v1/solutions/crm/credentials/login', {
+      token: author,
+      body: { kind: 'basic', username: 'ada', password: PASSWORD },
+    });
+    expect(basic.body).toMatchObject({ kind: 'basic', fields: { username: 'ada' } });
+    const listed = await platform.api('GET', '/api/v1/solutions/crm/credentials', { token: author });
+    expect(listed.body.credentials.map((c: { key: string }) => c.key)).toEqual(['api-key', 'login']);
+
+    const ran = await platform.api('POST', '/api/v1/solutions/crm/functions/rest-get-secret/execute', {
+      token: user,
+      body: { parameters: {} },
+    });
+    expect(ran.status).toBe(200);
+    expect(ran.body).toMatchObject({ status: 'ok', output: { ok: 'secret' }, version: 1 });
+    expect(ran.body.correlationId).toMatch(/[0-9a-f-]{36}/);
+    // The service echoed the key: the answer masks it.
+    expect(ran.body.output.echo).toBe('***');
+    const viaBasic = await platform.api('POST', '/api/v1/solutions/crm/functions/rest-get-basic/execute', {
+      token: user,
+      body: {},
+    });
+    expect(viaBasic.body).toMatchObject({ status: 'ok', output: { ok: 'basic' } });
+
+    // A wrong key: the remote's 401 is the platform's 502 with the remote status; nothing echoed.
+    await platform.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
+      token: author,
+      body: { kind: 'secret', value: `${SECRET}-old` },
+    });
+    const refused = await platform.api('POST', '/api/v1/solutions/crm/functions/rest-get-secret/execute', {
+      token: user,
+      body: {},
+    });
+    expect(refused.status).toBe(502);
+    expect(refused.body).toMatchObject({ status: 'error', code: 'REMOTE_ERROR', remoteStatus: 401 });
+    expect(refused.body.correlationId).toBeTruthy();
+    expect(refused.body.alert).toMatchObject({ title: expect.any(String) });
+
+    const audit = await platform.api('GET', '/api/v1/solutions/crm/executions', { token: admin });
+    expect(
+      audit.body.entries.map((e: { action: string; outcome: string }) => `${e.action}:${e.outcome}`),
+    ).toEqual([
+      'execute:REMOTE_ERROR',
+      'credential.put:ok',
+      'execute:ok',
+      'execute:ok',
+      'credential.put:ok',
+      'credential.put:ok',
+      'publish:ok',
+    ]);
+    expect(audit.body.entries[0]).toMatchObject({ actor: 'bob', target: 'rest-get-secret', solution: 'crm' });
+
+    const answers = JSON.stringify([
+      put.body,
+      basic.body,
+      listed.body,
+      ran.body,
+      viaBasic.body,
+      refused.body,
+      audit.body,
+    ]);
+    await platform.stop();
+    const stored = bytesOf(platform.dataDir);
+    for (const secret of [SECRET, PASSWORD, `${SECRET}-old`]) {
+      for (const form of encodings(secret)) {
+        expect(answers).not.toContain(form);
+        expect(platform.output()).not.toContain(form);
+        expect(stored).not.toContain(form);
+      }
+    }
+  });
+
+  it('OAuth client credentials against oidc-provider, through the platform; the client secret is never shown', async () => {
+    const { platform, author, user } = await setup();
+    const auth = await authServer('http://127.0.0.1/unused');
+    const service = await testServer(async (req, res) => {
+      const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      json(res, (await auth.isValid(token)) ? 200 : 401, { ok: Boolean(token) });
+    });
+    await publish(platform, author, 'crm', {
+      'functions/rest-get-orders.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${service.url}/orders
+parameters:
+  authorization:
+    location: header
+    type: oauth
+    value: erp
+`,
+    });
+    const put = await platform.api('PUT', '/api/v1/solutions/crm/credentials/erp', {
+      token: author,
+      body: {
+        kind: 'oauth',
+        tokenEndpoint: auth.tokenEndpoint,
+        issuer: auth.issuer,
+        clientId: CLIENT_ID,
+        clientSecret: CLIENT_SECRET,
+        grantType: 'client_credentials',
+      },
+    });
+    expect(put.body.fields).toMatchObject({ clientId: CLIENT_ID, hasClientSecret: true });
+    for (let i = 0; i < 2; i++) {
+      const ran = await platform.api('POST', '/api/v1/solutions/crm/functions/rest-get-orders/execute', {
+        token: user,
+        body: {},
+      });
+      expect(ran.body).toMatchObject({ status: 'ok', output: { ok: true } });
+    }
+    // One grant: the token is kept (encrypted) and reused.
+    expect(auth.grants).toEqual(['client_credentials']);
+    const listed = await platform.api('GET', '/api/v1/solutions/crm/credentials', { token: author });
+    expect(listed.body.credentials[0]).toMatchObject({ key: 'erp', hasToken: true });
+    await platform.stop();
+    for (const form of encodings(CLIENT_SECRET)) {
+      expect(JSON.stringify([put.body, listed.body])).not.toContain(form);
+      expect(platform.output()).not.toContain(form);
+      expect(bytesOf(platform.dataDir)).not.toContain(form);
+    }
+  });
+
+  it('"pages": true streams every page as NDJSON, then a summary line', async () => {
+    const { platform, author, user } = await setup();
+    const service = await checkingService();
+    await publish(platform, author, 'crm', solutionFiles(service.url));
+    const res = await fetch(`${platform.url}/api/v1/solutions/crm/functions/rest-get-items/execute`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${user}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ pages: true }),
+    });
+    expect(res.headers.get('content-type')).toContain('application/x-ndjson');
+    const lines = (await res.text())
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toEqual([
+      { page: 1, output: { items: [{ id: 1 }], next: 2 } },
+      { page: 2, output: { items: [{ id: 2 }], next: 3 } },
+      { page: 3, output: { items: [{ id: 3 }], next: null } },
+      { status: 'ok', pages: 3, stopped: 'done', correlationId: expect.any(String) },
+    ]);
+  });
+});
