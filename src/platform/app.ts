@@ -19,6 +19,8 @@ export interface AppOptions {
   readonly rateLimit: number;
   /** Largest request body, bytes (a publish may be larger: see the route). */
   readonly bodyLimit: number;
+  /** True once a shutdown began: answers then close their connection, so the server can end. */
+  readonly isClosing?: () => boolean;
 }
 
 /** Log fields that could carry a credential, whatever a future log line includes. */
@@ -83,6 +85,11 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
     const solution = (req.params as { solution?: string } | undefined)?.solution;
     const decision = authorize(req.user, permission, solution);
     if (!decision.allowed) throw new PlatformError('FORBIDDEN', decision.reason);
+  });
+
+  // A keep-alive connection whose request was in flight at shutdown would hold the close open.
+  app.addHook('onSend', async (_req, reply) => {
+    if (options.isClosing?.()) void reply.header('connection', 'close');
   });
 
   app.setNotFoundHandler((req, reply) => {

@@ -76,14 +76,15 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       audit: (req, entry) =>
         store.audit({ ...entry, at: new Date().toISOString(), actor: req.user?.name ?? 'anonymous' }),
     };
+    let closing: Promise<void> | undefined;
     const app = await buildApp(ctx, {
       logLevel: options.logLevel ?? 'info',
       logStream: options.logStream ?? process.stderr,
       rateLimit: options.rateLimit ?? 1200,
       bodyLimit: 1024 * 1024,
+      isClosing: () => closing !== undefined,
     });
     const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
-    let closing: Promise<void> | undefined;
     const close = () => {
       closing ??= (async () => {
         const timeout = options.shutdownTimeoutMs ?? 10_000;

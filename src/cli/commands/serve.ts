@@ -34,12 +34,11 @@ export function registerServe(program: Command): void {
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace', 'info')
     .option('--rate-limit <n>', 'requests per minute per token', '1200')
     .action(async (options: ServeCliOptions) => (await import('./serve-action.js')).serve(options));
+  // Takes serve's own --data and --master-key-file (the current key file; the new key replaces it).
   serve
     .command('rotate-key')
     .description('re-encrypt every credential key under a new master key (stop the server first)')
-    .option('--data <dir>', 'the platform state folder', '.restfn-server')
-    .option('--master-key-file <file>', 'the current key file (the new key replaces it)')
-    .action(async (options: { data: string; masterKeyFile?: string }) =>
-      (await import('./serve-action.js')).rotateKey(options),
+    .action(async (_: unknown, command: Command) =>
+      (await import('./serve-action.js')).rotateKey(command.optsWithGlobals() as ServeCliOptions),
     );
 }

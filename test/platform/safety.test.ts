@@ -1,0 +1,165 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { type PlatformProcess, startPlatformProcess } from '../helpers/platform.js';
+
+/** An author token for solution `crm` on `platform`, and a publish of `functions`. */
+async function authorOf(platform: PlatformProcess, functions: Record<string, string>) {
+  await platform.api('POST', '/api/v1/users', {
+    token: platform.adminToken,
+    body: { name: 'alice', role: 'author', solutions: ['crm'] },
+  });
+  const token = (
+    await platform.api('POST', '/api/v1/users/alice/tokens', { token: platform.adminToken, body: {} })
+  ).body.token as string;
+  const files = Object.fromEntries(
+    Object.entries(functions).map(([name, url]) => [
+      `functions/${name}.platform`,
+      // A name ending in -open calls without the credential (a credential never follows a redirect elsewhere).
+      `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${url}\n${name.endsWith('-open') ? '' : 'parameters:\n  x-api-key: { location: header, type: secret, value: api-key }\n'}`,
+    ]),
+  );
+  const published = await platform.api('PUT', '/api/v1/solutions/crm', { token, body: { files } });
+  expect(published.status).toBe(201);
+  await platform.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
+    token,
+    body: { kind: 'secret', value: 'k-4Fh8sQ2mX7vL9pR3wZ6t' },
+  });
+  const execute = (name: string) =>
+    platform.api('POST', `/api/v1/solutions/crm/functions/${name}/execute`, { token, body: {} });
+  return { token, execute };
+}
+
+describe('the platform does not call its own network (SSRF)', () => {
+  it('refuses loopback, a name resolving to it, link-local metadata, and a redirect from an allowed host to loopback', async () => {
+    const hits: string[] = [];
+    const service = await testServer((req, res) => {
+      hits.push(req.url);
+      if (req.url === '/hop') res.writeHead(302, { location: `${service.url}/inside` }).end();
+      else json(res, 200, { ok: req.url });
+    });
+    const port = new URL(service.url).port;
+    const platform = await startPlatformProcess({ args: ['--allow-target', 'crm=localhost'] });
+    const { execute } = await authorOf(platform, {
+      'rest-loopback': `${service.url}/direct`,
+      'rest-metadata': 'http://169.254.169.254/latest/meta-data/',
+      'rest-allowed': `http://localhost:${port}/allowed`,
+      'rest-hop-open': `http://localhost:${port}/hop`,
+    });
+    for (const name of ['rest-loopback', 'rest-metadata']) {
+      const answer = await execute(name);
+      expect(answer.status, name).toBe(403);
+      expect(answer.body).toMatchObject({ status: 'error', code: 'TARGET_REFUSED' });
+      expect(answer.body.message).toMatch(/is a (loopback|link-local) address/);
+    }
+    // The allowlisted name goes through; its redirect to a loopback IP does not.
+    expect((await execute('rest-allowed')).body).toMatchObject({ status: 'ok', output: { ok: '/allowed' } });
+    const hop = await execute('rest-hop-open');
+    expect(hop.body).toMatchObject({ code: 'TARGET_REFUSED' });
+    expect(hits).toEqual(['/allowed', '/hop']);
+
+    // Without the allowlist, the name that resolves to loopback is refused at connect time.
+    const strict = await startPlatformProcess();
+    const { execute: strictly } = await authorOf(strict, { 'rest-named': `http://localhost:${port}/named` });
+    const named = await strictly('rest-named');
+    expect(named.body).toMatchObject({ code: 'TARGET_REFUSED' });
+    expect(named.body.message).toContain(`localhost (127.0.0.1) is a loopback address`);
+    expect(hits).toEqual(['/allowed', '/hop']);
+  });
+});
+
+describe('restfn serve stops gracefully', () => {
+  it('SIGTERM lets an execution in flight finish, then the process exits 0', async () => {
+    let release: () => void = () => undefined;
+    const arrived = new Promise<void>((resolve) => {
+      void testServer(async (_, res) => {
+        resolve();
+        await new Promise<void>((r) => {
+          release = r;
+        });
+        json(res, 200, { slow: true });
+      }).then((s) => {
+        slowUrl = s.url;
+      });
+    });
+    let slowUrl = '';
+    while (!slowUrl) await new Promise((r) => setTimeout(r, 5));
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const { execute } = await authorOf(platform, { 'rest-slow': `${slowUrl}/slow` });
+    const pending = execute('rest-slow');
+    await arrived;
+    const stopped = platform.stop('SIGTERM');
+    // The signal is in; the answer is still owed.
+    await new Promise((r) => setTimeout(r, 200));
+    release();
+    expect((await pending).body).toMatchObject({ status: 'ok', output: { slow: true } });
+    const ended = await stopped;
+    expect(ended.code).toBe(0);
+    expect(platform.output()).toContain('restfn: SIGTERM: finishing the requests in flight, then stopping');
+    expect(platform.output()).toContain('restfn: platform stopped');
+  });
+});
+
+describe('restfn serve rotate-key', () => {
+  it('re-wraps every data key under a new master key; the old key no longer opens the vault', async () => {
+    const service = await testServer((req, res) =>
+      json(res, req.headers['x-api-key'] === 'k-4Fh8sQ2mX7vL9pR3wZ6t' ? 200 : 401, { ok: true }),
+    );
+    const root = mkdtempSync(join(tmpdir(), 'restfn-rotate-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const first = await startPlatformProcess({ root, args: ['--allow-private-targets'] });
+    const { token } = await authorOf(first, { 'rest-get': `${service.url}/x` });
+    await first.stop();
+    const before = readFileSync(first.keyFile, 'utf8');
+
+    const running = await startPlatformProcess({ root, args: ['--allow-private-targets'] });
+    const refused = await runCli([
+      'serve',
+      'rotate-key',
+      '--data',
+      running.dataDir,
+      '--master-key-file',
+      running.keyFile,
+    ]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('the platform is running');
+    await running.stop();
+
+    const rotated = await runCli([
+      'serve',
+      'rotate-key',
+      '--data',
+      first.dataDir,
+      '--master-key-file',
+      first.keyFile,
+    ]);
+    expect(rotated.stderr).toContain('restfn: 1 credential(s) re-encrypted');
+    expect(rotated.code).toBe(0);
+    expect(readFileSync(first.keyFile, 'utf8')).not.toBe(before);
+    expect(readFileSync(`${first.keyFile}.previous`, 'utf8')).toBe(before);
+    expect(existsSync(`${first.keyFile}.next`)).toBe(false);
+
+    const after = await startPlatformProcess({ root, args: ['--allow-private-targets'] });
+    const ok = await after.api('POST', '/api/v1/solutions/crm/functions/rest-get/execute', {
+      token,
+      body: {},
+    });
+    expect(ok.body).toMatchObject({ status: 'ok' });
+    await after.stop();
+
+    // Started with the old key, the platform cannot open the credential, and says so.
+    const old = await startPlatformProcess({
+      root,
+      args: ['--allow-private-targets', '--master-key-file', `${first.keyFile}.previous`],
+    });
+    const wrong = await old.api('POST', '/api/v1/solutions/crm/functions/rest-get/execute', {
+      token,
+      body: {},
+    });
+    expect(wrong.status).toBe(424);
+    expect(wrong.body.code).toBe('CREDENTIAL_DECRYPT');
+  });
+});
