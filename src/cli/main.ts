@@ -4,6 +4,7 @@ import { printable } from '../errors/printable.js';
 import { registerAction } from './commands/action.js';
 import { registerCredentials } from './commands/credentials.js';
 import { registerNew } from './commands/new.js';
+import { registerPlatform } from './commands/platform.js';
 import { registerQuery } from './commands/query.js';
 import { registerQueue } from './commands/queue.js';
 import { registerRun } from './commands/run.js';
@@ -50,6 +51,7 @@ registerCredentials(program);
 registerSchema(program);
 registerNew(program);
 registerServe(program);
+registerPlatform(program);
 
 try {
   await program.parseAsync(process.argv);

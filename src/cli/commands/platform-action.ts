@@ -1,0 +1,121 @@
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { PlatformAnswerError, PlatformClient } from '../../client/platform-client.js';
+import { formatDiagnostic } from '../../definition/diagnostic.js';
+import {
+  definitionFiles,
+  KIND_FOLDERS,
+  loadSolution,
+  SCRIPTS_FOLDER,
+  SOLUTION_FILE,
+} from '../../definition/solution.js';
+import { validateSolution } from '../../definition/validate.js';
+import { DefinitionError } from '../../errors/definition-error.js';
+import { printable } from '../../errors/printable.js';
+import { readSecret } from '../read-secret.js';
+import { solutionDir } from '../solution-dir.js';
+import type { ServerOptions } from './platform.js';
+
+/** The files of the solution at `root` as the platform takes them: relative paths with '/'. */
+export function solutionUpload(root: string): Record<string, string> {
+  const paths: string[] = [];
+  if (existsSync(join(root, SOLUTION_FILE))) paths.push(join(root, SOLUTION_FILE));
+  for (const folder of Object.values(KIND_FOLDERS)) paths.push(...definitionFiles(join(root, folder)));
+  const scripts = join(root, SCRIPTS_FOLDER);
+  if (existsSync(scripts)) {
+    for (const entry of readdirSync(scripts).sort()) {
+      const path = join(scripts, entry);
+      if (entry.endsWith('.js') && statSync(path).isFile()) paths.push(path);
+    }
+  }
+  return Object.fromEntries(
+    paths.map((p) => [relative(root, p).split(sep).join('/'), readFileSync(p, 'utf8')]),
+  );
+}
+
+/** `restfn publish`: validated here first (nothing is sent with errors), then again by the server. */
+export async function publish(options: ServerOptions & { solution?: string }): Promise<void> {
+  const client = PlatformClient.from(options);
+  const solution = loadSolution(solutionDir(options.solution));
+  const { diagnostics, errors } = await validateSolution(solution);
+  for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+  if (errors > 0) {
+    throw new DefinitionError(
+      `solution '${solution.name}' has ${errors} error(s); fix them first, nothing was published`,
+      diagnostics,
+    );
+  }
+  const files = solutionUpload(solution.root);
+  let answer: { version: number; unchanged: boolean };
+  try {
+    answer = await client.request('PUT', `/api/v1/solutions/${encodeURIComponent(solution.name)}`, { files });
+  } catch (error) {
+    // The server's own findings (a newer restfn there may know more rules), in the same format.
+    const findings = error instanceof PlatformAnswerError ? error.answer.findings : undefined;
+    if (Array.isArray(findings)) {
+      for (const f of findings)
+        process.stderr.write(`${printable(`${f.at}: ${f.severity} ${f.code}: ${f.message}`)}\n`);
+    }
+    throw error;
+  }
+  process.stderr.write(
+    `restfn: ${answer.unchanged ? `solution '${solution.name}' is unchanged: version ${answer.version} stays current` : `published solution '${solution.name}' as version ${answer.version}`} on ${client.url}\n`,
+  );
+  process.stdout.write(
+    `${JSON.stringify({ solution: solution.name, version: answer.version, unchanged: answer.unchanged, files: Object.keys(files).length })}\n`,
+  );
+}
+
+export async function addUser(
+  name: string,
+  options: ServerOptions & { role: string; solution: string[]; withPassword?: boolean },
+): Promise<void> {
+  const client = PlatformClient.from(options);
+  const password = options.withPassword ? await readSecret(`password for ${name}`) : undefined;
+  const user = await client.request('POST', '/api/v1/users', {
+    name,
+    role: options.role,
+    solutions: options.solution,
+    ...(password !== undefined ? { password } : {}),
+  });
+  process.stdout.write(`${JSON.stringify(user, null, 2)}\n`);
+}
+
+export async function listUsers(options: ServerOptions): Promise<void> {
+  const { users } = await PlatformClient.from(options).request<{ users: Array<Record<string, unknown>> }>(
+    'GET',
+    '/api/v1/users',
+  );
+  for (const u of users)
+    process.stdout.write(`${printable(`${u.name}\t${u.role}\t${(u.solutions as string[]).join(',')}`)}\n`);
+}
+
+export async function createToken(user: string, options: ServerOptions & { name: string }): Promise<void> {
+  const made = await PlatformClient.from(options).request<{ id: string; token: string }>(
+    'POST',
+    `/api/v1/users/${encodeURIComponent(user)}/tokens`,
+    { name: options.name },
+  );
+  process.stderr.write(`restfn: token ${made.id} for '${user}'; it is shown this once: store it now\n`);
+  process.stdout.write(`${made.token}\n`);
+}
+
+export async function listTokens(user: string, options: ServerOptions): Promise<void> {
+  const { tokens } = await PlatformClient.from(options).request<{ tokens: Array<Record<string, unknown>> }>(
+    'GET',
+    `/api/v1/users/${encodeURIComponent(user)}/tokens`,
+  );
+  for (const t of tokens) {
+    process.stdout.write(
+      `${printable(`${t.id}\t${t.name}\t${t.created}${t.revoked ? `\trevoked ${t.revoked}` : ''}`)}\n`,
+    );
+  }
+}
+
+export async function revokeToken(user: string, id: string, options: ServerOptions): Promise<void> {
+  await PlatformClient.from(options).request(
+    'DELETE',
+    `/api/v1/users/${encodeURIComponent(user)}/tokens/${encodeURIComponent(id)}`,
+  );
+  process.stderr.write(`restfn: revoked token ${id}\n`);
+}

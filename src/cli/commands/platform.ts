@@ -1,0 +1,76 @@
+import { type Command, Option } from 'commander';
+
+/** How the CLI reaches the platform: --server/--token, else RESTFN_SERVER/RESTFN_TOKEN. */
+export interface ServerOptions {
+  server?: string;
+  token?: string;
+}
+
+/** The --server and --token options, for every command that talks to the platform. */
+export function serverOptions(command: Command): Command {
+  return command
+    .option('--server <url>', 'the platform (default: env RESTFN_SERVER)')
+    .option('--token <token>', 'API token (default: env RESTFN_TOKEN)');
+}
+
+export function registerPlatform(program: Command): void {
+  serverOptions(
+    program
+      .command('publish')
+      .description('validate the solution, then upload it to the platform as a new version')
+      .option('-s, --solution <dir>', 'solution folder (default: found from the current folder upward)'),
+  ).action(async (options: ServerOptions & { solution?: string }) =>
+    (await import('./platform-action.js')).publish(options),
+  );
+
+  const users = program.command('users').description("the platform's users (admins only)");
+  serverOptions(
+    users
+      .command('add')
+      .description(
+        'add a user; with --with-password the password is read from standard input or a hidden prompt',
+      )
+      .argument('<name>')
+      .addOption(
+        new Option('--role <role>', 'admin, author or user')
+          .choices(['admin', 'author', 'user'])
+          .makeOptionMandatory(),
+      )
+      .option(
+        '--solution <name>',
+        'a solution the user belongs to (repeatable)',
+        (v: string, p: string[]) => [...p, v],
+        [],
+      )
+      .option('--with-password', 'set a password for the console (read, never from arguments)'),
+  ).action(
+    async (
+      name: string,
+      options: ServerOptions & { role: string; solution: string[]; withPassword?: boolean },
+    ) => (await import('./platform-action.js')).addUser(name, options),
+  );
+  serverOptions(users.command('list').description('list the users')).action(async (options: ServerOptions) =>
+    (await import('./platform-action.js')).listUsers(options),
+  );
+
+  const tokens = program.command('tokens').description('API tokens for the platform');
+  serverOptions(
+    tokens
+      .command('create')
+      .description("create an API token for a user (yours, or anyone's as an admin); printed once")
+      .argument('<user>')
+      .option('--name <label>', 'what the token is for', 'cli'),
+  ).action(async (user: string, options: ServerOptions & { name: string }) =>
+    (await import('./platform-action.js')).createToken(user, options),
+  );
+  serverOptions(
+    tokens.command('list').description("a user's tokens (never their values)").argument('<user>'),
+  ).action(async (user: string, options: ServerOptions) =>
+    (await import('./platform-action.js')).listTokens(user, options),
+  );
+  serverOptions(
+    tokens.command('revoke').description('revoke a token').argument('<user>').argument('<id>'),
+  ).action(async (user: string, id: string, options: ServerOptions) =>
+    (await import('./platform-action.js')).revokeToken(user, id, options),
+  );
+}

@@ -1,0 +1,94 @@
+import { type ErrorCode, isErrorCode } from '../errors/codes.js';
+import { RestfnError, UsageError } from '../errors/restfn-error.js';
+
+export const SERVER_ENV = 'RESTFN_SERVER';
+export const TOKEN_ENV = 'RESTFN_TOKEN';
+
+/** An error the platform answered: its own code (so the CLI exits as it would locally) and message. */
+export class PlatformAnswerError extends RestfnError {
+  constructor(
+    code: ErrorCode,
+    message: string,
+    readonly status: number,
+    /** The rest of the answer (a refused publish's findings). */
+    readonly answer: Readonly<Record<string, unknown>>,
+  ) {
+    super(code, message);
+  }
+}
+
+/**
+ * The device's client of the platform API: JSON over HTTP with an API token. Errors come back as
+ * the platform's coded errors; a server that cannot be reached is `SERVER_UNREACHABLE`.
+ */
+export class PlatformClient {
+  readonly url: string;
+
+  constructor(
+    url: string,
+    private readonly token: string,
+  ) {
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      throw new UsageError(
+        `--server must be the platform's address, for example http://127.0.0.1:8080 (got '${url}')`,
+      );
+    }
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+      throw new UsageError(`--server must be an http or https address (got '${url}')`);
+    }
+    this.url = parsed.href.replace(/\/$/, '');
+  }
+
+  /** From --server/--token, else RESTFN_SERVER/RESTFN_TOKEN. */
+  static from(
+    options: { server?: string; token?: string },
+    env: NodeJS.ProcessEnv = process.env,
+  ): PlatformClient {
+    const server = options.server ?? env[SERVER_ENV];
+    const token = options.token ?? env[TOKEN_ENV];
+    if (!server) throw new UsageError(`which platform? pass --server URL or set ${SERVER_ENV}`);
+    if (!token)
+      throw new UsageError(
+        `the platform needs an API token: pass --token or set ${TOKEN_ENV} ('restfn tokens create' makes one)`,
+      );
+    return new PlatformClient(server, token);
+  }
+
+  async request<T = Record<string, unknown>>(method: string, path: string, body?: unknown): Promise<T> {
+    let res: Response;
+    try {
+      res = await fetch(`${this.url}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.token}`,
+          accept: 'application/json',
+          ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        },
+        ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string } }).cause?.code;
+      throw new RestfnError(
+        'SERVER_UNREACHABLE',
+        `the platform at ${this.url} could not be reached${cause ? ` (${cause})` : ''}: is 'restfn serve' running there?`,
+      );
+    }
+    const text = await res.text();
+    let answer: Record<string, unknown> = {};
+    try {
+      answer = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    } catch {
+      // Not the platform's JSON (a proxy's page): said below.
+    }
+    if (res.ok) return answer as T;
+    const code = isErrorCode(answer.code) ? answer.code : 'SERVER_ERROR';
+    const message =
+      typeof answer.message === 'string'
+        ? answer.message
+        : `the platform answered ${res.status} ${res.statusText}`;
+    throw new PlatformAnswerError(code, message, res.status, answer);
+  }
+}
