@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { Agent, type Dispatcher, errors, request } from 'undici';
+import { Abort, type AbortLike } from './abort.js';
 import type { OutboundRequest } from './build-request.js';
 import {
   AbortedError,
@@ -50,13 +51,13 @@ export class Transport {
   async send(
     req: OutboundRequest,
     summary: RequestSummary,
-    signal?: AbortSignal,
+    signal?: AbortLike,
     carriesCredentials = false,
   ): Promise<RawResponse> {
     const limit = this.options.maxRedirections;
     const guarded = carriesCredentials || Object.keys(req.headers).some((name) => isSensitiveHeader(name));
     // The other timeouts bound one wait each; this bounds the whole request (a slow drip included).
-    const aborts = new RequestAbort();
+    const aborts = new Abort();
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -160,36 +161,6 @@ export class Transport {
         ? 'the connection closed before the response was complete'
         : systemDetail(code, error);
     return new NetworkError(summary, code, detail, error);
-  }
-}
-
-/**
- * One request's abort signal as undici takes it (any object with `aborted`, `reason` and
- * add/removeEventListener): aborted by the request's own deadline or the caller's signal. An
- * AbortController costs about ten times more to create and listen to, per request.
- */
-class RequestAbort {
-  aborted = false;
-  /** undici rejects with this; undefined makes it a RequestAbortedError. */
-  reason: unknown = undefined;
-  private listeners: Array<() => void> = [];
-
-  addEventListener(_type: 'abort', listener: () => void): void {
-    this.listeners.push(listener);
-  }
-
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    const at = this.listeners.indexOf(listener);
-    if (at !== -1) this.listeners.splice(at, 1);
-  }
-
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    const listeners = this.listeners;
-    this.listeners = [];
-    for (const listener of listeners) listener();
   }
 }
 

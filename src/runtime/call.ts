@@ -1,6 +1,7 @@
 import { decideRetry, type Failure } from '../errors/retry.js';
 import { parseRetryAfter } from '../errors/retry-after.js';
 import { isExpression } from '../expression/source.js';
+import { type AbortLike, toSignal } from '../http/abort.js';
 import { buildRequest, shownRequest } from '../http/build-request.js';
 import {
   AbortedError,
@@ -37,7 +38,7 @@ export interface CallArgs {
   /** The inputTransform, when there is one: parameter values in, the body out. */
   readonly transform: ((values: Record<string, unknown>) => Promise<unknown>) | undefined;
   readonly page: PageRequest | undefined;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: AbortLike | undefined;
 }
 
 export interface CallResult {
@@ -128,7 +129,7 @@ async function judgedCall(args: CallArgs, seen: Seen): Promise<Omit<CallResult, 
         });
       }
       try {
-        await engine.options.clock.sleep(decision.delayMs, signal);
+        await engine.options.clock.sleep(decision.delayMs, toSignal(signal));
       } catch (error) {
         throw signal?.aborted ? new AbortedError(summaryOf(ctx), error) : error;
       }

@@ -1,3 +1,4 @@
+import { Abort, type AbortLike } from '../http/abort.js';
 import { CallError, type RequestSummary, TimeoutError } from '../http/errors.js';
 
 /**
@@ -8,10 +9,11 @@ import { CallError, type RequestSummary, TimeoutError } from '../http/errors.js'
  * real time can interrupt a service that keeps a connection busy.
  */
 export class Deadline {
-  readonly signal: AbortSignal;
-  private readonly controller = new AbortController();
+  /** A light signal (an AbortController per execution costs more than the rest of its set-up). */
+  private readonly abort = new Abort();
   private readonly timer: NodeJS.Timeout;
-  private readonly outer: AbortSignal | undefined;
+  private readonly outer: AbortLike | undefined;
+  private passOn: (() => void) | undefined;
   /** Whether the deadline itself passed (not the caller's abort). */
   private passed = false;
 
@@ -20,31 +22,36 @@ export class Deadline {
     private readonly limitMs: number,
     /** Names what ran out of time in the error: `function 'x'`, `datasource 'y'`. */
     private readonly subject: string,
-    outer?: AbortSignal,
+    outer?: AbortLike,
   ) {
     this.timer = setTimeout(() => {
       this.passed = true;
-      this.controller.abort();
+      this.abort.abort(new DOMException('This operation was aborted', 'AbortError'));
     }, limitMs);
     // The caller's abort is passed on by a listener removed at the end (AbortSignal.any costs a
     // signal tracked with weak references per execution).
-    this.signal = this.controller.signal;
     this.outer = outer;
-    if (outer?.aborted) this.passOn();
-    else outer?.addEventListener('abort', this.passOn, { once: true });
+    if (outer) {
+      this.passOn = () => this.abort.abort(outer.reason);
+      if (outer.aborted) this.passOn();
+      else outer.addEventListener('abort', this.passOn, { once: true });
+    }
   }
 
-  private readonly passOn = () => this.controller.abort(this.outer?.reason);
+  /** The deadline's signal as a real `AbortSignal` (made when first asked for). */
+  get signal(): AbortSignal {
+    return this.abort.signal;
+  }
 
   /** Runs `work` with the deadline's signal; a failure after the deadline passed is a `TIMEOUT`. */
-  async run<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  async run<T>(work: (signal: AbortLike) => Promise<T>): Promise<T> {
     try {
-      return await work(this.signal);
+      return await work(this.abort);
     } catch (error) {
       throw this.explain(error);
     } finally {
       clearTimeout(this.timer);
-      this.outer?.removeEventListener('abort', this.passOn);
+      if (this.passOn) this.outer?.removeEventListener('abort', this.passOn);
     }
   }
 

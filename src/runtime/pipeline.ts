@@ -11,6 +11,7 @@ import { DefinitionError } from '../errors/definition-error.js';
 import { printable } from '../errors/printable.js';
 import { type ExpressionEnv, isTruthy } from '../expression/evaluate.js';
 import { isExpression } from '../expression/source.js';
+import { type AbortLike, toSignal } from '../http/abort.js';
 import type { PlacedValue } from '../http/build-request.js';
 import { AbortedError, CallError } from '../http/errors.js';
 import { headerValueProblem } from '../http/header-text.js';
@@ -83,7 +84,7 @@ export async function executeFunction(
   name: string,
   given: Readonly<Record<string, unknown>>,
   call: CallContext,
-  signal?: AbortSignal,
+  signal?: AbortLike,
   guardDepth = 0,
 ): Promise<ExecutionResult> {
   return (await runFunction(engine, name, given, call, signal, undefined, guardDepth)).result;
@@ -101,7 +102,7 @@ export async function runFunction(
   name: string,
   given: Readonly<Record<string, unknown>>,
   call: CallContext,
-  signal?: AbortSignal,
+  signal?: AbortLike,
   page?: PageRequest,
   guardDepth = 0,
 ): Promise<Execution> {
@@ -326,7 +327,7 @@ function functionFile(
 export async function applyCredentials(
   engine: Engine,
   parameters: readonly ResolvedParameter[],
-  signal: AbortSignal | undefined,
+  signal: AbortLike | undefined,
   refresh = false,
   localCall = false,
 ): Promise<{ placed: PlacedValue[]; secrets: string[] }> {
@@ -348,7 +349,7 @@ export async function applyCredentials(
     const request = { parameter: p.name, kind: p.credential, key, location: p.location };
     const applied = await engine.credentials.apply(
       { ...request, refresh: refresh && p.credential === 'oauth' },
-      signal,
+      toSignal(signal),
     );
     for (const v of applied.values) {
       if (v.location === 'header') checkCredentialHeader(p.name, key, v.value);

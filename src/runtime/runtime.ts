@@ -7,6 +7,7 @@ import { DefinitionError } from '../errors/definition-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { ScriptError } from '../expression/scripts/errors.js';
 import { ScriptSandbox } from '../expression/scripts/sandbox.js';
+import { toSignal } from '../http/abort.js';
 import { Transport } from '../http/transport.js';
 import { type Command, CommandQueue } from '../local/command-queue.js';
 import type { FileStore } from '../local/files.js';
@@ -133,7 +134,10 @@ export class Runtime {
     if (options.pushFirst !== false && hasQueue(store)) await this.pushQueue({ signal: options.signal });
     const deadline = new Deadline('sync', this.options.syncTimeoutMs, `datasource '${name}'`, options.signal);
     return deadline.run((signal) =>
-      runDatasource({ ...this.engine, store }, datasource, options.context ?? {}, { ...options, signal }),
+      runDatasource({ ...this.engine, store }, datasource, options.context ?? {}, {
+        ...options,
+        signal: toSignal(signal),
+      }),
     );
   }
 
