@@ -195,7 +195,8 @@ function systemDetail(code: string | undefined, error: unknown): string {
 
 function flatten(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
     if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;
