@@ -13,6 +13,7 @@ import {
 import type { HttpOptions } from './options.js';
 import { readCappedBody } from './read-body.js';
 import { isSensitiveHeader } from './sensitive.js';
+import { deadlineAfter } from './timers.js';
 
 export interface RawResponse {
   readonly status: number;
@@ -59,10 +60,10 @@ export class Transport {
     // The other timeouts bound one wait each; this bounds the whole request (a slow drip included).
     const aborts = new Abort();
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const timer = deadlineAfter(this.options.requestTimeoutMs, () => {
       timedOut = true;
       aborts.abort(undefined);
-    }, this.options.requestTimeoutMs);
+    });
     // The caller's abort is passed on by a listener removed at the end (AbortSignal.any costs a
     // signal tracked with weak references per request).
     const passOn = () => aborts.abort(signal?.reason);
@@ -132,7 +133,7 @@ export class Transport {
       }
       throw this.translate(error, summary);
     } finally {
-      clearTimeout(timer);
+      timer.clear();
       signal?.removeEventListener('abort', passOn);
     }
   }

@@ -1,17 +1,19 @@
 import { Abort, type AbortLike } from '../http/abort.js';
 import { CallError, type RequestSummary, TimeoutError } from '../http/errors.js';
+import { deadlineAfter, type PendingDeadline } from '../http/timers.js';
 
 /**
  * The overall deadline of one `execute` or one `sync`: whatever is under way when it passes (a
  * request, a retry wait, a token refresh) is aborted through `signal`, which also follows the
  * caller's own signal. The per-request deadline bounds one attempt; this bounds the retries, the
  * guard and the pages together. A real timer: the injectable clock decides retry delays, but only
- * real time can interrupt a service that keeps a connection busy.
+ * real time can interrupt a service that keeps a connection busy (one Node timer for all deadlines
+ * of a duration, see `deadlineAfter`).
  */
 export class Deadline {
   /** A light signal (an AbortController per execution costs more than the rest of its set-up). */
   private readonly abort = new Abort();
-  private readonly timer: NodeJS.Timeout;
+  private readonly timer: PendingDeadline;
   private readonly outer: AbortLike | undefined;
   private passOn: (() => void) | undefined;
   /** Whether the deadline itself passed (not the caller's abort). */
@@ -24,10 +26,10 @@ export class Deadline {
     private readonly subject: string,
     outer?: AbortLike,
   ) {
-    this.timer = setTimeout(() => {
+    this.timer = deadlineAfter(limitMs, () => {
       this.passed = true;
       this.abort.abort(new DOMException('This operation was aborted', 'AbortError'));
-    }, limitMs);
+    });
     // The caller's abort is passed on by a listener removed at the end (AbortSignal.any costs a
     // signal tracked with weak references per execution).
     this.outer = outer;
@@ -50,7 +52,7 @@ export class Deadline {
     } catch (error) {
       throw this.explain(error);
     } finally {
-      clearTimeout(this.timer);
+      this.timer.clear();
       if (this.passOn) this.outer?.removeEventListener('abort', this.passOn);
     }
   }
