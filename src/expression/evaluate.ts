@@ -134,7 +134,10 @@ function normalise(value: unknown, depth: number): unknown {
   // dropped, as JSON.stringify drops functions.
   if ((value as { _jsonata_lambda?: unknown })._jsonata_lambda === true) return undefined;
   const record = value as Record<string, unknown>;
-  for (const key in record) {
+  // Own keys in one array: `for...in` on JSONata's dictionary-mode objects also walks the prototype.
+  const keys = Object.keys(record);
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
     const item = record[key];
     if (!needsNormalising(item)) continue;
     const plain = normalise(item, depth + 1);

@@ -3,7 +3,7 @@ import { RestfnError } from '../errors/restfn-error.js';
 import { codePointName, headerValueProblem, isHeaderName } from './header-text.js';
 import { mediaTypeOf } from './media-type.js';
 import { MASK } from './sensitive.js';
-import { baseValueProblem, checkBuiltUrl, PLACEHOLDER, parseUrlTemplate } from './url-template.js';
+import { baseValueProblem, builtUrlProblem, PLACEHOLDER, parseUrlTemplate } from './url-template.js';
 
 /** A parameter after resolution: where it goes and its value (credentials already applied). */
 export interface PlacedValue {
@@ -194,7 +194,7 @@ export function buildUrl(
   // Without query values the written query (kept) is still passed through URLSearchParams, as before.
   const search = (query ?? (written ? new URLSearchParams(written) : undefined))?.toString() ?? '';
   const url = search ? `${withPath}?${search}` : withPath;
-  const problem = shown ? undefined : checkBuiltUrl(url, parsed);
+  const problem = shown ? undefined : builtUrlProblem(url, parsed);
   if (problem) throw new InvalidUrlError(`the address built from url ${problem}`);
   return url;
 }

@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { Agent, type Dispatcher, errors, request } from 'undici';
+import { Abort, type AbortLike } from './abort.js';
 import { type AddressGuard, AddressRefused, checkLiteral, guardedLookup } from './address-guard.js';
 import type { OutboundRequest } from './build-request.js';
 import {
@@ -14,6 +15,7 @@ import {
 import type { HttpOptions } from './options.js';
 import { readCappedBody } from './read-body.js';
 import { isSensitiveHeader } from './sensitive.js';
+import { deadlineAfter } from './timers.js';
 
 export interface RawResponse {
   readonly status: number;
@@ -56,18 +58,18 @@ export class Transport {
   async send(
     req: OutboundRequest,
     summary: RequestSummary,
-    signal?: AbortSignal,
+    signal?: AbortLike,
     carriesCredentials = false,
   ): Promise<RawResponse> {
     const limit = this.options.maxRedirections;
     const guarded = carriesCredentials || Object.keys(req.headers).some((name) => isSensitiveHeader(name));
     // The other timeouts bound one wait each; this bounds the whole request (a slow drip included).
-    const aborts = new RequestAbort();
+    const aborts = new Abort();
     let timedOut = false;
-    const timer = setTimeout(() => {
+    const timer = deadlineAfter(this.options.requestTimeoutMs, () => {
       timedOut = true;
       aborts.abort(undefined);
-    }, this.options.requestTimeoutMs);
+    });
     // The caller's abort is passed on by a listener removed at the end (AbortSignal.any costs a
     // signal tracked with weak references per request).
     const passOn = () => aborts.abort(signal?.reason);
@@ -140,7 +142,7 @@ export class Transport {
       }
       throw this.translate(error, summary);
     } finally {
-      clearTimeout(timer);
+      timer.clear();
       signal?.removeEventListener('abort', passOn);
     }
   }
@@ -170,36 +172,6 @@ export class Transport {
         ? 'the connection closed before the response was complete'
         : systemDetail(code, error);
     return new NetworkError(summary, code, detail, error);
-  }
-}
-
-/**
- * One request's abort signal as undici takes it (any object with `aborted`, `reason` and
- * add/removeEventListener): aborted by the request's own deadline or the caller's signal. An
- * AbortController costs about ten times more to create and listen to, per request.
- */
-class RequestAbort {
-  aborted = false;
-  /** undici rejects with this; undefined makes it a RequestAbortedError. */
-  reason: unknown = undefined;
-  private listeners: Array<() => void> = [];
-
-  addEventListener(_type: 'abort', listener: () => void): void {
-    this.listeners.push(listener);
-  }
-
-  removeEventListener(_type: 'abort', listener: () => void): void {
-    const at = this.listeners.indexOf(listener);
-    if (at !== -1) this.listeners.splice(at, 1);
-  }
-
-  abort(reason: unknown): void {
-    if (this.aborted) return;
-    this.aborted = true;
-    this.reason = reason;
-    const listeners = this.listeners;
-    this.listeners = [];
-    for (const listener of listeners) listener();
   }
 }
 
@@ -234,7 +206,8 @@ function systemDetail(code: string | undefined, error: unknown): string {
 
 function flatten(headers: Record<string, string | string[] | undefined>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
+  for (const name of Object.keys(headers)) {
+    const value = headers[name];
     if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
   }
   return out;

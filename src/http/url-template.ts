@@ -101,6 +101,24 @@ export function baseValueProblem(
 }
 
 /**
+ * Templates whose built addresses are known to pass `checkBuiltUrl`: one without a base placeholder
+ * fixes the scheme, host and user part, and every value it takes is percent-encoded (path) or
+ * form-encoded (query), so what the check looks at is the same for every address it builds. The
+ * first address that passes stands for the rest; a template with a base placeholder is checked on
+ * every build.
+ */
+const passedTemplates = new WeakSet<UrlTemplate>();
+
+/** `checkBuiltUrl`, once per template where one check answers for every address (see above). */
+export function builtUrlProblem(url: string, template: UrlTemplate): string | undefined {
+  if (passedTemplates.has(template)) return undefined;
+  const problem = checkBuiltUrl(url, template);
+  if (problem === undefined && !template.placeholders.some((p) => p.part === 'base'))
+    passedTemplates.add(template);
+  return problem;
+}
+
+/**
  * Why the address built from a template is refused, or undefined: it must be free of control
  * characters, an absolute http(s) URL with a host, without a user name or password, and keep the template's scheme when the
  * template names one.

@@ -1,7 +1,7 @@
 import { decideRetry, type Failure } from '../errors/retry.js';
 import { parseRetryAfter } from '../errors/retry-after.js';
-import { isExpression } from '../expression/source.js';
-import { buildRequest, shownRequest } from '../http/build-request.js';
+import { type AbortLike, toSignal } from '../http/abort.js';
+import { buildRequest, type PlacedValue, shownRequest } from '../http/build-request.js';
 import {
   AbortedError,
   CallError,
@@ -15,7 +15,7 @@ import type { RawResponse } from '../http/transport.js';
 import { applyConversions } from '../local/conversions.js';
 import type { ExecutionContext } from './context.js';
 import { bodyExcerpt, ERROR_BODY_LIMIT, TRACE_BODY_LIMIT } from './excerpt.js';
-import { handlerRetry, judge, reportFailure } from './failure.js';
+import { handlerRetry, judge, reportFailure, type Verdict } from './failure.js';
 import type { Field } from './field.js';
 import { maskError, maskHeaders, maskJson, maskText } from './mask.js';
 import type { ResolvedParameter } from './parameters.js';
@@ -26,6 +26,7 @@ import {
   type FunctionFile,
   type PageRequest,
 } from './pipeline.js';
+import type { FunctionPlan } from './plan.js';
 import { transformValues } from './transform-input.js';
 
 export interface CallArgs {
@@ -37,7 +38,8 @@ export interface CallArgs {
   /** The inputTransform, when there is one: parameter values in, the body out. */
   readonly transform: ((values: Record<string, unknown>) => Promise<unknown>) | undefined;
   readonly page: PageRequest | undefined;
-  readonly signal: AbortSignal | undefined;
+  readonly signal: AbortLike | undefined;
+  readonly plan: FunctionPlan;
 }
 
 export interface CallResult {
@@ -51,111 +53,117 @@ export interface CallResult {
  * The outbound call with spec 7's error handling: after every attempt the `error` handlers judge the
  * result; an error is retried as the matching handler or the defaults decide (one pure decision),
  * sleeping on the injectable clock; the final failure is reported (texts, alert, error tables) and
- * thrown with its attempt count.
+ * thrown with its attempt count. One async function for the retries, one per attempt.
  */
 export async function callWithRetries(args: CallArgs): Promise<CallResult> {
+  const { engine, file, ctx, field, signal } = args;
+  const definition = file.definition;
   // The credential values of the latest attempt: what error texts and excerpts must mask. Any
   // error may quote them: a body that is not JSON (the engine quotes its start), a handler text.
-  const seen: Seen = { secrets: [] };
+  const seen: Seen = { secrets: NO_SECRETS };
   try {
-    return { ...(await judgedCall(args, seen)), secrets: seen.secrets };
+    const canRefreshToken =
+      !definition.disableTokenRefresh && args.parameters.some((p) => p.credential === 'oauth');
+    let refreshToken = false;
+    for (let retries = 0; ; retries++) {
+      let answer: Answer | undefined;
+      let failed: CallError | undefined;
+      try {
+        answer = await attempt(args, refreshToken, seen);
+        ctx.error = undefined;
+      } catch (error) {
+        if (!(error instanceof CallError) || error instanceof AbortedError) throw error;
+        ctx.error = { name: error.code, message: error.message };
+        failed = error;
+      }
+
+      const defaultFailed = answer === undefined || answer.raw.status >= 400;
+      const verdict: Verdict = definition.error?.length
+        ? await judge(definition.error, defaultFailed, ctx, field)
+        : { isError: defaultFailed };
+      if (!verdict.isError) {
+        // A handler cannot turn a call that got no answer into a success.
+        if (answer === undefined) throw failed;
+        return { raw: answer.raw, parsed: answer.parsed, secrets: seen.secrets };
+      }
+
+      const failure: Failure = answer
+        ? {
+            kind: 'status',
+            status: answer.raw.status,
+            retryAfterMs: parseRetryAfter(answer.raw.headers['retry-after'], engine.options.clock.now()),
+          }
+        : {
+            kind:
+              failed instanceof TimeoutError
+                ? 'timeout'
+                : failed instanceof NetworkError
+                  ? 'network'
+                  : 'other',
+          };
+      const decision = decideRetry({
+        retries,
+        method: definition.method,
+        failure,
+        ...(verdict.handler ? { handler: { retry: await handlerRetry(verdict, ctx, field) } } : {}),
+        canRefreshToken,
+        defaults: engine.options.retry,
+      });
+      if (decision.retry) {
+        if (engine.events.active) {
+          engine.events.emit({
+            type: 'retried',
+            correlationId: ctx.correlationId,
+            function: file.name,
+            attempt: retries + 2,
+            delayMs: decision.delayMs,
+            reason: decision.reason,
+            cause: answer
+              ? `answered ${answer.raw.status} ${answer.raw.statusText}`.trim()
+              : `${failed!.code}: ${failed!.message}`,
+          });
+        }
+        try {
+          await engine.options.clock.sleep(decision.delayMs, toSignal(signal));
+        } catch (error) {
+          throw signal?.aborted ? new AbortedError(summaryOf(ctx), error) : error;
+        }
+        refreshToken = decision.refreshToken;
+        continue;
+      }
+
+      const error = answer ? new RemoteError(summaryOf(ctx), ctx.response!) : failed!;
+      error.attempts = retries + 1;
+      if (answer) {
+        // What the service said, as it may be shown: masked and bounded (non-enumerable, like `response`).
+        const excerpt = bodyExcerpt(
+          answer.raw.bytes,
+          answer.raw.headers['content-type'],
+          seen.secrets,
+          ERROR_BODY_LIMIT,
+        );
+        Object.defineProperty(error, 'bodyExcerpt', { value: excerpt, enumerable: false });
+      }
+      if (verdict.index !== undefined) {
+        Object.assign(error, { handler: verdict.index + 1 });
+        error.message += ` (error handler ${verdict.index + 1} matched)`;
+      }
+      await reportFailure(engine, file, ctx, verdict, error, field, seen.secrets);
+      throw error;
+    }
   } catch (error) {
     throw maskError(error, seen.secrets);
   }
 }
 
-async function judgedCall(args: CallArgs, seen: Seen): Promise<Omit<CallResult, 'secrets'>> {
-  const { engine, file, ctx, field, signal } = args;
-  const definition = file.definition;
-  const canRefreshToken =
-    !definition.disableTokenRefresh && args.parameters.some((p) => p.credential === 'oauth');
-  let refreshToken = false;
-  for (let retries = 0; ; retries++) {
-    let outcome: { ok: true; raw: RawResponse; parsed: unknown } | { ok: false; error: CallError };
-    try {
-      outcome = { ok: true, ...(await attempt(args, refreshToken, seen)) };
-      ctx.error = undefined;
-    } catch (error) {
-      if (!(error instanceof CallError) || error instanceof AbortedError) throw error;
-      ctx.error = { name: error.code, message: error.message };
-      outcome = { ok: false, error };
-    }
-
-    const defaultFailed = !outcome.ok || outcome.raw.status >= 400;
-    const verdict = definition.error?.length
-      ? await judge(definition.error, defaultFailed, ctx, field)
-      : { isError: defaultFailed };
-    if (!verdict.isError) {
-      // A handler cannot turn a call that got no answer into a success.
-      if (!outcome.ok) throw outcome.error;
-      return { raw: outcome.raw, parsed: outcome.parsed };
-    }
-
-    const failure: Failure = outcome.ok
-      ? {
-          kind: 'status',
-          status: outcome.raw.status,
-          retryAfterMs: parseRetryAfter(outcome.raw.headers['retry-after'], engine.options.clock.now()),
-        }
-      : {
-          kind:
-            outcome.error instanceof TimeoutError
-              ? 'timeout'
-              : outcome.error instanceof NetworkError
-                ? 'network'
-                : 'other',
-        };
-    const decision = decideRetry({
-      retries,
-      method: definition.method,
-      failure,
-      ...(verdict.handler ? { handler: { retry: await handlerRetry(verdict, ctx, field) } } : {}),
-      canRefreshToken,
-      defaults: engine.options.retry,
-    });
-    if (decision.retry) {
-      if (engine.events.active) {
-        engine.events.emit({
-          type: 'retried',
-          correlationId: ctx.correlationId,
-          function: file.name,
-          attempt: retries + 2,
-          delayMs: decision.delayMs,
-          reason: decision.reason,
-          cause: outcome.ok
-            ? `answered ${outcome.raw.status} ${outcome.raw.statusText}`.trim()
-            : `${outcome.error.code}: ${outcome.error.message}`,
-        });
-      }
-      try {
-        await engine.options.clock.sleep(decision.delayMs, signal);
-      } catch (error) {
-        throw signal?.aborted ? new AbortedError(summaryOf(ctx), error) : error;
-      }
-      refreshToken = decision.refreshToken;
-      continue;
-    }
-
-    const error = outcome.ok ? new RemoteError(summaryOf(ctx), ctx.response!) : outcome.error;
-    error.attempts = retries + 1;
-    if (outcome.ok) {
-      // What the service said, as it may be shown: masked and bounded (non-enumerable, like `response`).
-      const excerpt = bodyExcerpt(
-        outcome.raw.bytes,
-        outcome.raw.headers['content-type'],
-        seen.secrets,
-        ERROR_BODY_LIMIT,
-      );
-      Object.defineProperty(error, 'bodyExcerpt', { value: excerpt, enumerable: false });
-    }
-    if (verdict.index !== undefined) {
-      Object.assign(error, { handler: verdict.index + 1 });
-      error.message += ` (error handler ${verdict.index + 1} matched)`;
-    }
-    await reportFailure(engine, file, ctx, verdict, error, field, seen.secrets);
-    throw error;
-  }
+/** What an attempt that got an answer gives. */
+interface Answer {
+  readonly raw: RawResponse;
+  readonly parsed: unknown;
 }
+
+const NO_SECRETS: readonly string[] = Object.freeze([]);
+const NO_NAMES: ReadonlySet<string> = new Set();
 
 const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -168,16 +176,15 @@ interface Seen {
   secrets: readonly string[];
 }
 
-async function attempt(
-  args: CallArgs,
-  refreshToken: boolean,
-  seen: Seen,
-): Promise<{ raw: RawResponse; parsed: unknown }> {
+async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promise<Answer> {
   const { engine, file, ctx, field, parameters, transform, page, signal } = args;
   const definition = file.definition;
   const { events } = engine;
   const localCall = definition.useLocalCall === true;
-  const { placed, secrets } = await applyCredentials(engine, parameters, signal, refreshToken, localCall);
+  // Without credential parameters there is nothing to apply (and nothing to await).
+  const { placed, secrets } = parameters.some((p) => p.credential)
+    ? await applyCredentials(engine, parameters, signal, refreshToken, localCall)
+    : { placed: [...parameters] as PlacedValue[], secrets: NO_SECRETS };
   seen.secrets = secrets;
 
   // 8. inputTransform, over the parameter values with body credentials resolved.
@@ -212,7 +219,7 @@ async function attempt(
   // A `url` written as an expression is evaluated per attempt, over the context.
   const url =
     page?.url ??
-    (isExpression(definition.url) ? String(await field(['url'], definition.url, ctx)) : definition.url);
+    (args.plan.urlIsExpression ? String(await field(['url'], definition.url, ctx)) : definition.url);
   const keepQuery = page?.url !== undefined;
   const request = buildRequest(definition.method, url, placed, outgoing, keepQuery);
   // What is shown (events, @ctx.request, error messages) is the same request built with every
@@ -233,14 +240,26 @@ async function attempt(
   if (typeof ctx.commandId === 'string' && !IDEMPOTENT_METHODS.has(request.method))
     for (const headers of [request.headers, shown.headers]) headers['idempotency-key'] ??= ctx.commandId;
   const summary: RequestSummary = { method: request.method, url: maskText(shown.url, secrets) };
-  const credentialHeaders = new Set(
-    placed.filter((p) => p.secret && p.location === 'header').map((p) => p.name.toLowerCase()),
-  );
-  const shownHeaders = maskHeaders(shown.headers, credentialHeaders, secrets);
+  // The headers as shown are masked when first read (a trace, an expression reading
+  // @ctx.request.headers), not on every call.
+  let shownHeaders: Record<string, string> | undefined;
+  const requestHeaders = () => {
+    if (shownHeaders) return shownHeaders;
+    const credentialHeaders = new Set<string>();
+    for (const p of placed)
+      if (p.secret && p.location === 'header') credentialHeaders.add(p.name.toLowerCase());
+    shownHeaders = maskHeaders(shown.headers, credentialHeaders, secrets);
+    return shownHeaders;
+  };
   ctx.request = {
     method: request.method,
     url: summary.url,
-    headers: shownHeaders,
+    get headers() {
+      return requestHeaders();
+    },
+    set headers(value) {
+      shownHeaders = value;
+    },
     body: body && maskJson(body.value, secrets),
   };
   const correlationId = ctx.correlationId;
@@ -254,15 +273,19 @@ async function attempt(
       correlationId,
       function: file.name,
       ...summary,
-      headers: shownHeaders,
+      headers: requestHeaders(),
       body: shownBody,
     });
   }
   const sent = performance.now();
   const raw = await engine.transport.send(request, summary, signal, secrets.length > 0);
   // Response headers as shown and as expressions see them: cookies, credential-like headers and
-  // echoed credential values masked.
-  const headers = maskHeaders(raw.headers, new Set(), secrets);
+  // echoed credential values masked (when first read).
+  let headers: Record<string, string> | undefined;
+  const responseHeaders = () => {
+    headers ??= maskHeaders(raw.headers, NO_NAMES, secrets);
+    return headers;
+  };
   if (events.active) {
     const durationMs = performance.now() - sent;
     events.emit({
@@ -271,7 +294,7 @@ async function attempt(
       function: file.name,
       status: raw.status,
       durationMs,
-      headers,
+      headers: responseHeaders(),
       body: bodyExcerpt(raw.bytes, raw.headers['content-type'], secrets, TRACE_BODY_LIMIT),
     });
   }
@@ -288,7 +311,12 @@ async function attempt(
     ok: raw.status < 400,
     status: raw.status,
     statusText: raw.statusText,
-    headers,
+    get headers() {
+      return responseHeaders();
+    },
+    set headers(value) {
+      headers = value;
+    },
     body: parsed,
   };
   return { raw, parsed };

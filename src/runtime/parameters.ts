@@ -1,7 +1,7 @@
-import { type CredentialKind, credentialKind } from '../definition/credential-params.js';
-import type { ParameterDefinition } from '../definition/schema/index.js';
+import type { CredentialKind } from '../definition/credential-params.js';
 import type { ParameterLocation as Location } from '../definition/schema/parameter.js';
 import { ParameterError } from './errors.js';
+import type { ParameterPlan } from './plan.js';
 
 /** A declared parameter with its value resolved and coerced. */
 export interface ResolvedParameter {
@@ -24,30 +24,61 @@ export type DefaultValue = (
  * an earlier parameter through @ctx.parameters), coerced to the declared type. Every missing
  * required parameter is reported at once, before anything is sent; the path parameters the url
  * needs (`inUrl`) are required whatever their definition says.
+ *
+ * Synchronous until a default is an expression: a fixed value is used as written, without a
+ * promise per parameter; only an expression's evaluation is awaited (`defaultValue` is called for
+ * those alone).
  */
-export async function resolveParameters(
-  definitions: Readonly<Record<string, ParameterDefinition>>,
+export function resolveParameters(
+  plans: readonly ParameterPlan[],
   given: Readonly<Record<string, unknown>>,
   defaultValue: DefaultValue,
-  inUrl: ReadonlySet<string> = new Set(),
-): Promise<ResolvedParameter[]> {
-  const values: Record<string, unknown> = { ...given };
-  const resolved: ResolvedParameter[] = [];
-  const missing: string[] = [];
-  for (const [name, definition] of Object.entries(definitions)) {
-    const credential = credentialKind(name, definition);
+  inUrl: ReadonlySet<string> = NO_NAMES,
+): ResolvedParameter[] | Promise<ResolvedParameter[]> {
+  const state: Resolution = {
+    plans,
+    given,
+    defaultValue,
+    inUrl,
+    values: { ...given },
+    resolved: [],
+    missing: [],
+  };
+  return resolveFrom(state, 0);
+}
+
+const NO_NAMES: ReadonlySet<string> = new Set();
+
+interface Resolution {
+  readonly plans: readonly ParameterPlan[];
+  readonly given: Readonly<Record<string, unknown>>;
+  readonly defaultValue: DefaultValue;
+  readonly inUrl: ReadonlySet<string>;
+  /** The caller's values and those resolved so far: what an expression default reads. */
+  readonly values: Record<string, unknown>;
+  readonly resolved: ResolvedParameter[];
+  readonly missing: string[];
+}
+
+function resolveFrom(state: Resolution, from: number): ResolvedParameter[] | Promise<ResolvedParameter[]> {
+  const { plans, given } = state;
+  for (let i = from; i < plans.length; i++) {
+    const plan = plans[i]!;
     // Own values only: a parameter named `toString` must not find Object.prototype's function.
-    let value = Object.hasOwn(given, name) ? given[name] : undefined;
-    if (isAbsent(value) && definition.value !== undefined)
-      value = await defaultValue(name, definition.value, values);
-    if (isAbsent(value)) {
-      if (definition.required || (definition.location === 'path' && inUrl.has(name))) missing.push(name);
-      continue;
+    let value = Object.hasOwn(given, plan.name) ? given[plan.name] : undefined;
+    const raw = plan.definition.value;
+    if (isAbsent(value) && raw !== undefined) {
+      if (!plan.literal) {
+        return state.defaultValue(plan.name, raw, state.values).then((evaluated) => {
+          place(state, plan, evaluated);
+          return resolveFrom(state, i + 1);
+        });
+      }
+      value = raw;
     }
-    value = credential ? String(value) : coerce(name, definition.type, value);
-    values[name] = value;
-    resolved.push({ name, location: definition.location ?? 'header', value, credential });
+    place(state, plan, value);
   }
+  const { missing } = state;
   if (missing.length > 0) {
     const list = missing.map((n) => `'${n}'`).join(', ');
     throw new ParameterError(
@@ -56,7 +87,18 @@ export async function resolveParameters(
       `missing required parameter${missing.length > 1 ? 's' : ''} ${list}; pass ${missing.map((n) => `-p ${n}=VALUE`).join(' ')}`,
     );
   }
-  return resolved;
+  return state.resolved;
+}
+
+function place(state: Resolution, plan: ParameterPlan, value: unknown): void {
+  const { name, definition, credential } = plan;
+  if (isAbsent(value)) {
+    if (definition.required || (plan.location === 'path' && state.inUrl.has(name))) state.missing.push(name);
+    return;
+  }
+  const coerced = credential ? String(value) : coerce(name, definition.type, value);
+  state.values[name] = coerced;
+  state.resolved.push({ name, location: plan.location, value: coerced, credential });
 }
 
 function isAbsent(value: unknown): boolean {

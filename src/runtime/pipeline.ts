@@ -10,12 +10,11 @@ import { CredentialError } from '../errors/credential-error.js';
 import { DefinitionError } from '../errors/definition-error.js';
 import { printable } from '../errors/printable.js';
 import { type ExpressionEnv, isTruthy } from '../expression/evaluate.js';
-import { isExpression } from '../expression/source.js';
+import { type AbortLike, toSignal } from '../http/abort.js';
 import type { PlacedValue } from '../http/build-request.js';
 import { AbortedError, CallError } from '../http/errors.js';
 import { headerValueProblem } from '../http/header-text.js';
 import type { Transport } from '../http/transport.js';
-import { parseUrlTemplate, type UrlTemplate } from '../http/url-template.js';
 import type { Conversion } from '../local/conversions.js';
 import type { FileStore } from '../local/files.js';
 import type { LocalStore } from '../local/store.js';
@@ -27,6 +26,7 @@ import { fieldsOf } from './field.js';
 import { credentialTexts, maskError, maskJson } from './mask.js';
 import type { NormalizedOptions } from './options.js';
 import { type ResolvedParameter, resolveParameters } from './parameters.js';
+import { type ParameterPlan, parametersPlan, placeholderNames, planOf } from './plan.js';
 import { runQueries } from './queries.js';
 import { parameterInput, responseInput, unwrapResult } from './transform-input.js';
 
@@ -83,7 +83,7 @@ export async function executeFunction(
   name: string,
   given: Readonly<Record<string, unknown>>,
   call: CallContext,
-  signal?: AbortSignal,
+  signal?: AbortLike,
   guardDepth = 0,
 ): Promise<ExecutionResult> {
   return (await runFunction(engine, name, given, call, signal, undefined, guardDepth)).result;
@@ -101,7 +101,7 @@ export async function runFunction(
   name: string,
   given: Readonly<Record<string, unknown>>,
   call: CallContext,
-  signal?: AbortSignal,
+  signal?: AbortLike,
   page?: PageRequest,
   guardDepth = 0,
 ): Promise<Execution> {
@@ -112,6 +112,7 @@ export async function runFunction(
     // 1. The function exists and is valid.
     const file = functionFile(engine.solution, name);
     const definition = file.definition;
+    const plan = planOf(definition);
     const ctx = createContext(engine.solution, correlationId, engine.options.user, call);
     const field = fieldsOf(file, ctx, engine.expressions);
     const skip = (reason: string, guardFailed = false): Execution => {
@@ -125,27 +126,22 @@ export async function runFunction(
     if (page) Object.assign(ctx, { response: page.previous.response, output: page.previous.output });
     const parameterPath = page ? ['continuation', 'parameters'] : ['parameters'];
     const callerValues = page ? {} : given;
-    const [early, late] = splitByQueryUse(
-      page ? page.parameters : (definition.parameters ?? {}),
-      callerValues,
-    );
+    const declared = page ? parametersPlan(page.parameters) : plan.parameters;
+    const [early, late] = declared.readsQueries
+      ? splitByQueryUse(declared.list, callerValues)
+      : [declared.list];
     const parameters: ResolvedParameter[] = [];
-    const inUrl = placeholderNames(page?.url ?? definition.url);
-    const resolve = async (definitions: Readonly<Record<string, ParameterDefinition>>) => {
-      const base = page ? page.previous.parameters : {};
-      const resolved = await resolveParameters(
-        definitions,
-        callerValues,
-        (param, raw, soFar) => {
-          ctx.parameters = { ...base, ...valuesOf(parameters), ...soFar };
-          return field([...parameterPath, param, 'value'], raw, ctx);
-        },
-        inUrl,
-      );
-      parameters.push(...resolved);
+    const inUrl = page?.url === undefined ? plan.inUrl : placeholderNames(page.url);
+    const defaultValue = (param: string, raw: unknown, soFar: Record<string, unknown>) => {
+      ctx.parameters = { ...(page ? page.previous.parameters : {}), ...valuesOf(parameters), ...soFar };
+      return field([...parameterPath, param, 'value'], raw, ctx);
+    };
+    const resolved = (list: readonly ResolvedParameter[]) => {
+      for (const p of list) parameters.push(p);
       ctx.parameters = { ...callerValues, ...valuesOf(parameters) };
     };
-    await resolve(early);
+    const first = resolveParameters(early, callerValues, defaultValue, inUrl);
+    resolved(first instanceof Promise ? await first : first);
 
     // 3. Queries (after their dependencies) read the local store; then the defaults that use them.
     if (definition.queries) {
@@ -159,7 +155,10 @@ export async function runFunction(
         page?.previous.queries,
       );
     }
-    if (Object.keys(late).length > 0) await resolve(late);
+    if (late && late.length > 0) {
+      const more = resolveParameters(late, callerValues, defaultValue, inUrl);
+      resolved(more instanceof Promise ? await more : more);
+    }
 
     // 4. `when`: false skips the function (a result, not an error); re-evaluated on every page.
     if (definition.when !== undefined && !isTruthy(await field(['when'], definition.when, ctx))) {
@@ -216,13 +215,20 @@ export async function runFunction(
       transform,
       page,
       signal,
+      plan,
     });
 
     // outputTransform, then `output` (spec 2.1: the transform result, else the full response body).
     let output = parsed;
     try {
       if (definition.outputTransform !== undefined) {
-        const input = responseInput(parsed, ctx.response!, ctx.parameters);
+        // The body itself when the transform cannot read the extras (`headers`, `status`, `inputs`)
+        // of the copy `responseInput` makes: no copy of the response per call. (No body is still
+        // the empty stand-in object.)
+        const input =
+          plan.outputReadsExtras || parsed === null || parsed === undefined
+            ? responseInput(parsed, ctx.response!, ctx.parameters)
+            : parsed;
         const result = await field(['outputTransform'], definition.outputTransform, input, true);
         output = unwrapResult(result, input, parsed);
       }
@@ -266,42 +272,21 @@ export async function conversionList(
   return (Array.isArray(value) ? value : value ? [value] : []) as Conversion[];
 }
 
-const NO_NAMES: ReadonlySet<string> = new Set();
-const placeholderSets = new WeakMap<UrlTemplate, ReadonlySet<string>>();
-
-/** The placeholders a literal url fills (its written query is replaced, so not those). */
-function placeholderNames(url: string): ReadonlySet<string> {
-  if (isExpression(url)) return NO_NAMES;
-  const template = parseUrlTemplate(url);
-  let names = placeholderSets.get(template);
-  if (!names) {
-    names = new Set(template.placeholders.filter((p) => p.part !== 'query').map((p) => p.name));
-    placeholderSets.set(template, names);
-  }
-  return names;
-}
-
-const READS_QUERIES = /@(?:ctx)?\.queries\b/;
-
 /** Parameters whose default reads @ctx.queries (and the caller did not set) resolve after the queries. */
 function splitByQueryUse(
-  definitions: Readonly<Record<string, ParameterDefinition>>,
+  plans: readonly ParameterPlan[],
   given: Readonly<Record<string, unknown>>,
-): [Record<string, ParameterDefinition>, Record<string, ParameterDefinition>] {
-  const early: Record<string, ParameterDefinition> = {};
-  const late: Record<string, ParameterDefinition> = {};
-  for (const [name, definition] of Object.entries(definitions)) {
-    const waits =
-      !Object.hasOwn(given, name) &&
-      typeof definition.value === 'string' &&
-      READS_QUERIES.test(definition.value);
-    (waits ? late : early)[name] = definition;
-  }
+): [ParameterPlan[], ParameterPlan[]] {
+  const early: ParameterPlan[] = [];
+  const late: ParameterPlan[] = [];
+  for (const p of plans) (p.readsQueries && !Object.hasOwn(given, p.name) ? late : early).push(p);
   return [early, late];
 }
 
 function valuesOf(parameters: readonly ResolvedParameter[]): Record<string, unknown> {
-  return Object.fromEntries(parameters.map((p) => [p.name, p.value]));
+  const values: Record<string, unknown> = {};
+  for (const p of parameters) values[p.name] = p.value;
+  return values;
 }
 
 function functionFile(
@@ -327,7 +312,7 @@ function functionFile(
 export async function applyCredentials(
   engine: Engine,
   parameters: readonly ResolvedParameter[],
-  signal: AbortSignal | undefined,
+  signal: AbortLike | undefined,
   refresh = false,
   localCall = false,
 ): Promise<{ placed: PlacedValue[]; secrets: string[] }> {
@@ -349,7 +334,7 @@ export async function applyCredentials(
     const request = { parameter: p.name, kind: p.credential, key, location: p.location };
     const applied = await engine.credentials.apply(
       { ...request, refresh: refresh && p.credential === 'oauth' },
-      signal,
+      toSignal(signal),
     );
     for (const v of applied.values) {
       if (v.location === 'header') checkCredentialHeader(p.name, key, v.value);
