@@ -1,5 +1,6 @@
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { httpStatusOf } from '../errors/codes.js';
 import { RestfnError } from '../errors/restfn-error.js';
@@ -51,6 +52,14 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
     bodyLimit: options.bodyLimit,
   });
   await app.register(helmet);
+  // The API's description, from the routes' own schemas (registered before them to see them all).
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'restfn platform API', version: '1' },
+      components: { securitySchemes: { token: { type: 'http', scheme: 'bearer' } } },
+      security: [{ token: [] }],
+    },
+  });
   await app.register(rateLimit, {
     max: options.rateLimit,
     timeWindow: 60_000,
@@ -106,7 +115,8 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
     void reply.status(status).send(errorBody(coded));
   });
 
-  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(
     async (api) => {
       userRoutes(api, ctx);

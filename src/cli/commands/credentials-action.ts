@@ -1,22 +1,64 @@
 import { login } from '../../auth/login.js';
 import type { Credential, CredentialStore, OAuthCredential } from '../../auth/store.js';
+import { PlatformClient } from '../../client/platform-client.js';
+import { loadSolution } from '../../definition/solution.js';
 import { SYSTEM_CLOCK } from '../../errors/clock.js';
 import { CredentialError } from '../../errors/credential-error.js';
+import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { openCredentials } from '../credentials.js';
 import { readSecret } from '../read-secret.js';
 import { solutionDir } from '../solution-dir.js';
-import { oauthState, type SetOptions } from './credentials.js';
+import { oauthState, type RemoteOptions, type SetOptions } from './credentials.js';
 
 // `restfn credentials ...` and `restfn login` (loaded when a command runs; the options are in credentials.ts).
 
+/**
+ * With --server, the platform's credentials of the solution: same commands, same prompts; the
+ * platform keeps them (encrypted, write-only) and applies them when it executes for an app.
+ */
+function onPlatform(options: RemoteOptions & { solution?: string }) {
+  if (options.server === undefined) return undefined;
+  const client = PlatformClient.from({
+    ...(typeof options.server === 'string' ? { server: options.server } : {}),
+    ...(options.token ? { token: options.token } : {}),
+  });
+  const name = options.name ?? loadSolution(solutionDir(options.solution)).name;
+  return { client, base: `/api/v1/solutions/${encodeURIComponent(name)}/credentials`, name };
+}
+
 export async function setCredential(key: string, options: SetOptions): Promise<void> {
+  const platform = onPlatform(options);
   const credential = await buildCredential(options);
+  if (platform) {
+    await platform.client.request('PUT', `${platform.base}/${encodeURIComponent(key)}`, credential);
+    process.stdout.write(
+      `stored ${credential.kind} credential '${key}' for solution '${platform.name}' on ${platform.client.url}\n`,
+    );
+    return;
+  }
   openCredentials(solutionDir(options.solution), true).set(key, credential);
   process.stdout.write(`stored ${credential.kind} credential '${key}'\n`);
 }
 
-export function listCredentials(options: { solution?: string }): void {
+export async function listCredentials(options: RemoteOptions & { solution?: string }): Promise<void> {
+  const platform = onPlatform(options);
+  if (platform) {
+    const { credentials } = await platform.client.request<{
+      credentials: Array<{
+        key: string;
+        kind: string;
+        fields: { grantType?: OAuthCredential['grantType'] };
+        hasToken: boolean;
+      }>;
+    }>('GET', platform.base);
+    for (const c of credentials) {
+      const state = c.kind === 'oauth' ? ` (${oauthState(c.fields.grantType, c.hasToken)})` : '';
+      process.stdout.write(`${printable(c.key)}\t${c.kind}${state}\n`);
+    }
+    if (credentials.length === 0) process.stdout.write('no credentials stored\n');
+    return;
+  }
   const store = openCredentials(solutionDir(options.solution));
   const entries = store.list();
   for (const e of entries) {
@@ -26,7 +68,16 @@ export function listCredentials(options: { solution?: string }): void {
   if (entries.length === 0) process.stdout.write('no credentials stored\n');
 }
 
-export function deleteCredential(key: string, options: { solution?: string }): void {
+export async function deleteCredential(
+  key: string,
+  options: RemoteOptions & { solution?: string },
+): Promise<void> {
+  const platform = onPlatform(options);
+  if (platform) {
+    await platform.client.request('DELETE', `${platform.base}/${encodeURIComponent(key)}`);
+    process.stdout.write(`deleted '${key}' from solution '${platform.name}' on ${platform.client.url}\n`);
+    return;
+  }
   if (!openCredentials(solutionDir(options.solution)).delete(key)) {
     throw new CredentialError('CREDENTIAL_NOT_FOUND', `no credential '${key}'`);
   }

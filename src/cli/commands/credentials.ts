@@ -2,7 +2,15 @@ import { type Command, Option } from 'commander';
 import { DEFAULT_REDIRECT } from '../../auth/login-defaults.js';
 import type { OAuthCredential } from '../../auth/store.js';
 
-export interface SetOptions {
+/** `--server [url]`: manage the platform's credentials of the solution instead of the local ones. */
+export interface RemoteOptions {
+  server?: string | true;
+  token?: string;
+  /** The solution's name on the platform (default: the local solution's). */
+  name?: string;
+}
+
+export interface SetOptions extends RemoteOptions {
   kind: 'secret' | 'basic' | 'oauth';
   solution?: string;
   username?: string;
@@ -16,13 +24,18 @@ export interface SetOptions {
   public?: boolean;
 }
 
+const remote = (command: Command) =>
+  command
+    .option('--server [url]', "the platform's credentials of this solution (url default: env RESTFN_SERVER)")
+    .option('--token <token>', 'API token for --server (default: env RESTFN_TOKEN)')
+    .option('--name <solution>', "with --server: the solution's name there (default: the local solution's)");
+
 export function registerCredentials(program: Command): void {
   const credentials = program
     .command('credentials')
     .description("manage the solution's credentials (stored encrypted; values are never shown again)");
 
-  credentials
-    .command('set')
+  remote(credentials.command('set'))
     .description(
       'store a credential; secret values are read from standard input or a hidden prompt, never from arguments',
     )
@@ -56,24 +69,26 @@ export function registerCredentials(program: Command): void {
       await setCredential(key, options);
     });
 
-  credentials
-    .command('list')
-    .description('list credential keys and kinds (never their values)')
-    .option('-s, --solution <dir>', 'solution folder')
-    .action(async (options: { solution?: string }) => {
-      const { listCredentials } = await import('./credentials-action.js');
-      listCredentials(options);
-    });
+  remote(
+    credentials
+      .command('list')
+      .description('list credential keys and kinds (never their values)')
+      .option('-s, --solution <dir>', 'solution folder'),
+  ).action(async (options: RemoteOptions & { solution?: string }) => {
+    const { listCredentials } = await import('./credentials-action.js');
+    await listCredentials(options);
+  });
 
-  credentials
-    .command('delete')
-    .description('delete a credential and its tokens')
-    .argument('<key>')
-    .option('-s, --solution <dir>', 'solution folder')
-    .action(async (key: string, options: { solution?: string }) => {
-      const { deleteCredential } = await import('./credentials-action.js');
-      deleteCredential(key, options);
-    });
+  remote(
+    credentials
+      .command('delete')
+      .description('delete a credential and its tokens')
+      .argument('<key>')
+      .option('-s, --solution <dir>', 'solution folder'),
+  ).action(async (key: string, options: RemoteOptions & { solution?: string }) => {
+    const { deleteCredential } = await import('./credentials-action.js');
+    await deleteCredential(key, options);
+  });
 
   program
     .command('login')

@@ -87,7 +87,9 @@ export async function listUsers(options: ServerOptions): Promise<void> {
     '/api/v1/users',
   );
   for (const u of users)
-    process.stdout.write(`${printable(`${u.name}\t${u.role}\t${(u.solutions as string[]).join(',')}`)}\n`);
+    process.stdout.write(
+      `${[u.name, u.role, (u.solutions as string[]).join(',')].map((v) => printable(String(v))).join('\t')}\n`,
+    );
 }
 
 export async function createToken(user: string, options: ServerOptions & { name: string }): Promise<void> {
@@ -107,7 +109,7 @@ export async function listTokens(user: string, options: ServerOptions): Promise<
   );
   for (const t of tokens) {
     process.stdout.write(
-      `${printable(`${t.id}\t${t.name}\t${t.created}${t.revoked ? `\trevoked ${t.revoked}` : ''}`)}\n`,
+      `${[t.id, t.name, t.created, ...(t.revoked ? [`revoked ${t.revoked}`] : [])].map((v) => printable(String(v))).join('\t')}\n`,
     );
   }
 }
