@@ -16,10 +16,40 @@ export class CallError extends RestfnError {
   declare readonly request: RequestSummary;
   correlationId: string | undefined;
   attempts = 1;
+  /** The error handler that matched (1-based), when one did. */
+  handler: number | undefined;
+  /** Spec 7.1: the handler's title and description, else the provider's. */
+  title: string | undefined;
+  description: string | undefined;
+  // What follows may hold a service's words or a person's data: kept off the enumerable fields, so
+  // serialising or logging the error never carries them (see `report`).
+  /** The handler's `details`, else the response body: masked and bounded. */
+  declare readonly details: string | undefined;
+  /** Where `details` came from: the CLI shows a response body only once. */
+  declare readonly detailsFrom: 'handler' | 'response' | undefined;
+  /** The start of the response body (masked, 2 KB at most). */
+  declare readonly bodyExcerpt: string | undefined;
+  /** The older `errorTransform`'s result: what the failed function gives back. */
+  declare readonly output: unknown;
+  /** The alert the failure raised (spec 7.2), for a caller far from the device. */
+  declare readonly alert: unknown;
+  /** Problems of reporting the failure (a handler's expression that failed), attached, not thrown. */
+  declare readonly reportErrors: readonly Error[] | undefined;
 
   constructor(code: ErrorCode, message: string, request: RequestSummary, options?: { cause?: unknown }) {
     super(code, message, options);
     Object.defineProperty(this, 'request', { value: request, enumerable: false });
+  }
+
+  /** Sets what reporting found out (non-enumerable fields: see above). */
+  report(
+    fields: Partial<
+      Pick<CallError, 'details' | 'detailsFrom' | 'bodyExcerpt' | 'output' | 'alert' | 'reportErrors'>
+    >,
+  ): void {
+    for (const [name, value] of Object.entries(fields)) {
+      Object.defineProperty(this, name, { value, enumerable: false, configurable: true });
+    }
   }
 }
 

@@ -1,7 +1,7 @@
 import { STATUS_CODES } from 'node:http';
-import { Agent, type Dispatcher, errors, request } from 'undici';
+import { Agent, type Dispatcher, request } from 'undici';
 import { Abort, type AbortLike } from './abort.js';
-import { type AddressGuard, AddressRefused, checkLiteral, guardedLookup } from './address-guard.js';
+import { type AddressGuard, checkLiteral, guardedLookup } from './address-guard.js';
 import type { OutboundRequest } from './build-request.js';
 import {
   AbortedError,
@@ -154,19 +154,23 @@ export class Transport {
   private translate(error: unknown, summary: RequestSummary): unknown {
     // Raised here already (redirect limits, a body over the size limit): nothing to translate.
     if (error instanceof CallError) return error;
-    if (error instanceof errors.ConnectTimeoutError) {
-      return new TimeoutError(summary, 'connect', this.options.connectTimeoutMs, error);
-    }
-    if (error instanceof errors.HeadersTimeoutError) {
-      return new TimeoutError(summary, 'headers', this.options.headersTimeoutMs, error);
-    }
-    if (error instanceof errors.BodyTimeoutError)
-      return new TimeoutError(summary, 'body', this.options.bodyTimeoutMs, error);
-    if (error instanceof errors.RequestAbortedError || (error as Error)?.name === 'AbortError') {
-      return new AbortedError(summary, error);
-    }
-    if (error instanceof AddressRefused) return new TargetRefusedError(summary, error.message, error);
+    // By undici's stable error codes (lib/core/errors.js), not classes or message texts: a second
+    // copy of undici (a bundle, a nested install) has other classes with the same codes.
     const code = (error as { code?: string })?.code;
+    switch (code) {
+      case 'UND_ERR_CONNECT_TIMEOUT':
+        return new TimeoutError(summary, 'connect', this.options.connectTimeoutMs, error);
+      case 'UND_ERR_HEADERS_TIMEOUT':
+        return new TimeoutError(summary, 'headers', this.options.headersTimeoutMs, error);
+      case 'UND_ERR_BODY_TIMEOUT':
+        return new TimeoutError(summary, 'body', this.options.bodyTimeoutMs, error);
+      case 'UND_ERR_ABORTED':
+      case 'ABORT_ERR':
+        return new AbortedError(summary, error);
+      case 'TARGET_REFUSED':
+        return new TargetRefusedError(summary, (error as Error).message, { cause: error });
+    }
+    if ((error as Error)?.name === 'AbortError') return new AbortedError(summary, error);
     const detail =
       code === 'UND_ERR_SOCKET'
         ? 'the connection closed before the response was complete'

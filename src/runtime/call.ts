@@ -142,10 +142,10 @@ export async function callWithRetries(args: CallArgs): Promise<CallResult> {
           seen.secrets,
           ERROR_BODY_LIMIT,
         );
-        Object.defineProperty(error, 'bodyExcerpt', { value: excerpt, enumerable: false });
+        error.report({ bodyExcerpt: excerpt });
       }
       if (verdict.index !== undefined) {
-        Object.assign(error, { handler: verdict.index + 1 });
+        error.handler = verdict.index + 1;
         error.message += ` (error handler ${verdict.index + 1} matched)`;
       }
       await reportFailure(engine, file, ctx, verdict, error, field, seen.secrets);

@@ -103,13 +103,10 @@ export async function reportFailure(
       ? await guarded(() => field([...at, 'details'], handler.details, ctx))
       : ctx.response?.body;
   const details = rawDetails === undefined || rawDetails === null ? undefined : truncate(rawDetails, mask);
-  Object.assign(error, { title, description });
-  Object.defineProperty(error, 'details', { value: details, enumerable: false });
+  error.title = title;
+  error.description = description;
   // Without a handler's `details`, they are the response body: the CLI then shows the body once.
-  Object.defineProperty(error, 'detailsFrom', {
-    value: handler?.details !== undefined ? 'handler' : 'response',
-    enumerable: false,
-  });
+  error.report({ details, detailsFrom: handler?.details !== undefined ? 'handler' : 'response' });
 
   const entity = typeof ctx.entity === 'string' ? ctx.entity : file.name;
   const store = engine.store;
@@ -147,10 +144,10 @@ export async function reportFailure(
     const output = await guarded(async () =>
       unwrapResult(await field(['errorTransform'], errorTransform, input, true), input, body),
     );
-    Object.defineProperty(error, 'output', { value: output, enumerable: false });
+    error.report({ output });
   }
   if (problems.length > 0) {
-    Object.defineProperty(error, 'reportErrors', { value: problems, enumerable: false });
+    error.report({ reportErrors: problems });
     error.message += ` (reporting it failed too: ${problems[0]!.message})`;
   }
 
@@ -174,7 +171,7 @@ export async function reportFailure(
       handler === undefined,
     );
     // What a caller far from the device (the platform's answer) shows as the alert.
-    Object.defineProperty(error, 'alert', { value: raised, enumerable: false });
+    error.report({ alert: raised });
     if (engine.events.active)
       engine.events.emit({
         type: 'alert',

@@ -322,7 +322,7 @@ function commandFailure(engine: QueueEngine, command: Command, error: unknown): 
   if (error instanceof TimeoutError) return { kind: 'timeout' };
   if (error instanceof NetworkError) return { kind: 'network' };
   if (!(error instanceof RemoteError)) return { kind: 'other' };
-  const index = (error as { handler?: number }).handler;
+  const index = error.handler;
   const handler =
     index === undefined
       ? undefined
