@@ -46,6 +46,7 @@ export { DEFAULT_HTTP, type HttpOptions } from './http/options.js';
 export { FileStore } from './local/files.js';
 export { isTempId, LocalStore, newTempId } from './local/store.js';
 export type { CallContext } from './runtime/context.js';
+export type { ExecutionResult } from './runtime/engine.js';
 export {
   FunctionNotFoundError,
   ParameterError,
@@ -53,6 +54,5 @@ export {
 } from './runtime/errors.js';
 export type { EventListener, ExecutionEvent } from './runtime/events.js';
 export type { RuntimeOptions } from './runtime/options.js';
-export type { ExecutionResult } from './runtime/pipeline.js';
 export { type CreateRuntimeOptions, createRuntime, Runtime } from './runtime/runtime.js';
 export type { DatasourceResult, EntitySync, SyncOptions, SyncProgress } from './runtime/sync.js';

@@ -13,20 +13,18 @@ import {
 import { type Format, parseBody } from '../http/parse-body.js';
 import type { RawResponse } from '../http/transport.js';
 import { applyConversions } from '../local/conversions.js';
+import type { StagedWrite } from '../local/stage.js';
 import type { ExecutionContext } from './context.js';
+import { conversionList } from './conversion-list.js';
+import { applyCredentials } from './credentials.js';
+import type { Engine, FunctionFile, PageRequest } from './engine.js';
 import { bodyExcerpt, ERROR_BODY_LIMIT, TRACE_BODY_LIMIT } from './excerpt.js';
-import { handlerRetry, judge, reportFailure, type Verdict } from './failure.js';
 import type { Field } from './field.js';
+import { handlerRetry, judge, type Verdict } from './judge.js';
 import { maskError, maskHeaders, maskJson, maskText } from './mask.js';
 import type { ResolvedParameter } from './parameters.js';
-import {
-  applyCredentials,
-  conversionList,
-  type Engine,
-  type FunctionFile,
-  type PageRequest,
-} from './pipeline.js';
 import type { FunctionPlan } from './plan.js';
+import { reportFailure } from './report.js';
 import { transformValues } from './transform-input.js';
 
 export interface CallArgs {
@@ -40,6 +38,8 @@ export interface CallArgs {
   readonly page: PageRequest | undefined;
   readonly signal: AbortLike | undefined;
   readonly plan: FunctionPlan;
+  /** Where error handlers' table records go; the call itself never touches local data. */
+  readonly writeErrorTables: ((writes: readonly StagedWrite[]) => void) | undefined;
 }
 
 export interface CallResult {
@@ -148,7 +148,16 @@ export async function callWithRetries(args: CallArgs): Promise<CallResult> {
         error.handler = verdict.index + 1;
         error.message += ` (error handler ${verdict.index + 1} matched)`;
       }
-      await reportFailure(engine, file, ctx, verdict, error, field, seen.secrets);
+      await reportFailure({
+        engine,
+        file,
+        ctx,
+        verdict,
+        error,
+        field,
+        secrets: seen.secrets,
+        writeErrorTables: args.writeErrorTables,
+      });
       throw error;
     }
   } catch (error) {
@@ -183,7 +192,7 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
   const localCall = definition.useLocalCall === true;
   // Without credential parameters there is nothing to apply (and nothing to await).
   const { placed, secrets } = parameters.some((p) => p.credential)
-    ? await applyCredentials(engine, parameters, signal, refreshToken, localCall)
+    ? await applyCredentials(engine, parameters, { signal, refresh: refreshToken, localCall })
     : { placed: [...parameters] as PlacedValue[], secrets: NO_SECRETS };
   seen.secrets = secrets;
 

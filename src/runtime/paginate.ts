@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto';
 import { isTruthy } from '../expression/evaluate.js';
 import type { CallContext } from './context.js';
+import type { Engine, Execution, PageRequest } from './engine.js';
 import { fieldsOf } from './field.js';
-import { type Engine, type Execution, type PageRequest, runFunction } from './pipeline.js';
+import { runFunction } from './pipeline.js';
 
 /** Why paging stopped. `page-cap` and `repeated-page` are reported, never silent. */
 export type StopReason = 'done' | 'skipped' | 'page-cap' | 'repeated-page';
@@ -29,7 +30,7 @@ export async function paginate(
   signal?: AbortSignal,
 ): Promise<{ pages: number; stopped: StopReason }> {
   let previousSignature: string | undefined;
-  let pending: Pending = { execution: runFunction(engine, name, given, call, signal) };
+  let pending: Pending = { execution: runFunction(engine, name, given, call, { signal }) };
   for (let page = 1; ; page++) {
     const execution = await pending.execution;
     if (execution.result.status === 'skipped') {
@@ -47,7 +48,7 @@ export async function paginate(
       await onPage(execution, page);
       const next = await nextRequest(engine, execution, page);
       if (!('request' in next)) return next;
-      pending = { execution: runFunction(engine, name, given, call, signal, next.request) };
+      pending = { execution: runFunction(engine, name, given, call, { signal, page: next.request }) };
       continue;
     }
 
@@ -99,7 +100,7 @@ function fetchAhead(
 ): Pending & { readonly controller: AbortController } {
   const controller = new AbortController();
   const combined = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
-  const execution = runFunction(engine, name, given, call, combined, request);
+  const execution = runFunction(engine, name, given, call, { signal: combined, page: request });
   // Not awaited until the current page is written: a failure meanwhile is no unhandled rejection.
   execution.catch(() => undefined);
   return { execution, controller };

@@ -1,81 +1,24 @@
 import { randomUUID } from 'node:crypto';
-import type { CredentialProvider } from '../auth/credential-provider.js';
 import type { Diagnostic } from '../definition/diagnostic.js';
-import type { FunctionDefinition, ParameterDefinition } from '../definition/schema/index.js';
+import type { FunctionDefinition } from '../definition/schema/index.js';
 import type { Solution, SourceFile } from '../definition/solution.js';
 import { didYouMean } from '../definition/suggest.js';
-import type { PropertyPath } from '../definition/yaml-file.js';
-import type { AlertCenter } from '../errors/alerts.js';
-import { CredentialError } from '../errors/credential-error.js';
 import { DefinitionError } from '../errors/definition-error.js';
-import { printable } from '../errors/printable.js';
-import { type ExpressionEnv, isTruthy } from '../expression/evaluate.js';
-import { type AbortLike, toSignal } from '../http/abort.js';
-import type { PlacedValue } from '../http/build-request.js';
+import { isTruthy } from '../expression/evaluate.js';
+import type { AbortLike } from '../http/abort.js';
 import { AbortedError, CallError } from '../http/errors.js';
-import { headerValueProblem } from '../http/header-text.js';
-import type { Transport } from '../http/transport.js';
-import type { Conversion } from '../local/conversions.js';
-import type { FileStore } from '../local/files.js';
+import { Stage, type StagedWrite } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
 import { callWithRetries } from './call.js';
-import { type CallContext, createContext, type ExecutionContext } from './context.js';
+import { type CallContext, createContext } from './context.js';
+import type { Engine, Execution, ExecutionResult, FunctionFile, PageRequest } from './engine.js';
 import { FunctionNotFoundError, UnsupportedStepError } from './errors.js';
-import type { EventBus } from './events.js';
 import { fieldsOf } from './field.js';
-import { credentialTexts, maskError, maskJson } from './mask.js';
-import type { NormalizedOptions } from './options.js';
+import { maskError, maskJson } from './mask.js';
 import { type ResolvedParameter, resolveParameters } from './parameters.js';
 import { type ParameterPlan, parametersPlan, placeholderNames, planOf } from './plan.js';
 import { runQueries } from './queries.js';
 import { parameterInput, responseInput, unwrapResult } from './transform-input.js';
-
-/** What one execution ends in when it does not throw. */
-export type ExecutionResult =
-  | {
-      readonly status: 'ok';
-      readonly output: unknown;
-      readonly response: { readonly status: number; readonly headers: Readonly<Record<string, string>> };
-      readonly correlationId: string;
-      readonly durationMs: number;
-    }
-  | { readonly status: 'skipped'; readonly reason: string; readonly correlationId: string };
-
-/** Everything one execution needs from its runtime. */
-export interface Engine {
-  readonly solution: Solution;
-  readonly options: NormalizedOptions;
-  readonly transport: Transport;
-  readonly credentials: CredentialProvider;
-  readonly events: EventBus;
-  /** The local database, for queries and table writes; absent in a runtime without one. */
-  readonly store: LocalStore | undefined;
-  /** The device file store for `local-uri` conversions. */
-  readonly files: FileStore | undefined;
-  readonly alerts: AlertCenter;
-  /** Guardrails and script functions for every expression (the functions appear once `ready()` ran). */
-  readonly expressions: ExpressionEnv;
-}
-
-export type FunctionFile = SourceFile<'function'> & { readonly definition: FunctionDefinition };
-
-/** A continuation call: its url (kept with its query), its parameters, and the previous page's context. */
-export interface PageRequest {
-  readonly url: string | undefined;
-  readonly parameters: Readonly<Record<string, ParameterDefinition>>;
-  readonly previous: ExecutionContext;
-}
-
-/** One execution with what the local-data steps after it need. */
-export interface Execution {
-  readonly result: ExecutionResult;
-  readonly ctx: ExecutionContext;
-  readonly file: FunctionFile;
-  /** The guard stopped the function: its operations are to be written instead. */
-  readonly guardFailed: boolean;
-  /** The raw response body, for paging's repeated-page check. */
-  readonly bytes?: Buffer;
-}
 
 /** Executes one function (one call; continuation pages are followed by the sync). */
 export async function executeFunction(
@@ -86,7 +29,7 @@ export async function executeFunction(
   signal?: AbortLike,
   guardDepth = 0,
 ): Promise<ExecutionResult> {
-  return (await runFunction(engine, name, given, call, signal, undefined, guardDepth)).result;
+  return (await runFunction(engine, name, given, call, { signal, guardDepth })).result;
 }
 
 /** Guards that run functions with guards: deeper than this is a cycle (validation reports GUARD_CYCLE). */
@@ -101,10 +44,15 @@ export async function runFunction(
   name: string,
   given: Readonly<Record<string, unknown>>,
   call: CallContext,
-  signal?: AbortLike,
-  page?: PageRequest,
-  guardDepth = 0,
+  options: {
+    readonly signal?: AbortLike | undefined;
+    /** A continuation page's request (paging). */
+    readonly page?: PageRequest | undefined;
+    /** How many guards led here (a guard's function has a guard...). */
+    readonly guardDepth?: number;
+  } = {},
 ): Promise<Execution> {
+  const { signal, page, guardDepth = 0 } = options;
   const started = performance.now();
   const correlationId = randomUUID();
   const { events } = engine;
@@ -216,6 +164,7 @@ export async function runFunction(
       page,
       signal,
       plan,
+      writeErrorTables: engine.store ? errorTableWriter(engine.store) : undefined,
     });
 
     // outputTransform, then `output` (spec 2.1: the transform result, else the full response body).
@@ -261,17 +210,6 @@ export async function runFunction(
   }
 }
 
-/** A `conversions` value: a list, or an expression giving one. */
-export async function conversionList(
-  raw: string | readonly Conversion[],
-  path: PropertyPath,
-  field: (path: PropertyPath, raw: unknown, input: unknown) => Promise<unknown>,
-  ctx: ExecutionContext,
-): Promise<Conversion[]> {
-  const value = typeof raw === 'string' ? await field(path, raw, ctx) : raw;
-  return (Array.isArray(value) ? value : value ? [value] : []) as Conversion[];
-}
-
 /** Parameters whose default reads @ctx.queries (and the caller did not set) resolve after the queries. */
 function splitByQueryUse(
   plans: readonly ParameterPlan[],
@@ -305,62 +243,13 @@ function functionFile(
   return file as FunctionFile;
 }
 
-/**
- * Credential parameters become the values the provider gives for them; the rest pass through. With
- * `refresh`, OAuth credentials are asked for a fresh token (a 401 retry).
- */
-export async function applyCredentials(
-  engine: Engine,
-  parameters: readonly ResolvedParameter[],
-  signal: AbortLike | undefined,
-  refresh = false,
-  localCall = false,
-): Promise<{ placed: PlacedValue[]; secrets: string[] }> {
-  const placed: PlacedValue[] = [];
-  const secrets: string[] = [];
-  for (const p of parameters) {
-    if (!p.credential) {
-      placed.push(p);
-      continue;
-    }
-    // Spec 5: a local call is made by the device itself, where only OAuth is available.
-    if (localCall && p.credential !== 'oauth') {
-      throw new CredentialError(
-        'LOCAL_CALL_CREDENTIAL',
-        `parameter '${p.name}' needs a ${p.credential} credential, which a local call (useLocalCall: true) cannot use: only OAuth works on the device`,
-      );
-    }
-    const key = String(p.value);
-    const request = { parameter: p.name, kind: p.credential, key, location: p.location };
-    const applied = await engine.credentials.apply(
-      { ...request, refresh: refresh && p.credential === 'oauth' },
-      toSignal(signal),
-    );
-    for (const v of applied.values) {
-      if (v.location === 'header') checkCredentialHeader(p.name, key, v.value);
-      placed.push({ ...v, secret: true });
-      secrets.push(...credentialTexts(v.value));
-    }
-  }
-  return { placed, secrets };
-}
-
-/**
- * A stored value a header cannot carry (a pasted line break) is the credential's fault, not the
- * caller's: say which credential and how to fix it, without naming any of its characters.
- */
-function checkCredentialHeader(parameter: string, key: string, value: string): void {
-  const problem = headerValueProblem(value);
-  if (!problem) return;
-  throw new CredentialError(
-    'CREDENTIAL_VALUE',
-    `credential '${printable(key)}' for header parameter '${printable(parameter)}' holds a ${problem.kind}, which a header cannot carry; store it again without it ('restfn credentials set ${printable(key)}')`,
-    key,
-  );
-}
-
 function unsupported(name: string, step: string, needs: string): UnsupportedStepError {
   return new UnsupportedStepError(
     `function '${name}' uses ${step}, which needs ${needs}; this runtime has none yet`,
   );
+}
+
+/** Error handlers' records go straight to the local tables (spec 7.3), one transaction each. */
+function errorTableWriter(store: LocalStore): (writes: readonly StagedWrite[]) => void {
+  return (writes) => Stage.apply(store, writes);
 }

@@ -10,7 +10,7 @@ import { Stage, type StagedWrite } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
 import { replaceTempId } from '../local/temp-ids.js';
 import { Deadline } from './deadline.js';
-import type { Engine } from './pipeline.js';
+import type { Engine } from './engine.js';
 import { runFunction } from './pipeline.js';
 import { planWrites } from './writes.js';
 
@@ -168,7 +168,7 @@ async function send(engine: QueueEngine, command: Command, options: PushOptions)
       options.signal,
     );
     execution = await deadline.run((signal) =>
-      runFunction(commandEngine, name, command.payload.parameters, call, signal),
+      runFunction(commandEngine, name, command.payload.parameters, call, { signal }),
     );
   } catch (error) {
     if (error instanceof AbortedError || options.signal?.aborted) {

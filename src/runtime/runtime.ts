@@ -17,10 +17,11 @@ import type { LocalStore } from '../local/store.js';
 import { type ActionOptions, type ActionResult, queueCommands, runAction } from './action.js';
 import type { CallContext } from './context.js';
 import { Deadline } from './deadline.js';
+import type { Engine, ExecutionResult } from './engine.js';
 import { EventBus, type EventListener } from './events.js';
 import { type NormalizedOptions, normalizeOptions, type RuntimeOptions } from './options.js';
 import { paginate, type StopReason } from './paginate.js';
-import { type Engine, type ExecutionResult, executeFunction } from './pipeline.js';
+import { executeFunction } from './pipeline.js';
 import { type PushOptions, type PushResult, pushQueue, type QueueEngine } from './push.js';
 import { type DatasourceResult, runDatasource, type SyncOptions } from './sync.js';
 

@@ -4,9 +4,9 @@ import { runQuery } from '../local/queries.js';
 import { Stage } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
 import { type CallContext, createContext } from './context.js';
+import type { Engine } from './engine.js';
 import { fieldsOf } from './field.js';
 import { paginate, type StopReason } from './paginate.js';
-import type { Engine } from './pipeline.js';
 import { planWrites } from './writes.js';
 
 export interface SyncProgress {

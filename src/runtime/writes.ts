@@ -5,8 +5,9 @@ import { isExpression } from '../expression/source.js';
 import { applyConversions } from '../local/conversions.js';
 import { decideScope, type ResolveScopeValue, scopeResolver } from '../local/scope.js';
 import { RecordIdError, type StagedRow, type StagedWrite, toRow } from '../local/stage.js';
+import { conversionList } from './conversion-list.js';
+import type { Engine, Execution } from './engine.js';
 import { type Field, fieldsOf } from './field.js';
-import { conversionList, type Engine, type Execution } from './pipeline.js';
 
 /**
  * What one page of a sync writes, as staged writes: the scope deletion (first page only), then the
@@ -40,8 +41,9 @@ async function pageWrites(
   const field = fieldsOf(file, ctx, engine.expressions);
   const convert: Convert = async (records, conversions, at) =>
     applyConversions(records, await conversionList(conversions, at, field, ctx), engine.files);
+  const where: OperationScope = { entity, firstPage, field, ctx, convert, fn: d };
   const operations = (ops: readonly Operation[], at: PropertyPath, output: unknown, records: unknown[]) =>
-    operationWrites(ops, at, output, records, entity, firstPage, field, ctx, convert, d);
+    operationWrites(ops, at, output, records, where);
 
   if (execution.guardFailed)
     return operations(d.guard?.operations ?? [], ['guard', 'operations'], ctx.output, []);
@@ -84,18 +86,14 @@ export async function planOperations(
   const field = fieldsOf(file, ctx, engine.expressions);
   const convert: Convert = async (records, conversions, path) =>
     applyConversions(records, await conversionList(conversions, path, field, ctx), engine.files);
-  return operationWrites(
-    operations,
-    at,
-    ctx.output,
-    [],
-    defaultTable,
-    true,
+  return operationWrites(operations, at, ctx.output, [], {
+    entity: defaultTable,
+    firstPage: true,
     field,
     ctx,
     convert,
-    file.definition,
-  );
+    fn: file.definition,
+  });
 }
 
 type Convert = (
@@ -104,18 +102,25 @@ type Convert = (
   at: PropertyPath,
 ) => Promise<void>;
 
+/** What every operation of a list shares: where it writes by default, and how it evaluates. */
+interface OperationScope {
+  /** The default table. */
+  readonly entity: string;
+  readonly firstPage: boolean;
+  readonly field: Field;
+  readonly ctx: Record<string, unknown>;
+  readonly convert: Convert;
+  readonly fn: FunctionDefinition;
+}
+
 async function operationWrites(
   operations: readonly Operation[],
   at: PropertyPath,
   output: unknown,
   records: readonly unknown[],
-  entity: string,
-  firstPage: boolean,
-  field: Field,
-  ctx: Record<string, unknown>,
-  convert: Convert,
-  fn: FunctionDefinition,
+  scope: OperationScope,
 ): Promise<StagedWrite[]> {
+  const { entity, firstPage, field, ctx, convert, fn } = scope;
   const writes: StagedWrite[] = [];
   for (const [i, op] of operations.entries()) {
     const path = [...at, i];

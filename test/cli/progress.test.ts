@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { interruptedSummary } from '../../src/cli/commands/sync.js';
 import { QUIET_INTERVAL_MS, shouldLogPage } from '../../src/cli/progress.js';
+import { interruptedSummary } from '../../src/cli/sync-summary.js';
 import { duration } from '../../src/cli/trace.js';
 import { runCli, startCli } from '../helpers/cli.js';
 import { json, testServer } from '../helpers/http-server.js';

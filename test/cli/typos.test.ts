@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { oauthState } from '../../src/cli/commands/credentials.js';
+import { oauthState } from '../../src/cli/oauth-state.js';
 import { runCli } from '../helpers/cli.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { datasource } from '../helpers/sync.js';

@@ -7,9 +7,10 @@ import { CredentialError } from '../../errors/credential-error.js';
 import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { openCredentials } from '../credentials.js';
+import { oauthState } from '../oauth-state.js';
 import { readSecret } from '../read-secret.js';
 import { solutionDir } from '../solution-dir.js';
-import { oauthState, type RemoteOptions, type SetOptions } from './credentials.js';
+import type { RemoteOptions, SetOptions } from './credentials.js';
 
 // `restfn credentials ...` and `restfn login` (loaded when a command runs; the options are in credentials.ts).
 

@@ -1,6 +1,5 @@
 import { type Command, Option } from 'commander';
 import { DEFAULT_REDIRECT } from '../../auth/login-defaults.js';
-import type { OAuthCredential } from '../../auth/store.js';
 
 /** `--server [url]`: manage the platform's credentials of the solution instead of the local ones. */
 export interface RemoteOptions {
@@ -99,12 +98,4 @@ export function registerCredentials(program: Command): void {
       const { logIn } = await import('./credentials-action.js');
       await logIn(key, options);
     });
-}
-
-/** What `credentials list` says about an OAuth credential (pure, so the wording is tested once). */
-export function oauthState(grant: OAuthCredential['grantType'] | undefined, hasToken: boolean): string {
-  if (grant === 'client_credentials')
-    return hasToken ? 'client credentials: token cached' : 'client credentials: no login needed';
-  if (hasToken) return 'logged in';
-  return grant === undefined ? 'no token' : 'no token: restfn login';
 }

@@ -11,8 +11,9 @@ import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
 import { openStore } from '../store-path.js';
 import { blockingErrors } from '../sync-plan.js';
+import { interruptedSummary } from '../sync-summary.js';
 import { trace } from '../trace.js';
-import { interruptedSummary, type SyncOptions } from './sync.js';
+import type { SyncOptions } from './sync.js';
 
 /** `restfn sync` (loaded when the command runs; its options are in sync.ts). */
 export async function sync(names: string[], options: SyncOptions): Promise<void> {

@@ -1,7 +1,5 @@
-import type { ErrorHandler } from '../definition/schema/index.js';
 import type { PropertyPath } from '../definition/yaml-file.js';
 import { localize } from '../errors/localize.js';
-import { isTruthy } from '../expression/evaluate.js';
 import {
   type CallError,
   NetworkError,
@@ -9,55 +7,14 @@ import {
   ResponseFormatError,
   TimeoutError,
 } from '../http/errors.js';
-import { Stage, type StagedWrite, toRow } from '../local/stage.js';
+import { type StagedWrite, toRow } from '../local/stage.js';
 import type { ExecutionContext } from './context.js';
+import type { Engine, FunctionFile } from './engine.js';
 import type { Field } from './field.js';
+import type { Verdict } from './judge.js';
 import { maskJson, maskText } from './mask.js';
-import type { Engine, FunctionFile } from './pipeline.js';
 import { responseInput, unwrapResult } from './transform-input.js';
 import { asList, planOperations } from './writes.js';
-
-/** Whether a result is an error, and which handler said so (spec 7.1). */
-export interface Verdict {
-  readonly isError: boolean;
-  readonly handler?: ErrorHandler;
-  readonly index?: number;
-}
-
-/**
- * The `error` handlers, top to bottom, on every result: the first whose `when` holds decides that
- * it is an error. A handler without `when` is the provider's default check. With no match, the
- * default check alone decides (a failure to get a response, or a status of 400 and above).
- */
-export async function judge(
-  handlers: readonly ErrorHandler[],
-  defaultFailed: boolean,
-  ctx: ExecutionContext,
-  field: Field,
-): Promise<Verdict> {
-  for (const [index, handler] of handlers.entries()) {
-    const matches =
-      handler.when === undefined
-        ? defaultFailed
-        : isTruthy(await field(['error', index, 'when'], handler.when, ctx));
-    if (matches) return { isError: true, handler, index };
-  }
-  return { isError: defaultFailed };
-}
-
-/** A matched handler's `retry`, evaluated: delay in ms (default 1000), maxRetries (default 3). */
-export async function handlerRetry(verdict: Verdict, ctx: ExecutionContext, field: Field) {
-  const retry = verdict.handler?.retry;
-  if (!retry) return undefined;
-  const at = ['error', verdict.index!, 'retry'];
-  const delayMs = retry.delay === undefined ? 1000 : Number(await field([...at, 'delay'], retry.delay, ctx));
-  const maxRetries =
-    retry.maxRetries === undefined ? 3 : Number(await field([...at, 'maxRetries'], retry.maxRetries, ctx));
-  return {
-    delayMs: Number.isFinite(delayMs) ? delayMs : 1000,
-    maxRetries: Number.isFinite(maxRetries) ? maxRetries : 0,
-  };
-}
 
 const DETAILS_LIMIT = 2000;
 
@@ -66,20 +23,23 @@ const DETAILS_LIMIT = 2000;
  * else the provider's), the handler's error-table operations written at once (default table
  * `{entity}_error`), and an alert when the handler asks for one or no custom handler matched.
  */
-export async function reportFailure(
-  engine: Engine,
-  file: FunctionFile,
-  ctx: ExecutionContext,
-  verdict: Verdict,
-  error: CallError,
-  field: Field,
+export async function reportFailure(report: {
+  readonly engine: Engine;
+  readonly file: FunctionFile;
+  readonly ctx: ExecutionContext;
+  readonly verdict: Verdict;
+  readonly error: CallError;
+  readonly field: Field;
   /**
    * The credential values of the failed call: masked in the texts shown to the user and in the
    * records the handler writes (a handler logging `@ctx.response.body` must not store an echoed
    * token in clear).
    */
-  secrets: readonly string[] = [],
-): Promise<void> {
+  readonly secrets: readonly string[];
+  /** Writes the handler's error-table records; absent where there are no local tables (the platform). */
+  readonly writeErrorTables: ((writes: readonly StagedWrite[]) => void) | undefined;
+}): Promise<void> {
+  const { engine, file, ctx, verdict, error, field, secrets, writeErrorTables } = report;
   const mask = (text: string) => maskText(text, secrets);
   const handler = verdict.handler;
   const at: PropertyPath = ['error', verdict.index ?? 0];
@@ -109,8 +69,7 @@ export async function reportFailure(
   error.report({ details, detailsFrom: handler?.details !== undefined ? 'handler' : 'response' });
 
   const entity = typeof ctx.entity === 'string' ? ctx.entity : file.name;
-  const store = engine.store;
-  if (handler?.operations?.length && store) {
+  if (handler?.operations?.length && writeErrorTables) {
     const operations = handler.operations;
     await guarded(async () => {
       const writes = await planOperations(
@@ -121,18 +80,18 @@ export async function reportFailure(
         [...at, 'operations'],
         `${entity}_error`,
       );
-      Stage.apply(store, maskedWrites(writes, secrets));
+      writeErrorTables(maskedWrites(writes, secrets));
     });
   }
   // The older form of an error-table write: `transform` gives the record(s), `table` the table.
-  if (handler?.transform !== undefined && store) {
+  if (handler?.transform !== undefined && writeErrorTables) {
     const { table, transform } = handler;
     await guarded(async () => {
       const into =
         table === undefined ? `${entity}_error` : String(await field([...at, 'table'], table, ctx));
       const records = asList(await field([...at, 'transform'], transform, ctx.output, true));
       const rows = records.map((r) => toRow(r));
-      Stage.apply(store, maskedWrites([{ kind: 'rows', table: into, merge: true, rows }], secrets));
+      writeErrorTables(maskedWrites([{ kind: 'rows', table: into, merge: true, rows }], secrets));
     });
   }
   // The older `errorTransform`: its result is what the failed function gives back (`error.output`).

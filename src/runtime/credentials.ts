@@ -1,0 +1,67 @@
+import { CredentialError } from '../errors/credential-error.js';
+import { printable } from '../errors/printable.js';
+import { type AbortLike, toSignal } from '../http/abort.js';
+import type { PlacedValue } from '../http/build-request.js';
+import { headerValueProblem } from '../http/header-text.js';
+import type { Engine } from './engine.js';
+import { credentialTexts } from './mask.js';
+import type { ResolvedParameter } from './parameters.js';
+
+/**
+ * Credential parameters become the values the provider gives for them; the rest pass through. With
+ * `refresh`, OAuth credentials are asked for a fresh token (a 401 retry).
+ */
+export async function applyCredentials(
+  engine: Engine,
+  parameters: readonly ResolvedParameter[],
+  options: {
+    readonly signal: AbortLike | undefined;
+    /** A 401 retry: OAuth credentials are asked for a fresh token. */
+    readonly refresh?: boolean;
+    /** `useLocalCall`: the device makes the call, where only OAuth is available (spec 5). */
+    readonly localCall?: boolean;
+  },
+): Promise<{ placed: PlacedValue[]; secrets: string[] }> {
+  const { signal, refresh = false, localCall = false } = options;
+  const placed: PlacedValue[] = [];
+  const secrets: string[] = [];
+  for (const p of parameters) {
+    if (!p.credential) {
+      placed.push(p);
+      continue;
+    }
+    // Spec 5: a local call is made by the device itself, where only OAuth is available.
+    if (localCall && p.credential !== 'oauth') {
+      throw new CredentialError(
+        'LOCAL_CALL_CREDENTIAL',
+        `parameter '${p.name}' needs a ${p.credential} credential, which a local call (useLocalCall: true) cannot use: only OAuth works on the device`,
+      );
+    }
+    const key = String(p.value);
+    const request = { parameter: p.name, kind: p.credential, key, location: p.location };
+    const applied = await engine.credentials.apply(
+      { ...request, refresh: refresh && p.credential === 'oauth' },
+      toSignal(signal),
+    );
+    for (const v of applied.values) {
+      if (v.location === 'header') checkCredentialHeader(p.name, key, v.value);
+      placed.push({ ...v, secret: true });
+      secrets.push(...credentialTexts(v.value));
+    }
+  }
+  return { placed, secrets };
+}
+
+/**
+ * A stored value a header cannot carry (a pasted line break) is the credential's fault, not the
+ * caller's: say which credential and how to fix it, without naming any of its characters.
+ */
+function checkCredentialHeader(parameter: string, key: string, value: string): void {
+  const problem = headerValueProblem(value);
+  if (!problem) return;
+  throw new CredentialError(
+    'CREDENTIAL_VALUE',
+    `credential '${printable(key)}' for header parameter '${printable(parameter)}' holds a ${problem.kind}, which a header cannot carry; store it again without it ('restfn credentials set ${printable(key)}')`,
+    key,
+  );
+}
