@@ -1,14 +1,10 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+
 import { describe, expect, it } from 'vitest';
-import { loadSolution } from '../../src/definition/solution.js';
 import { isTempId } from '../../src/expression/functions.js';
-import { LocalStore } from '../../src/local/store.js';
-import { createRuntime } from '../../src/runtime/runtime.js';
-import { recordingClock } from '../helpers/clock.js';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { customersApi, queueSolution, screen } from '../helpers/queue.js';
+import { secretRuntime } from '../helpers/secret-runtime.js';
 import { syncSetup } from '../helpers/sync.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
@@ -382,25 +378,13 @@ options:
     name: =@ctx.record.name
 `,
     });
-    const file = join(root, '.restfn', 'local.db');
-    const store = new LocalStore(file);
-    const runtime = createRuntime(loadSolution(root), {
-      store,
-      clock: recordingClock(),
-      credentials: {
-        apply: async (r) => ({ values: [{ name: r.parameter, location: r.location, value: secret }] }),
-      },
-    });
+    const { runtime, store, close, bytes: storedBytes } = secretRuntime(root, secret);
     const result = await runtime.action('save');
     expect(result.command?.state).toBe('failed');
     expect(server.requests[0]?.headers['x-api-key']).toBe(secret);
     const shown = JSON.stringify([result, runtime.queuedCommands(), store.rows('things_error')]);
-    await runtime.close();
-    store.close();
-    const bytes = [file, `${file}-wal`]
-      .filter((f) => existsSync(f))
-      .map((f) => readFileSync(f).toString('latin1') + readFileSync(f).toString('utf8'))
-      .join('\n');
+    await close();
+    const bytes = storedBytes();
     for (const form of encodings(secret)) {
       expect(shown).not.toContain(form);
       expect(bytes).not.toContain(form);

@@ -1,13 +1,9 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+
 import { describe, expect, it } from 'vitest';
-import { loadSolution } from '../../src/definition/solution.js';
-import { LocalStore } from '../../src/local/store.js';
-import { createRuntime } from '../../src/runtime/runtime.js';
-import { recordingClock } from '../helpers/clock.js';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { customersApi, queueSolution, screen } from '../helpers/queue.js';
+import { secretRuntime } from '../helpers/secret-runtime.js';
 import { syncSetup } from '../helpers/sync.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
@@ -44,6 +40,17 @@ options:
     text: =@ctx.record.text
 `,
 });
+
+/** The customers API's PATCH function with something more (`operations:`, `error:`). */
+function updateFunction(url: string, more: string): string {
+  return `provider: DATA_PROVIDER_REST
+method: PATCH
+url: ${url}/customers/{id}
+parameters:
+  id: { location: path, type: string, required: true }
+  name: { location: body, type: string }
+${more}`;
+}
 
 async function setup(extra: (url: string) => Record<string, string> = () => ({})) {
   const api = await customersApi();
@@ -148,22 +155,10 @@ describe('queue: temporary ids and references', () => {
 describe('queue: after the service accepted', () => {
   it("a failure in the function's own operations leaves the command done (not sent again), with LOCAL_WRITE_FAILED", async () => {
     const { api, runtime } = await setup((url) => ({
-      'functions/rest-update-customer.platform': `provider: DATA_PROVIDER_REST
-method: PATCH
-url: ${url}/customers/{id}
-parameters:
-  id:
-    location: path
-    type: string
-    required: true
-  name:
-    location: body
-    type: string
-operations:
-  - type: operation.upsert-merge
-    table: customers
-    records: =$error('the operation cannot be built')
-`,
+      'functions/rest-update-customer.platform': updateFunction(
+        url,
+        "operations:\n  - type: operation.upsert-merge\n    table: customers\n    records: =$error('the operation cannot be built')\n",
+      ),
     }));
     api.customers.set('c-1', { id: 'c-1', name: 'Ada' });
     await runtime.sync('customers');
@@ -179,23 +174,10 @@ operations:
 describe('queue: error handlers', () => {
   it("a handler's retries are spent by the call: the command then fails, and a later push does not start them again", async () => {
     const { api, runtime } = await setup((url) => ({
-      'functions/rest-update-customer.platform': `provider: DATA_PROVIDER_REST
-method: PATCH
-url: ${url}/customers/{id}
-parameters:
-  id:
-    location: path
-    type: string
-    required: true
-  name:
-    location: body
-    type: string
-error:
-  - when: =@ctx.response.status = 409
-    retry:
-      delay: 10
-      maxRetries: 2
-`,
+      'functions/rest-update-customer.platform': updateFunction(
+        url,
+        'error:\n  - when: =@ctx.response.status = 409\n    retry:\n      delay: 10\n      maxRetries: 2\n',
+      ),
     }));
     api.customers.set('c-1', { id: 'c-1', name: 'Ada' });
     await runtime.sync('customers');
@@ -243,25 +225,13 @@ options:
     name: thing
 `,
     });
-    const file = join(root, '.restfn', 'local.db');
-    const store = new LocalStore(file);
-    const runtime = createRuntime(loadSolution(root), {
-      store,
-      clock: recordingClock(),
-      credentials: {
-        apply: async (r) => ({ values: [{ name: r.parameter, location: r.location, value: secret }] }),
-      },
-    });
+    const { runtime, store, close, bytes: storedBytes } = secretRuntime(root, secret);
     const result = await runtime.action('save');
     expect(result.command?.state).toBe('failed');
     const [row] = store.rows('things_error');
     expect(row).toMatchObject({ id: result.command!.id, body: { error: 'bad key', echo: '***' } });
-    await runtime.close();
-    store.close();
-    const bytes = [file, `${file}-wal`]
-      .filter((f) => existsSync(f))
-      .map((f) => readFileSync(f).toString('latin1') + readFileSync(f).toString('utf8'))
-      .join('\n');
+    await close();
+    const bytes = storedBytes();
     for (const form of encodings(secret)) {
       expect(JSON.stringify(row)).not.toContain(form);
       expect(bytes).not.toContain(form);
