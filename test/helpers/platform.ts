@@ -20,6 +20,7 @@ export interface PlatformProcess {
 
 export interface ApiAnswer {
   readonly status: number;
+  // biome-ignore lint/suspicious/noExplicitAny: tests read answers of every shape
   readonly body: any;
   readonly text: string;
   readonly headers: Headers;

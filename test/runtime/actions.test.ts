@@ -1,4 +1,3 @@
-
 import { describe, expect, it } from 'vitest';
 import { isTempId } from '../../src/expression/functions.js';
 import { encodings } from '../helpers/encodings.js';

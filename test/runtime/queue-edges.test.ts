@@ -1,4 +1,3 @@
-
 import { describe, expect, it } from 'vitest';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
