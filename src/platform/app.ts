@@ -83,7 +83,8 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
     if (req.routeOptions.config.permission === undefined) return;
     const token = bearerToken(req.headers.authorization);
     if (!token) throw new PlatformError('AUTH_REQUIRED', 'send an API token: Authorization: Bearer <token>');
-    const found = await ctx.store.tokenByHash(hashToken(token));
+    const hash = hashToken(token);
+    const found = await ctx.tokens.get(hash, () => ctx.store.tokenByHash(hash));
     if (!found) throw new PlatformError('AUTH_REQUIRED', 'the API token is unknown or revoked');
     req.user = found.user;
   });

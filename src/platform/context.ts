@@ -1,7 +1,9 @@
 import type { FastifyRequest } from 'fastify';
+import type { AuditLog } from './audit-log.js';
 import type { Permission } from './auth/authorize.js';
 import type { Runtimes } from './runtimes.js';
-import type { AuditEntry, PlatformStore, UserRecord } from './store/types.js';
+import type { AuditEntry, PlatformStore, TokenRecord, UserRecord, VersionRecord } from './store/types.js';
+import type { TtlCache } from './ttl-cache.js';
 import type { Vault } from './vault/vault.js';
 
 /** What every route works with: one per server process. */
@@ -10,6 +12,11 @@ export interface PlatformContext {
   readonly store: PlatformStore;
   readonly vault: Vault;
   readonly runtimes: Runtimes;
+  readonly auditLog: AuditLog;
+  /** Token hash → its live token and user; cleared by any change to users or tokens here. */
+  readonly tokens: TtlCache<string, { token: TokenRecord; user: UserRecord } | undefined>;
+  /** Solution → its current version; cleared for a solution when it is published here. */
+  readonly versions: TtlCache<string, VersionRecord | undefined>;
   /** Records one audited event (never a value: who, what, where, outcome). */
   audit(req: FastifyRequest, entry: Omit<AuditEntry, 'at' | 'actor'>): Promise<void>;
 }

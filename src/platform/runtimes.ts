@@ -5,7 +5,8 @@ import type { AddressGuard } from '../http/address-guard.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { PlatformError } from './errors.js';
 import { materialise } from './publish.js';
-import type { PlatformStore } from './store/types.js';
+import type { PlatformStore, VersionRecord } from './store/types.js';
+import type { TtlCache } from './ttl-cache.js';
 import type { Vault } from './vault/vault.js';
 
 /** How long a replaced version's runtime stays open for executions still running on it. */
@@ -26,12 +27,15 @@ export class Runtimes {
       readonly store: PlatformStore;
       readonly vault: Vault;
       readonly guardFor: (solution: string) => AddressGuard | undefined;
+      readonly versions: TtlCache<string, VersionRecord | undefined>;
     },
   ) {}
 
   /** The runtime of the solution's current version. */
   async get(solution: string): Promise<{ runtime: Runtime; version: number }> {
-    const latest = await this.options.store.currentVersion(solution);
+    const latest = await this.options.versions.get(solution, () =>
+      this.options.store.currentVersion(solution),
+    );
     if (!latest) {
       throw new PlatformError(
         'SOLUTION_NOT_PUBLISHED',

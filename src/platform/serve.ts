@@ -3,16 +3,24 @@ import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { UsageError } from '../errors/restfn-error.js';
 import { buildApp } from './app.js';
+import { AuditLog } from './audit-log.js';
 import { hashToken, newToken } from './auth/tokens.js';
 import type { PlatformContext } from './context.js';
 import { Runtimes } from './runtimes.js';
 import { platformGuard } from './ssrf.js';
 import { SqlitePlatformStore } from './store/sqlite/store.js';
 import type { PlatformStore } from './store/types.js';
+import { TtlCache } from './ttl-cache.js';
 import { loadMasterKey } from './vault/master-key.js';
 import { Vault } from './vault/vault.js';
 
 export const ADMIN_TOKEN_ENV = 'RESTFN_ADMIN_TOKEN';
+
+/**
+ * How long a token's user or a solution's current version is taken from memory. Changes made
+ * through this process apply at once; this bounds how late another process's change is seen.
+ */
+const CACHE_TTL_MS = 1000;
 
 export interface ServeOptions {
   /** @default '127.0.0.1' */
@@ -58,7 +66,11 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
   try {
     const adminToken = await ensureAdmin(store, env);
     const vault = new Vault(store, key);
+    const auditLog = new AuditLog(store);
+    const tokens = new TtlCache<string, Awaited<ReturnType<PlatformStore['tokenByHash']>>>(CACHE_TTL_MS);
+    const versions = new TtlCache<string, Awaited<ReturnType<PlatformStore['currentVersion']>>>(CACHE_TTL_MS);
     const runtimes = new Runtimes({
+      versions,
       dataDir,
       store,
       vault,
@@ -73,8 +85,11 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       store,
       vault,
       runtimes,
-      audit: (req, entry) =>
-        store.audit({ ...entry, at: new Date().toISOString(), actor: req.user?.name ?? 'anonymous' }),
+      auditLog,
+      tokens,
+      versions,
+      audit: async (req, entry) =>
+        auditLog.record({ ...entry, at: new Date().toISOString(), actor: req.user?.name ?? 'anonymous' }),
     };
     let closing: Promise<void> | undefined;
     const app = await buildApp(ctx, {
@@ -100,6 +115,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
         ]);
         clearTimeout(timer);
         await runtimes.close();
+        await auditLog.flush();
         await store.close();
       })();
       return closing;

@@ -93,6 +93,7 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
         return reply.status(200).send({ solution, version: current.version, unchanged: true, findings });
       }
       const version = await ctx.store.addVersion(solution, files, req.user.name, digest);
+      ctx.versions.delete(solution);
       await audited('ok', `version ${version.version}`);
       return reply.status(201).send({ solution, version: version.version, unchanged: false, findings });
     },
@@ -110,6 +111,6 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
         },
       },
     },
-    async (req) => ({ entries: await ctx.store.listAudit(req.params.solution, req.query.limit ?? 100) }),
+    async (req) => ({ entries: await ctx.auditLog.list(req.params.solution, req.query.limit ?? 100) }),
   );
 }

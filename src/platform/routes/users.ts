@@ -55,6 +55,7 @@ export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
         solutions,
         passwordHash: password === undefined ? null : await hashPassword(password),
       });
+      ctx.tokens.clear();
       await ctx.audit(req, {
         solution: null,
         action: 'user.add',
@@ -118,6 +119,7 @@ export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
         throw new PlatformError('TOKEN_NOT_FOUND', `user '${owner.name}' has no token ${req.params.id}`);
       }
       const revoked = await ctx.store.revokeToken(req.params.id);
+      ctx.tokens.clear();
       await ctx.audit(req, {
         solution: null,
         action: 'token.revoke',

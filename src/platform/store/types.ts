@@ -109,7 +109,8 @@ export interface PlatformStore {
   ): Promise<void>;
 
   // Audit.
-  audit(entry: AuditEntry): Promise<void>;
+  /** Appends entries, in one transaction. */
+  audit(entries: readonly AuditEntry[]): Promise<void>;
   listAudit(solution: string, limit: number): Promise<AuditEntry[]>;
 
   close(): Promise<void>;

@@ -18,6 +18,7 @@ import { MIGRATIONS } from './migrations.js';
  */
 export class SqlitePlatformStore implements PlatformStore {
   private readonly db: Database.Database;
+  private readonly statements = new Map<string, Database.Statement>();
 
   constructor(dataDir: string) {
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
@@ -25,59 +26,64 @@ export class SqlitePlatformStore implements PlatformStore {
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('foreign_keys = ON');
     this.db.pragma('busy_timeout = 5000');
+    // WAL with NORMAL: a commit does not wait for fsync (the file stays consistent; a power cut may
+    // lose the last moments' audit lines). FULL made every execution wait for the disk.
+    this.db.pragma('synchronous = NORMAL');
     // Deleted credential rows are overwritten, not left in free pages of the file.
     this.db.pragma('secure_delete = ON');
     migrate(this.db);
   }
 
   async countAdmins(): Promise<number> {
-    return (this.db.prepare(`SELECT count(*) AS n FROM users WHERE role = 'admin'`).get() as { n: number }).n;
+    return (this.sql(`SELECT count(*) AS n FROM users WHERE role = 'admin'`).get() as { n: number }).n;
   }
 
   async createUser(user: Omit<UserRecord, 'created'>): Promise<UserRecord> {
     const created = now();
     this.db.transaction(() => {
-      this.db
-        .prepare('INSERT INTO users (id, name, role, password_hash, created) VALUES (?, ?, ?, ?, ?)')
-        .run(user.id, user.name, user.role, user.passwordHash, created);
+      this.sql('INSERT INTO users (id, name, role, password_hash, created) VALUES (?, ?, ?, ?, ?)').run(
+        user.id,
+        user.name,
+        user.role,
+        user.passwordHash,
+        created,
+      );
       for (const s of user.solutions)
-        this.db
-          .prepare('INSERT OR IGNORE INTO memberships (user_id, solution) VALUES (?, ?)')
-          .run(user.id, s);
+        this.sql('INSERT OR IGNORE INTO memberships (user_id, solution) VALUES (?, ?)').run(user.id, s);
     })();
     return { ...user, created };
   }
 
   async userByName(name: string): Promise<UserRecord | undefined> {
-    return this.user(this.db.prepare('SELECT * FROM users WHERE name = ?').get(name) as UserRow | undefined);
+    return this.user(this.sql('SELECT * FROM users WHERE name = ?').get(name) as UserRow | undefined);
   }
 
   async userById(id: string): Promise<UserRecord | undefined> {
-    return this.user(this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined);
+    return this.user(this.sql('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined);
   }
 
   async listUsers(): Promise<UserRecord[]> {
-    return (this.db.prepare('SELECT * FROM users ORDER BY name').all() as UserRow[]).map(
-      (r) => this.user(r)!,
-    );
+    return (this.sql('SELECT * FROM users ORDER BY name').all() as UserRow[]).map((r) => this.user(r)!);
   }
 
   async addMembership(userId: string, solution: string): Promise<void> {
-    this.db
-      .prepare('INSERT OR IGNORE INTO memberships (user_id, solution) VALUES (?, ?)')
-      .run(userId, solution);
+    this.sql('INSERT OR IGNORE INTO memberships (user_id, solution) VALUES (?, ?)').run(userId, solution);
   }
 
   async createToken(token: Omit<TokenRecord, 'created' | 'revoked'>, hash: string): Promise<TokenRecord> {
     const created = now();
-    this.db
-      .prepare('INSERT INTO tokens (id, user_id, name, hash, created) VALUES (?, ?, ?, ?, ?)')
-      .run(token.id, token.userId, token.name, hash, created);
+    this.sql('INSERT INTO tokens (id, user_id, name, hash, created) VALUES (?, ?, ?, ?, ?)').run(
+      token.id,
+      token.userId,
+      token.name,
+      hash,
+      created,
+    );
     return { ...token, created, revoked: null };
   }
 
   async tokenByHash(hash: string): Promise<{ token: TokenRecord; user: UserRecord } | undefined> {
-    const row = this.db.prepare('SELECT * FROM tokens WHERE hash = ? AND revoked IS NULL').get(hash) as
+    const row = this.sql('SELECT * FROM tokens WHERE hash = ? AND revoked IS NULL').get(hash) as
       | TokenRow
       | undefined;
     if (!row) return undefined;
@@ -87,13 +93,13 @@ export class SqlitePlatformStore implements PlatformStore {
 
   async listTokens(userId: string): Promise<TokenRecord[]> {
     return (
-      this.db.prepare('SELECT * FROM tokens WHERE user_id = ? ORDER BY created').all(userId) as TokenRow[]
+      this.sql('SELECT * FROM tokens WHERE user_id = ? ORDER BY created').all(userId) as TokenRow[]
     ).map(token);
   }
 
   async revokeToken(id: string): Promise<TokenRecord | undefined> {
-    this.db.prepare('UPDATE tokens SET revoked = ? WHERE id = ? AND revoked IS NULL').run(now(), id);
-    const row = this.db.prepare('SELECT * FROM tokens WHERE id = ?').get(id) as TokenRow | undefined;
+    this.sql('UPDATE tokens SET revoked = ? WHERE id = ? AND revoked IS NULL').run(now(), id);
+    const row = this.sql('SELECT * FROM tokens WHERE id = ?').get(id) as TokenRow | undefined;
     return row && token(row);
   }
 
@@ -106,14 +112,12 @@ export class SqlitePlatformStore implements PlatformStore {
     const created = now();
     // IMMEDIATE: the next number is read and written under one write lock.
     const add = this.db.transaction(() => {
-      const { n } = this.db
-        .prepare('SELECT coalesce(max(version), 0) + 1 AS n FROM versions WHERE solution = ?')
-        .get(solution) as { n: number };
-      this.db
-        .prepare(
-          'INSERT INTO versions (solution, version, created, created_by, digest, files) VALUES (?, ?, ?, ?, ?, ?)',
-        )
-        .run(solution, n, created, by, digest, JSON.stringify(files));
+      const { n } = this.sql(
+        'SELECT coalesce(max(version), 0) + 1 AS n FROM versions WHERE solution = ?',
+      ).get(solution) as { n: number };
+      this.sql(
+        'INSERT INTO versions (solution, version, created, created_by, digest, files) VALUES (?, ?, ?, ?, ?, ?)',
+      ).run(solution, n, created, by, digest, JSON.stringify(files));
       return n;
     });
     const version = add.immediate();
@@ -121,75 +125,65 @@ export class SqlitePlatformStore implements PlatformStore {
   }
 
   async currentVersion(solution: string): Promise<VersionRecord | undefined> {
-    const row = this.db
-      .prepare(
-        'SELECT solution, version, created, created_by, digest FROM versions WHERE solution = ? ORDER BY version DESC LIMIT 1',
-      )
-      .get(solution) as VersionRow | undefined;
+    const row = this.sql(
+      'SELECT solution, version, created, created_by, digest FROM versions WHERE solution = ? ORDER BY version DESC LIMIT 1',
+    ).get(solution) as VersionRow | undefined;
     return row && version(row);
   }
 
   async versionFiles(solution: string, v: number): Promise<Record<string, string> | undefined> {
-    const row = this.db
-      .prepare('SELECT files FROM versions WHERE solution = ? AND version = ?')
-      .get(solution, v) as { files: string } | undefined;
+    const row = this.sql('SELECT files FROM versions WHERE solution = ? AND version = ?').get(solution, v) as
+      | { files: string }
+      | undefined;
     return row && (JSON.parse(row.files) as Record<string, string>);
   }
 
   async listSolutions(): Promise<VersionRecord[]> {
     return (
-      this.db
-        .prepare(
-          `SELECT solution, version, created, created_by, digest FROM versions v
+      this.sql(
+        `SELECT solution, version, created, created_by, digest FROM versions v
            WHERE version = (SELECT max(version) FROM versions WHERE solution = v.solution) ORDER BY solution`,
-        )
-        .all() as VersionRow[]
+      ).all() as VersionRow[]
     ).map(version);
   }
 
   async putCredential(row: CredentialRow): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT INTO credentials (solution, key, kind, meta, key_id, wrapped_key, data, updated, updated_by)
+    this.sql(
+      `INSERT INTO credentials (solution, key, kind, meta, key_id, wrapped_key, data, updated, updated_by)
          VALUES (@solution, @key, @kind, @meta, @keyId, @wrappedKey, @data, @updated, @updatedBy)
          ON CONFLICT (solution, key) DO UPDATE SET kind = excluded.kind, meta = excluded.meta,
            key_id = excluded.key_id, wrapped_key = excluded.wrapped_key, data = excluded.data,
            updated = excluded.updated, updated_by = excluded.updated_by`,
-      )
-      .run({ ...row, meta: JSON.stringify(row.meta) });
+    ).run({ ...row, meta: JSON.stringify(row.meta) });
   }
 
   async getCredential(solution: string, key: string): Promise<CredentialRow | undefined> {
-    const row = this.db
-      .prepare('SELECT * FROM credentials WHERE solution = ? AND key = ?')
-      .get(solution, key) as CredentialDbRow | undefined;
+    const row = this.sql('SELECT * FROM credentials WHERE solution = ? AND key = ?').get(solution, key) as
+      | CredentialDbRow
+      | undefined;
     return row && credential(row);
   }
 
   async listCredentials(solution: string): Promise<CredentialRow[]> {
     return (
-      this.db
-        .prepare('SELECT * FROM credentials WHERE solution = ? ORDER BY key')
-        .all(solution) as CredentialDbRow[]
+      this.sql('SELECT * FROM credentials WHERE solution = ? ORDER BY key').all(solution) as CredentialDbRow[]
     ).map(credential);
   }
 
   async deleteCredential(solution: string, key: string): Promise<boolean> {
-    return (
-      this.db.prepare('DELETE FROM credentials WHERE solution = ? AND key = ?').run(solution, key).changes > 0
-    );
+    return this.sql('DELETE FROM credentials WHERE solution = ? AND key = ?').run(solution, key).changes > 0;
   }
 
   async allCredentials(): Promise<CredentialRow[]> {
-    return (
-      this.db.prepare('SELECT * FROM credentials ORDER BY solution, key').all() as CredentialDbRow[]
-    ).map(credential);
+    return (this.sql('SELECT * FROM credentials ORDER BY solution, key').all() as CredentialDbRow[]).map(
+      credential,
+    );
   }
 
   async rewrap(
     rows: ReadonlyArray<Pick<CredentialRow, 'solution' | 'key' | 'keyId' | 'wrappedKey'>>,
   ): Promise<void> {
-    const update = this.db.prepare(
+    const update = this.sql(
       'UPDATE credentials SET key_id = @keyId, wrapped_key = @wrappedKey WHERE solution = @solution AND key = @key',
     );
     this.db.transaction(() => {
@@ -197,20 +191,22 @@ export class SqlitePlatformStore implements PlatformStore {
     })();
   }
 
-  async audit(entry: AuditEntry): Promise<void> {
-    this.db
-      .prepare(
-        `INSERT INTO audit (at, actor, solution, action, target, outcome, correlation_id, duration_ms)
+  async audit(entries: readonly AuditEntry[]): Promise<void> {
+    const insert = this.sql(
+      `INSERT INTO audit (at, actor, solution, action, target, outcome, correlation_id, duration_ms)
          VALUES (@at, @actor, @solution, @action, @target, @outcome, @correlationId, @durationMs)`,
-      )
-      .run(entry);
+    );
+    this.db.transaction(() => {
+      for (const entry of entries) insert.run(entry);
+    })();
   }
 
   async listAudit(solution: string, limit: number): Promise<AuditEntry[]> {
     return (
-      this.db
-        .prepare('SELECT * FROM audit WHERE solution = ? ORDER BY seq DESC LIMIT ?')
-        .all(solution, limit) as AuditRow[]
+      this.sql('SELECT * FROM audit WHERE solution = ? ORDER BY seq DESC LIMIT ?').all(
+        solution,
+        limit,
+      ) as AuditRow[]
     ).map((r) => ({
       at: r.at,
       actor: r.actor,
@@ -227,12 +223,20 @@ export class SqlitePlatformStore implements PlatformStore {
     this.db.close();
   }
 
+  /** Prepared once per text: compiling a statement costs more than running it. */
+  private sql(text: string): Database.Statement {
+    let statement = this.statements.get(text);
+    if (!statement) {
+      statement = this.db.prepare(text);
+      this.statements.set(text, statement);
+    }
+    return statement;
+  }
+
   private user(row: UserRow | undefined): UserRecord | undefined {
     if (!row) return undefined;
     const solutions = (
-      this.db
-        .prepare('SELECT solution FROM memberships WHERE user_id = ? ORDER BY solution')
-        .all(row.id) as Array<{
+      this.sql('SELECT solution FROM memberships WHERE user_id = ? ORDER BY solution').all(row.id) as Array<{
         solution: string;
       }>
     ).map((m) => m.solution);

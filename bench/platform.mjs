@@ -1,0 +1,161 @@
+// Issue 14's figure: what the platform adds. The same function (a GET of a 100-item JSON body, with
+// an outputTransform) runs 1) in process through the library, 32 at a time, and 2) through
+// `restfn serve` over HTTP with autocannon at 32 connections, against the same remote server.
+// Reported: throughput platform / library (target >= 0.8) and the p50 the platform adds (< 1 ms).
+import { fork, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { meets, printFigure, QUICK } from './figures.mjs';
+
+const ROOT = join(import.meta.dirname, '..');
+const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+const { loadSolution } = await import(join(ROOT, 'dist', 'definition', 'solution.js'));
+const { createRuntime } = await import(join(ROOT, 'dist', 'runtime', 'runtime.js'));
+
+const CONCURRENCY = 32;
+const REQUESTS = QUICK ? 4_000 : 20_000;
+const WARMUP = QUICK ? 1_000 : 4_000;
+const TOKEN = 'rfn_bench_0123456789abcdefghijklmnopqrstuvwxyz';
+
+const work = mkdtempSync(join(tmpdir(), 'restfn-bench-platform-'));
+const remote = fork(join(import.meta.dirname, 'item-server.mjs'));
+const { port } = await new Promise((resolve) => remote.once('message', resolve));
+const fn = `provider: DATA_PROVIDER_REST
+method: GET
+url: http://127.0.0.1:${port}/things/1
+outputTransform: '{ "count": $count(items), "first": items[0].name }'
+`;
+mkdirSync(join(work, 'crm', 'functions'), { recursive: true });
+writeFileSync(join(work, 'crm', 'functions', 'rest-get-things.platform'), fn);
+
+let server;
+try {
+  // 1. The library in this process, 32 executions in flight at a time.
+  const runtime = createRuntime(loadSolution(join(work, 'crm')));
+  const library = async (count) => {
+    const latencies = [];
+    let next = 0;
+    const started = performance.now();
+    const cpu = process.cpuUsage();
+    await Promise.all(
+      Array.from({ length: CONCURRENCY }, async () => {
+        while (next++ < count) {
+          const t = performance.now();
+          const r = await runtime.execute('rest-get-things');
+          if (r.status !== 'ok' || r.output.count !== 100) throw new Error('unexpected output');
+          latencies.push(performance.now() - t);
+        }
+      }),
+    );
+    const used = process.cpuUsage(cpu);
+    return {
+      perSecond: (count / (performance.now() - started)) * 1000,
+      cpuMs: (used.user + used.system) / 1000 / count,
+      ...percentiles(latencies),
+    };
+  };
+  await library(WARMUP);
+  const inProcess = await library(REQUESTS);
+  await runtime.close();
+
+  // 2. The platform as a subprocess, its default logging on (to a pipe nobody reads).
+  server = spawn(
+    process.execPath,
+    [
+      CLI,
+      'serve',
+      '--port',
+      '0',
+      '--data',
+      join(work, 'data'),
+      '--master-key-file',
+      join(work, 'key'),
+      '--allow-private-targets',
+      '--rate-limit',
+      '100000000',
+    ],
+    { env: { ...process.env, RESTFN_ADMIN_TOKEN: TOKEN }, stdio: ['ignore', 'pipe', 'ignore'] },
+  );
+  const url = await new Promise((resolve, reject) => {
+    let out = '';
+    server.stdout.on('data', (c) => {
+      out += c;
+      const m = /listening on (\S+)/.exec(out);
+      if (m) resolve(m[1]);
+    });
+    server.once('exit', (code) => reject(new Error(`restfn serve exited ${code}`)));
+  });
+  const api = (method, path, body) =>
+    fetch(`${url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }).then((r) => r.json());
+  await api('PUT', '/api/v1/solutions/crm', { files: { 'functions/rest-get-things.platform': fn } });
+  const check = await api('POST', '/api/v1/solutions/crm/functions/rest-get-things/execute', {});
+  if (check.status !== 'ok' || check.output.count !== 100)
+    throw new Error(`platform answered ${JSON.stringify(check)}`);
+  const load = (amount) =>
+    autocannon({
+      url: `${url}/api/v1/solutions/crm/functions/rest-get-things/execute`,
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: '{}',
+      connections: CONCURRENCY,
+      amount,
+    });
+  await load(WARMUP);
+  const started = performance.now();
+  const cpuBefore = cpuOf(server.pid);
+  const result = await load(REQUESTS);
+  const cpuMs = (cpuOf(server.pid) - cpuBefore) / REQUESTS;
+  const seconds = (performance.now() - started) / 1000;
+  if (result.non2xx > 0 || result.errors > 0)
+    throw new Error(`${result.non2xx} non-2xx, ${result.errors} errors`);
+  const platform = { perSecond: REQUESTS / seconds, cpuMs, p50: result.latency.p50, p99: result.latency.p99 };
+
+  const line = (name, r) =>
+    console.log(
+      `${name.padEnd(10)} ${r.perSecond.toFixed(0).padStart(6)}/s  p50 ${r.p50.toFixed(2)} ms  p99 ${r.p99.toFixed(2)} ms`,
+    );
+  console.log(`${REQUESTS} executions, ${CONCURRENCY} at a time, after ${WARMUP} to warm up`);
+  line('library', inProcess);
+  line('platform', platform);
+  const ratio = platform.perSecond / inProcess.perSecond;
+  printFigure({
+    id: 'platform-throughput',
+    label: 'executions/s through restfn serve / the library in process (concurrency 32)',
+    ratio,
+    target: '>= 0.8',
+    met: meets(ratio, '>= 0.8'),
+    // On a machine whose cores the load generator shares, CPU per execution is what the platform costs.
+    detail: `${platform.perSecond.toFixed(0)} vs ${inProcess.perSecond.toFixed(0)} per s; CPU per execution ${(platform.cpuMs / inProcess.cpuMs).toFixed(2)}x (server process vs library process)`,
+  });
+  const added = platform.p50 - inProcess.p50;
+  printFigure({
+    id: 'platform-p50-added',
+    label: 'p50 latency the platform adds, ms (concurrency 32)',
+    ratio: added,
+    target: '< 1',
+    met: meets(added, '< 1'),
+    detail: `p50 ${platform.p50.toFixed(2)} vs ${inProcess.p50.toFixed(2)} ms; p99 ${platform.p99.toFixed(2)} vs ${inProcess.p99.toFixed(2)} ms`,
+  });
+} finally {
+  server?.kill('SIGTERM');
+  remote.kill();
+  rmSync(work, { recursive: true, force: true });
+}
+
+/** CPU time (user + system) of process `pid` so far, in ms: /proc's clock ticks (Linux). */
+function cpuOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+function percentiles(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
+  return { p50: at(0.5), p99: at(0.99) };
+}

@@ -1,0 +1,32 @@
+/**
+ * A small map whose entries expire after `ttlMs`: what the platform looks up on every request
+ * (token → user, solution → current version) without a query each time. Changes made by this
+ * process clear the entries they touch at once; `ttlMs` bounds how long another process's change
+ * (several servers on one database) takes to be seen.
+ */
+export class TtlCache<K, V> {
+  private readonly entries = new Map<K, { value: V; until: number }>();
+
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  async get(key: K, load: () => Promise<V>): Promise<V> {
+    const now = Date.now();
+    const hit = this.entries.get(key);
+    if (hit && hit.until > now) return hit.value;
+    const value = await load();
+    if (this.entries.size >= this.maxEntries) this.entries.clear();
+    this.entries.set(key, { value, until: now + this.ttlMs });
+    return value;
+  }
+
+  delete(key: K): void {
+    this.entries.delete(key);
+  }
+
+  clear(): void {
+    this.entries.clear();
+  }
+}
