@@ -96,4 +96,20 @@ describe('start-up loads only what the command runs', () => {
     for (const heavy of ['oauth4webapi', 'fast-xml-parser', 'quickjs-emscripten-core', 'better-sqlite3'])
       expect(packages).not.toContain(heavy);
   });
+
+  test('run of one GET does not optimise the HTTP parser (WebAssembly tiers up late in the CLI)', async () => {
+    const server = await testServer((_, res) => json(res, 200, { items: [1, 2] }));
+    const root = tempSolution({
+      'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/items\noutputTransform: items\n`,
+    });
+    // V8 prints a line per compiled wasm function on stdout: undici's llhttp is compiled with the
+    // baseline compiler only; with V8's default budget its parser is recompiled by TurboFan at once.
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--trace-wasm-compilation-times', CLI, 'run', 'rest-get-items'],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(stdout).toMatch(/using Liftoff/);
+    expect(stdout).not.toMatch(/using TurboFan/);
+  });
 });
