@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { Agent, type Dispatcher, errors, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import type { OutboundRequest } from './build-request.js';
 import {
   AbortedError,
@@ -12,6 +12,7 @@ import {
 import type { HttpOptions } from './options.js';
 import { readCappedBody } from './read-body.js';
 import { isSensitiveHeader } from './sensitive.js';
+import { Agent, errors, request } from './undici-parts.js';
 
 export interface RawResponse {
   readonly status: number;
