@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { CLI } from '../helpers/cli.js';
@@ -11,6 +11,23 @@ import { tempSolution } from '../helpers/temp-solution.js';
 
 // Start-up is loading modules (issue 11): each command loads what it runs, no more. Counted, not
 // timed: the packages a command imports, recorded by a module resolution hook in the CLI's process.
+// The CLI is a bundle (scripts/build-cli.mjs): a file it loads from dist/bin/ stands for the source
+// modules esbuild put in it, which the build's metafile (dist/bin/meta.json) lists.
+
+const root = join(import.meta.dirname, '..', '..');
+const meta = JSON.parse(readFileSync(join(dirname(CLI), 'meta.json'), 'utf8')) as {
+  outputs: Record<string, { inputs: Record<string, unknown> }>;
+};
+
+/** The source files behind a loaded module: its bundle file's inputs, else the file itself. */
+function sourcesOf(url: string): string[] {
+  if (!url.startsWith('file:')) return [url];
+  const file = relative(root, fileURLToPath(url));
+  if (!file.startsWith(join('dist', 'bin'))) return [file];
+  const output = meta.outputs[file.split('\\').join('/')];
+  if (!output) throw new Error(`${file} is not in dist/bin/meta.json: stale build?`);
+  return Object.keys(output.inputs);
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'restfn-startup-'));
 const hooks = join(dir, 'hooks.mjs');
@@ -43,7 +60,7 @@ process.on('exit', () => {
 async function packagesLoaded(
   args: string[],
   cwd = process.cwd(),
-): Promise<{ packages: Set<string>; stdout: string }> {
+): Promise<{ packages: Set<string>; sources: Set<string>; stdout: string }> {
   const out = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
   writeFileSync(out, '');
   const { stdout } = await promisify(execFile)(
@@ -52,18 +69,27 @@ async function packagesLoaded(
     { cwd, encoding: 'utf8', env: { ...process.env, LOADED_MODULES: out } },
   );
   const packages = new Set<string>();
-  for (const url of readFileSync(out, 'utf8').split('\n')) {
-    const name = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1];
-    if (name) packages.add(name);
+  const sources = new Set<string>();
+  for (const line of readFileSync(out, 'utf8').split('\n')) {
+    if (!line) continue;
+    for (const source of sourcesOf(line.startsWith('/') ? pathToFileURL(line).href : line)) {
+      sources.add(source);
+      const name = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source)?.[1];
+      if (name) packages.add(name);
+    }
   }
-  return { packages, stdout };
+  return { packages, sources, stdout };
 }
 
 describe('start-up loads only what the command runs', () => {
   test('--help loads commander and nothing else', async () => {
-    const { packages, stdout } = await packagesLoaded(['--help']);
+    const { packages, sources, stdout } = await packagesLoaded(['--help']);
     expect(stdout).toContain('Usage: restfn');
     expect([...packages]).toEqual(['commander']);
+    // The bundle's files were mapped back to their sources (the check above cannot pass vacuously).
+    expect(sources).toContain('src/cli/main.ts');
+    expect(sources).toContain('src/cli/commands/run.ts');
+    expect(sources).not.toContain('src/cli/commands/run-action.ts');
   });
 
   test('validate loads no HTTP client, database, OAuth client or XML parser', async () => {
