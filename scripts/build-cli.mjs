@@ -34,7 +34,7 @@ const result = await build({
   banner: {
     js: "import { createRequire as __restfnRequire } from 'node:module'; const require = __restfnRequire(import.meta.url);",
   },
-  plugins: [requiresBundled(['yaml', 'jsonata'])],
+  plugins: [requiresBundled(['yaml', 'jsonata']), llhttpFromPackage()],
   sourcemap: 'linked',
   metafile: true,
   logLevel: 'warning',
@@ -74,6 +74,24 @@ function requiresBundled(names) {
             text: `no createRequire(import.meta.url)('${missing.join("' | '")}') in src/`,
           });
       });
+    },
+  };
+}
+
+/**
+ * undici's HTTP parser, llhttp, is WebAssembly kept as a base64 string in a JavaScript file, in two
+ * builds (with and without SIMD) of 72 KB each. Bundled, both would be read and scanned on every
+ * start of a command that may call; left to `require` from undici's package, only the build undici
+ * picks is read, when it makes its first connection.
+ */
+function llhttpFromPackage() {
+  return {
+    name: 'llhttp-from-package',
+    setup(b) {
+      b.onResolve({ filter: /[/\\]llhttp[/\\]llhttp(_simd)?-wasm\.js$/ }, (args) => ({
+        path: `undici/lib/llhttp/${args.path.split(/[/\\]/).pop()}`,
+        external: true,
+      }));
     },
   };
 }

@@ -49,9 +49,12 @@ writeFileSync(
   `import { appendFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { out: process.env.LOADED_MODULES } });
-// CommonJS modules (require() calls, which the hook does not see) are in require's cache.
+// CommonJS modules (require() calls, which the hook does not see) are in require's cache; Node's
+// built-in modules in process.moduleLoadList.
 process.on('exit', () => {
   appendFileSync(process.env.LOADED_MODULES, Object.keys(createRequire(import.meta.url).cache).join('\\n'));
+  const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule '));
+  appendFileSync(process.env.LOADED_MODULES, '\\n' + builtins.map((m) => 'builtin:' + m.slice(13)).join('\\n'));
 });
 `,
 );
@@ -60,7 +63,7 @@ process.on('exit', () => {
 async function packagesLoaded(
   args: string[],
   cwd = process.cwd(),
-): Promise<{ packages: Set<string>; sources: Set<string>; stdout: string }> {
+): Promise<{ packages: Set<string>; sources: Set<string>; builtins: Set<string>; stdout: string }> {
   const out = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
   writeFileSync(out, '');
   const { stdout } = await promisify(execFile)(
@@ -70,15 +73,20 @@ async function packagesLoaded(
   );
   const packages = new Set<string>();
   const sources = new Set<string>();
+  const builtins = new Set<string>();
   for (const line of readFileSync(out, 'utf8').split('\n')) {
     if (!line) continue;
+    if (line.startsWith('builtin:')) {
+      builtins.add(line.slice('builtin:'.length));
+      continue;
+    }
     for (const source of sourcesOf(line.startsWith('/') ? pathToFileURL(line).href : line)) {
       sources.add(source);
       const name = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source)?.[1];
       if (name) packages.add(name);
     }
   }
-  return { packages, sources, stdout };
+  return { packages, sources, builtins, stdout };
 }
 
 describe('start-up loads only what the command runs', () => {
@@ -111,14 +119,17 @@ describe('start-up loads only what the command runs', () => {
       expect(packages).not.toContain(heavy);
   });
 
-  test('run of a GET without credentials loads no OAuth client, XML parser or database', async () => {
+  test('run of a GET without credentials loads no OAuth client, XML parser, database or HTTP/2 client', async () => {
     const server = await testServer((_, res) => json(res, 200, { items: [1, 2] }));
     const root = tempSolution({
       'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/items\noutputTransform: items\n`,
     });
-    const { packages, stdout } = await packagesLoaded(['run', 'rest-get-items'], root);
+    const { packages, builtins, stdout } = await packagesLoaded(['run', 'rest-get-items'], root);
     expect(JSON.parse(stdout)).toEqual([1, 2]);
     expect(packages).toContain('undici');
+    // undici's HTTP/2 client loads when a connection negotiates HTTP/2 (patches/undici+*.patch).
+    expect(builtins).toContain('net');
+    expect(builtins).not.toContain('http2');
     for (const heavy of ['oauth4webapi', 'fast-xml-parser', 'quickjs-emscripten-core', 'better-sqlite3'])
       expect(packages).not.toContain(heavy);
   });
