@@ -12,6 +12,7 @@ const root = new URL('..', import.meta.url).pathname;
 // Chunk names carry a hash of their content: without this, old chunks would pile up.
 rmSync(new URL('../dist/bin', import.meta.url), { recursive: true, force: true });
 
+const bundledRequires = requiresBundled(['yaml', 'jsonata']);
 const result = await build({
   absWorkingDir: root,
   entryPoints: { restfn: 'src/cli/main.ts' },
@@ -34,11 +35,12 @@ const result = await build({
   banner: {
     js: "import { createRequire as __restfnRequire } from 'node:module'; const require = __restfnRequire(import.meta.url);",
   },
-  plugins: [requiresBundled(['yaml', 'jsonata']), llhttpFromPackage()],
+  plugins: [bundledRequires.plugin, llhttpFromPackage()],
   sourcemap: 'linked',
   metafile: true,
   logLevel: 'warning',
 });
+bundledRequires.check();
 writeFileSync(new URL('../dist/bin/meta.json', import.meta.url), JSON.stringify(result.metafile));
 
 /**
@@ -54,10 +56,10 @@ function requiresBundled(names) {
     `createRequire\\(\\s*import\\.meta\\.url,?\\s*\\)\\(\\s*'(${names.join('|')})'\\s*\\)`,
     'g',
   );
-  return {
+  const seen = new Set();
+  const plugin = {
     name: 'requires-bundled',
     setup(b) {
-      const seen = new Set();
       b.onLoad({ filter: /[/\\]src[/\\].*\.ts$/ }, (args) => {
         const source = readFileSync(args.path, 'utf8');
         const contents = source.replace(call, (_, name) => {
@@ -66,16 +68,15 @@ function requiresBundled(names) {
         });
         return { contents, loader: 'ts' };
       });
-      // A source that stopped loading one of them this way would otherwise go unnoticed.
-      b.onEnd((result) => {
-        const missing = names.filter((name) => !seen.has(name));
-        if (missing.length > 0 && result.errors.length === 0)
-          result.errors.push({
-            text: `no createRequire(import.meta.url)('${missing.join("' | '")}') in src/`,
-          });
-      });
     },
   };
+  // A source that stopped loading one of them this way would otherwise go unnoticed.
+  const check = () => {
+    const missing = names.filter((name) => !seen.has(name));
+    if (missing.length > 0)
+      throw new Error(`build-cli: no createRequire(import.meta.url)('${missing.join("' | '")}') in src/`);
+  };
+  return { plugin, check };
 }
 
 /**
