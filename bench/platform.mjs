@@ -10,7 +10,7 @@ import autocannon from 'autocannon';
 import { meets, printFigure, QUICK } from './figures.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist', 'cli', 'main.js');
+const CLI = join(ROOT, 'dist', 'bin', 'restfn.js');
 const { loadSolution } = await import(join(ROOT, 'dist', 'definition', 'solution.js'));
 const { createRuntime } = await import(join(ROOT, 'dist', 'runtime', 'runtime.js'));
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { interleaved, meets, printFigure, QUICK, ratioOf, timeProcess } from './figures.mjs';
 
 const ROUNDS = Number(process.env.ROUNDS ?? (QUICK ? 5 : 11));
-const cli = new URL('../dist/cli/main.js', import.meta.url).pathname;
+const cli = new URL('../dist/bin/restfn.js', import.meta.url).pathname;
 
 const body = JSON.stringify({ items: Array.from({ length: 20 }, (_, i) => ({ id: i, name: `item ${i}` })) });
 const server = createServer((_req, res) => {

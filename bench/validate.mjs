@@ -18,7 +18,7 @@ try {
     mkdirSync(dir, { recursive: true });
     writeFileSync(join(dir, `rest-get-thing-${i}.platform`), functionFile(i));
   }
-  const cli = new URL('../dist/cli/main.js', import.meta.url).pathname;
+  const cli = new URL('../dist/bin/restfn.js', import.meta.url).pathname;
   const baseline = new URL('./yaml-baseline.mjs', import.meta.url).pathname;
   const samples = await interleaved(
     {

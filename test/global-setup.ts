@@ -14,14 +14,18 @@ function newest(dir: string): number {
 }
 
 /**
- * CLI tests run the built CLI (`dist/`), as users do. `npm test` builds first; a plain `vitest` run
+ * CLI tests run the built CLI (`dist/bin/`, bundled from `src/`), as users do. `npm test` builds first; a plain `vitest` run
  * after editing the sources would test a stale build and could pass for the wrong reason, so the
  * build is redone here whenever a source is newer than it.
  */
 export default function setup(): void {
+  // Both halves of the build: the library (tsc) and the CLI bundle (scripts/build-cli.mjs).
   let built = 0;
   try {
-    built = statSync(join(root, 'dist', 'index.js')).mtimeMs;
+    built = Math.min(
+      statSync(join(root, 'dist', 'index.js')).mtimeMs,
+      statSync(join(root, 'dist', 'bin', 'restfn.js')).mtimeMs,
+    );
   } catch {
     // Not built yet.
   }

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { startDemoApi } from './api/server.mjs';
 
 const solution = fileURLToPath(new URL('.', import.meta.url));
-const cli = fileURLToPath(new URL('../../dist/cli/main.js', import.meta.url));
+const cli = fileURLToPath(new URL('../../dist/bin/restfn.js', import.meta.url));
 // A fresh database each run, in the demo's state folder (git-ignored).
 const db = join(solution, '.restfn', 'demo.db');
 rmSync(db, { force: true });
@@ -80,7 +80,7 @@ try {
   );
   if (!agree) throw new Error('the local row and the remote record differ after the push');
   console.log(
-    `\nThe local database is ${db}; try: node dist/cli/main.js query customers --db ${db} --solution examples/demo`,
+    `\nThe local database is ${db}; try: node dist/bin/restfn.js query customers --db ${db} --solution examples/demo`,
   );
 } catch (error) {
   console.error(error.message);

@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError } from 'commander';
 import { printable } from '../errors/printable.js';
 import { registerAction } from './commands/action.js';
@@ -17,6 +18,16 @@ import { EXIT } from './exit-table.js';
 // Start-up is part of every command: this file and the command files it registers load only
 // commander. Each command loads its own modules when it runs (a dynamic import in its action), and
 // the error classes below are loaded only when something failed. test/cli/startup.test.ts checks it.
+
+// WebAssembly tiers up late in this process (issue 11). V8 compiles a wasm function with its
+// baseline compiler (Liftoff) and recompiles it with TurboFan once it has run for a "budget"; the
+// default budget runs out within the first HTTP response for undici's llhttp parser, whose main
+// function then takes ~0.5 s of CPU to optimise: a third of a `restfn run` of one GET, for a parser
+// that reads a few hundred bytes of headers. Same for the QuickJS script sandbox (5 TurboFan
+// compiles for a 10-call script). 100x the default lets a long run (hundreds of responses, a busy
+// script) still tier up, where it pays. The flag is read when a module is instantiated, so setting
+// it here, before anything compiles WebAssembly, takes effect; the library leaves V8 alone.
+setFlagsFromString('--wasm-tiering-budget=180000000');
 
 // `restfn query ... | head`: the reader closing the pipe early is not a failure of restfn. Stop
 // quietly with the exit code so far instead of crashing on an unhandled EPIPE.

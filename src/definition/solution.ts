@@ -174,6 +174,8 @@ export function loadFile<K extends FileKind>(
     }
   }
   const name = kind === 'function' ? functionName(path, data) : baseName(path);
+  // Positions found so far are in the diagnostics; a later finding parses the text again.
+  yaml.release();
   return { source: { kind, name, path, yaml, data, definition }, diagnostics };
 }
 

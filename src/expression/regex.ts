@@ -1,4 +1,5 @@
-import { type Matcher, RE2JS } from 're2js';
+import { createRequire } from 'node:module';
+import type { Matcher, RE2JS } from 're2js';
 
 /**
  * Regular expressions in expressions (`$match(s, /^(a+)+$/)`, `$replace`, `$split`, `$contains`)
@@ -46,15 +47,27 @@ export class LinearRegExp {
 /** Compiled programs per JSONata regular expression (the parsed tree keeps one RegExp per literal). */
 const programs = new WeakMap<RegExp, RE2JS>();
 
+/**
+ * re2js (260 KB) is loaded when the first regular expression is compiled: most expressions have
+ * none, and start-up is part of every command (issue 11). Its CommonJS build, required, because
+ * compiling is synchronous.
+ */
+let engine: typeof RE2JS | undefined;
+function re2(): typeof RE2JS {
+  engine ??= (createRequire(import.meta.url)('re2js') as typeof import('re2js')).RE2JS;
+  return engine;
+}
+
 /** The linear-time program for a JSONata regular expression literal; throws when RE2 cannot run it. */
 export function linearProgram(regex: RegExp): RE2JS {
   let program = programs.get(regex);
   if (!program) {
     // Lookbehind support slows every match of a program a little: only where the pattern has one.
-    let flags = /\(\?<[=!]/.test(regex.source) ? RE2JS.LOOKBEHINDS : 0;
-    if (regex.flags.includes('i')) flags |= RE2JS.CASE_INSENSITIVE;
-    if (regex.flags.includes('m')) flags |= RE2JS.MULTILINE;
-    program = RE2JS.compile(RE2JS.translateRegExp(regex.source), flags);
+    const RE2 = re2();
+    let flags = /\(\?<[=!]/.test(regex.source) ? RE2.LOOKBEHINDS : 0;
+    if (regex.flags.includes('i')) flags |= RE2.CASE_INSENSITIVE;
+    if (regex.flags.includes('m')) flags |= RE2.MULTILINE;
+    program = RE2.compile(RE2.translateRegExp(regex.source), flags);
     programs.set(regex, program);
   }
   return program;

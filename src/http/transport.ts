@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import { Agent, type Dispatcher, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { Abort, type AbortLike } from './abort.js';
 import { type AddressGuard, checkLiteral, guardedLookup } from './address-guard.js';
 import type { OutboundRequest } from './build-request.js';
@@ -16,6 +16,7 @@ import type { HttpOptions } from './options.js';
 import { readCappedBody } from './read-body.js';
 import { isSensitiveHeader } from './sensitive.js';
 import { deadlineAfter } from './timers.js';
+import { Agent, request } from './undici-parts.js';
 
 export interface RawResponse {
   readonly status: number;

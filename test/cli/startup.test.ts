@@ -1,8 +1,8 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { dirname, join, relative } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { CLI } from '../helpers/cli.js';
@@ -11,6 +11,23 @@ import { tempSolution } from '../helpers/temp-solution.js';
 
 // Start-up is loading modules (issue 11): each command loads what it runs, no more. Counted, not
 // timed: the packages a command imports, recorded by a module resolution hook in the CLI's process.
+// The CLI is a bundle (scripts/build-cli.mjs): a file it loads from dist/bin/ stands for the source
+// modules esbuild put in it, which the build's metafile (dist/bin/meta.json) lists.
+
+const root = join(import.meta.dirname, '..', '..');
+const meta = JSON.parse(readFileSync(join(dirname(CLI), 'meta.json'), 'utf8')) as {
+  outputs: Record<string, { inputs: Record<string, unknown> }>;
+};
+
+/** The source files behind a loaded module: its bundle file's inputs, else the file itself. */
+function sourcesOf(url: string): string[] {
+  if (!url.startsWith('file:')) return [url];
+  const file = relative(root, fileURLToPath(url));
+  if (!file.startsWith(join('dist', 'bin'))) return [file];
+  const output = meta.outputs[file.split('\\').join('/')];
+  if (!output) throw new Error(`${file} is not in dist/bin/meta.json: stale build?`);
+  return Object.keys(output.inputs);
+}
 
 const dir = mkdtempSync(join(tmpdir(), 'restfn-startup-'));
 const hooks = join(dir, 'hooks.mjs');
@@ -32,9 +49,12 @@ writeFileSync(
   `import { appendFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
 register(${JSON.stringify(pathToFileURL(hooks).href)}, { data: { out: process.env.LOADED_MODULES } });
-// CommonJS modules (require() calls, which the hook does not see) are in require's cache.
+// CommonJS modules (require() calls, which the hook does not see) are in require's cache; Node's
+// built-in modules in process.moduleLoadList.
 process.on('exit', () => {
   appendFileSync(process.env.LOADED_MODULES, Object.keys(createRequire(import.meta.url).cache).join('\\n'));
+  const builtins = process.moduleLoadList.filter((m) => m.startsWith('NativeModule '));
+  appendFileSync(process.env.LOADED_MODULES, '\\n' + builtins.map((m) => 'builtin:' + m.slice(13)).join('\\n'));
 });
 `,
 );
@@ -43,7 +63,7 @@ process.on('exit', () => {
 async function packagesLoaded(
   args: string[],
   cwd = process.cwd(),
-): Promise<{ packages: Set<string>; stdout: string }> {
+): Promise<{ packages: Set<string>; sources: Set<string>; builtins: Set<string>; stdout: string }> {
   const out = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
   writeFileSync(out, '');
   const { stdout } = await promisify(execFile)(
@@ -52,18 +72,32 @@ async function packagesLoaded(
     { cwd, encoding: 'utf8', env: { ...process.env, LOADED_MODULES: out } },
   );
   const packages = new Set<string>();
-  for (const url of readFileSync(out, 'utf8').split('\n')) {
-    const name = /\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(url)?.[1];
-    if (name) packages.add(name);
+  const sources = new Set<string>();
+  const builtins = new Set<string>();
+  for (const line of readFileSync(out, 'utf8').split('\n')) {
+    if (!line) continue;
+    if (line.startsWith('builtin:')) {
+      builtins.add(line.slice('builtin:'.length));
+      continue;
+    }
+    for (const source of sourcesOf(line.startsWith('/') ? pathToFileURL(line).href : line)) {
+      sources.add(source);
+      const name = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source)?.[1];
+      if (name) packages.add(name);
+    }
   }
-  return { packages, stdout };
+  return { packages, sources, builtins, stdout };
 }
 
 describe('start-up loads only what the command runs', () => {
   test('--help loads commander and nothing else', async () => {
-    const { packages, stdout } = await packagesLoaded(['--help']);
+    const { packages, sources, stdout } = await packagesLoaded(['--help']);
     expect(stdout).toContain('Usage: restfn');
     expect([...packages]).toEqual(['commander']);
+    // The bundle's files were mapped back to their sources (the check above cannot pass vacuously).
+    expect(sources).toContain('src/cli/main.ts');
+    expect(sources).toContain('src/cli/commands/run.ts');
+    expect(sources).not.toContain('src/cli/commands/run-action.ts');
   });
 
   test('validate loads no HTTP client, database, OAuth client or XML parser', async () => {
@@ -85,15 +119,34 @@ describe('start-up loads only what the command runs', () => {
       expect(packages).not.toContain(heavy);
   });
 
-  test('run of a GET without credentials loads no OAuth client, XML parser or database', async () => {
+  test('run of a GET without credentials loads no OAuth client, XML parser, database or HTTP/2 client', async () => {
     const server = await testServer((_, res) => json(res, 200, { items: [1, 2] }));
     const root = tempSolution({
       'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/items\noutputTransform: items\n`,
     });
-    const { packages, stdout } = await packagesLoaded(['run', 'rest-get-items'], root);
+    const { packages, builtins, stdout } = await packagesLoaded(['run', 'rest-get-items'], root);
     expect(JSON.parse(stdout)).toEqual([1, 2]);
     expect(packages).toContain('undici');
+    // undici's HTTP/2 client loads when a connection negotiates HTTP/2 (patches/undici+*.patch).
+    expect(builtins).toContain('net');
+    expect(builtins).not.toContain('http2');
     for (const heavy of ['oauth4webapi', 'fast-xml-parser', 'quickjs-emscripten-core', 'better-sqlite3'])
       expect(packages).not.toContain(heavy);
+  });
+
+  test('run of one GET does not optimise the HTTP parser (WebAssembly tiers up late in the CLI)', async () => {
+    const server = await testServer((_, res) => json(res, 200, { items: [1, 2] }));
+    const root = tempSolution({
+      'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/items\noutputTransform: items\n`,
+    });
+    // V8 prints a line per compiled wasm function on stdout: undici's llhttp is compiled with the
+    // baseline compiler only; with V8's default budget its parser is recompiled by TurboFan at once.
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--trace-wasm-compilation-times', CLI, 'run', 'rest-get-items'],
+      { cwd: root, encoding: 'utf8' },
+    );
+    expect(stdout).toMatch(/using Liftoff/);
+    expect(stdout).not.toMatch(/using TurboFan/);
   });
 });

@@ -1,7 +1,8 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
-export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'cli', 'main.js');
+/** The CLI as installed: the bundle `npm run build` writes (scripts/build-cli.mjs). */
+export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'bin', 'restfn.js');
 
 export interface CliResult {
   code: number | null;

@@ -119,9 +119,12 @@ export const urlAddress: FunctionRule = (file, r) => {
     ]);
 };
 
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it finds
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 /** Why a written url can never build a request, or undefined. Pure, for the rule and its tests. */
 export function urlProblem(url: string): string | undefined {
-  const control = [...url].findIndex((c) => c.charCodeAt(0) < 0x20 || c.charCodeAt(0) === 0x7f);
+  const control = url.search(CONTROL);
   // The URL parser drops tabs and line breaks silently: they are a pasting mistake or an injection.
   if (control !== -1)
     return `holds a control character (code ${url.charCodeAt(control)}) at position ${control + 1}`;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { condition, expression, jsonata, localizable, strict } from './common.js';
 import { operations } from './operation.js';
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { condition, expression, jsonata, parameterValues, strict } from './common.js';
 import { errorHandlers } from './error-handler.js';
 import { conversions, operations, scopeInRange, scopeWithValues } from './operation.js';

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { condition, expression, jsonata, strict } from './common.js';
 
 export const CONVERSION_FORMATS = ['base64', 'data-uri', 'buffer', 'local-uri'] as const;

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { strict } from './common.js';
 
 export const PARAMETER_LOCATIONS = ['header', 'path', 'query', 'body', 'output'] as const;

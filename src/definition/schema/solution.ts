@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import { MAX_STRING_LENGTH_CEILING } from '../../expression/limits.js';
 import { MAX_RESPONSE_DEPTH_CEILING } from '../../http/options.js';
 import { strict } from './common.js';

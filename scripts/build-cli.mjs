@@ -1,0 +1,104 @@
+// Bundles the CLI (issue 11, start-up): src/cli/main.ts and everything it imports, restfn's modules
+// and its JavaScript dependencies, into dist/bin/restfn.js. Start-up is mostly Node finding, reading
+// and compiling files (a `restfn run` loaded ~250 of them); a bundle is a handful. Code splitting
+// keeps what the commands import lazily (`await import(...)`) in chunks of their own
+// (dist/bin/chunks/), so `--help` still loads only its own code. dist/bin/meta.json records which
+// source modules went into which output file (test/cli/startup.test.ts reads it).
+// The library (dist/index.js) stays tsc's output, one file per module. Run by `npm run build`.
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { build } from 'esbuild';
+
+const root = new URL('..', import.meta.url).pathname;
+// Chunk names carry a hash of their content: without this, old chunks would pile up.
+rmSync(new URL('../dist/bin', import.meta.url), { recursive: true, force: true });
+
+const bundledRequires = requiresBundled(['yaml', 'jsonata']);
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: { restfn: 'src/cli/main.ts' },
+  outdir: 'dist/bin',
+  chunkNames: 'chunks/[name]-[hash]',
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20.19',
+  // Left to Node's loader: native code (better-sqlite3), WebAssembly shipped as files beside their
+  // loaders (the QuickJS sandbox, the HEIC decoder).
+  external: [
+    'better-sqlite3',
+    'quickjs-emscripten-core',
+    '@jitl/quickjs-wasmfile-release-sync',
+    'heic-convert',
+    // The platform (`restfn serve`, its own chunk): argon2 is native code; fastify and pino resolve
+    // files of their own at run time (pino's worker transports), so they load from node_modules.
+    '@node-rs/argon2',
+    'fastify',
+    '@fastify/*',
+    'pino',
+  ],
+  // CommonJS dependencies bundled into ES modules call `require` for Node's built-in modules.
+  banner: {
+    js: "import { createRequire as __restfnRequire } from 'node:module'; const require = __restfnRequire(import.meta.url);",
+  },
+  plugins: [bundledRequires.plugin, llhttpFromPackage()],
+  sourcemap: 'linked',
+  metafile: true,
+  logLevel: 'warning',
+});
+bundledRequires.check();
+writeFileSync(new URL('../dist/bin/meta.json', import.meta.url), JSON.stringify(result.metafile));
+
+/**
+ * restfn's sources load some CommonJS packages with `createRequire(import.meta.url)('name')` rather
+ * than `import`: in tsc's output (the library), an import would make Node scan each of their files
+ * for export names (cjs-module-lexer). esbuild cannot see through that call, so it would leave those
+ * packages to be loaded file by file from node_modules. For the packages named here (loaded by every
+ * command that reads definitions) the call becomes a plain `require('name')`, which esbuild bundles
+ * (and runs where the call stands, as before). The others stay lazy loads from node_modules.
+ */
+function requiresBundled(names) {
+  const call = new RegExp(
+    `createRequire\\(\\s*import\\.meta\\.url,?\\s*\\)\\(\\s*'(${names.join('|')})'\\s*\\)`,
+    'g',
+  );
+  const seen = new Set();
+  const plugin = {
+    name: 'requires-bundled',
+    setup(b) {
+      b.onLoad({ filter: /[/\\]src[/\\].*\.ts$/ }, (args) => {
+        const source = readFileSync(args.path, 'utf8');
+        const contents = source.replace(call, (_, name) => {
+          seen.add(name);
+          return `require('${name}')`;
+        });
+        return { contents, loader: 'ts' };
+      });
+    },
+  };
+  // A source that stopped loading one of them this way would otherwise go unnoticed.
+  const check = () => {
+    const missing = names.filter((name) => !seen.has(name));
+    if (missing.length > 0)
+      throw new Error(`build-cli: no createRequire(import.meta.url)('${missing.join("' | '")}') in src/`);
+  };
+  return { plugin, check };
+}
+
+/**
+ * undici's HTTP parser, llhttp, is WebAssembly kept as a base64 string in a JavaScript file, in two
+ * builds (with and without SIMD) of 72 KB each. Bundled, both would be read and scanned on every
+ * start of a command that may call; left to `require` from undici's package, only the build undici
+ * picks is read, when it makes its first connection.
+ */
+function llhttpFromPackage() {
+  return {
+    name: 'llhttp-from-package',
+    setup(b) {
+      b.onResolve({ filter: /[/\\]llhttp[/\\]llhttp(_simd)?-wasm\.js$/ }, (args) => ({
+        path: `undici/lib/llhttp/${args.path.split(/[/\\]/).pop()}`,
+        external: true,
+      }));
+    },
+  };
+}
