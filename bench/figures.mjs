@@ -11,8 +11,16 @@ export const QUICK = process.argv.includes('--quick');
  * Prints one figure: `ratio` is the measured ratio, `target` as written in the issue ("<= 1.15"),
  * `met` whether the ratio meets it, `detail` the medians and spread behind the ratio.
  */
-export function printFigure({ id, label, ratio, target, met, detail }) {
-  const figure = { id, label, ratio: Number(ratio.toFixed(3)), target, met, detail };
+export function printFigure({ id, label, ratio, target, met, detail, unit }) {
+  const figure = {
+    id,
+    label,
+    ratio: Number(ratio.toFixed(3)),
+    target,
+    met,
+    detail,
+    ...(unit ? { unit } : {}),
+  };
   console.log(`@figure ${JSON.stringify(figure)}`);
 }
 

@@ -31,7 +31,9 @@ for (const name of wanted.length > 0 ? wanted : SCRIPTS) {
   if (code !== 0) failed.push(`${name} (exit ${code})`);
 }
 const seconds = ((performance.now() - started) / 1000).toFixed(0);
-console.log(`\nissue 11 target figures (${passed.includes('--quick') ? 'quick, ' : ''}${seconds} s in all)`);
+console.log(
+  `\ntarget figures (issues 11, 12, 14; ${passed.includes('--quick') ? 'quick, ' : ''}${seconds} s in all)`,
+);
 printTable(
   [
     ...FIGURES.map(([id]) => id),
@@ -43,7 +45,7 @@ printTable(
     // The issue's wording for its own figures, so that tables of different runs line up.
     return [
       known?.[1] ?? f.label ?? id,
-      formatRatio(f.ratio),
+      f.unit === 'ms' ? `${f.ratio.toFixed(2)} ms` : formatRatio(f.ratio),
       f.target,
       f.met ? 'yes' : 'NO',
       f.detail ?? '',
