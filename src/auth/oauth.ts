@@ -6,7 +6,10 @@ import type { OAuthCredential, TokenSet } from './store.js';
  * OAuth 2.0 token requests through oauth4webapi (never hand-rolled). Plain HTTP is allowed only for
  * loopback hosts (local development and tests); anything else must be HTTPS.
  */
-function endpoints(c: OAuthCredential, signal?: AbortSignal) {
+/** How token requests are sent: the platform passes one that refuses its own network (SSRF). */
+export type TokenFetch = typeof fetch;
+
+function endpoints(c: OAuthCredential, signal?: AbortSignal, fetchWith?: TokenFetch) {
   const as: oauth.AuthorizationServer = {
     // oauth4webapi checks `iss` against this: providers whose issuer is not the token endpoint's
     // origin (a tenant path, a trailing slash) need it stored explicitly.
@@ -20,6 +23,7 @@ function endpoints(c: OAuthCredential, signal?: AbortSignal) {
   const options = {
     [oauth.allowInsecureRequests]: isLoopback(c.tokenEndpoint),
     ...(signal ? { signal } : {}),
+    ...(fetchWith ? { [oauth.customFetch]: fetchWith } : {}),
   };
   return { as, client, auth, options };
 }
@@ -33,8 +37,9 @@ export async function clientCredentialsGrant(
   c: OAuthCredential,
   now: number,
   signal?: AbortSignal,
+  fetchWith?: TokenFetch,
 ): Promise<Omit<TokenSet, 'kind'>> {
-  const { as, client, auth, options } = endpoints(c, signal);
+  const { as, client, auth, options } = endpoints(c, signal, fetchWith);
   return guarded(c, async () => {
     const parameters = new URLSearchParams(c.scopes.length ? { scope: c.scopes.join(' ') } : {});
     const response = await oauth.clientCredentialsGrantRequest(as, client, auth, parameters, options);
@@ -48,8 +53,9 @@ export async function refreshGrant(
   refreshToken: string,
   now: number,
   signal?: AbortSignal,
+  fetchWith?: TokenFetch,
 ): Promise<Omit<TokenSet, 'kind'>> {
-  const { as, client, auth, options } = endpoints(c, signal);
+  const { as, client, auth, options } = endpoints(c, signal, fetchWith);
   return guarded(c, async () => {
     const response = await oauth.refreshTokenGrantRequest(as, client, auth, refreshToken, options);
     return tokens(await oauth.processRefreshTokenResponse(as, client, response), now, refreshToken);

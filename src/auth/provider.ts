@@ -1,7 +1,7 @@
 import type { Clock } from '../errors/clock.js';
 import { CredentialError } from '../errors/credential-error.js';
 import type { AppliedCredential, CredentialProvider, CredentialRequest } from './credential-provider.js';
-import { clientCredentialsGrant, refreshGrant } from './oauth.js';
+import { clientCredentialsGrant, refreshGrant, type TokenFetch } from './oauth.js';
 import type { Credential, OAuthCredential, TokenSet } from './store.js';
 
 /**
@@ -33,6 +33,8 @@ export class StoreCredentialProvider implements CredentialProvider {
   constructor(
     private readonly openStore: () => CredentialRecords,
     private readonly clock: Clock,
+    /** How token requests go out (the platform's refuses private addresses); default: `fetch`. */
+    private readonly fetchWith?: TokenFetch,
   ) {}
 
   async apply(request: CredentialRequest, signal?: AbortSignal): Promise<AppliedCredential> {
@@ -80,7 +82,7 @@ export class StoreCredentialProvider implements CredentialProvider {
       let next: Awaited<ReturnType<typeof refreshGrant>>;
       if (current?.refreshToken) {
         try {
-          next = await refreshGrant(credential, current.refreshToken, now, signal);
+          next = await refreshGrant(credential, current.refreshToken, now, signal, this.fetchWith);
         } catch (error) {
           // Only a refused grant means a new login; an outage of the token endpoint stays what it is.
           if (!(error instanceof CredentialError && error.code === 'LOGIN_REQUIRED')) throw error;
@@ -93,7 +95,7 @@ export class StoreCredentialProvider implements CredentialProvider {
           return rotated.accessToken;
         }
       } else if (credential.grantType === 'client_credentials') {
-        next = await clientCredentialsGrant(credential, now, signal);
+        next = await clientCredentialsGrant(credential, now, signal, this.fetchWith);
       } else {
         throw loginRequired(key);
       }

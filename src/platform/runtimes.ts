@@ -5,6 +5,7 @@ import type { AddressGuard } from '../http/address-guard.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { PlatformError } from './errors.js';
 import { materialise } from './publish.js';
+import { guardedFetch } from './ssrf.js';
 import type { PlatformStore, VersionRecord } from './store/types.js';
 import type { TtlCache } from './ttl-cache.js';
 import type { Vault } from './vault/vault.js';
@@ -63,7 +64,11 @@ export class Runtimes {
     const loaded = loadSolution(root, { displayBase: root });
     const guard = guardFor(solution);
     const runtime = createRuntime(loaded, {
-      credentials: new StoreCredentialProvider(() => vault.records(solution), SYSTEM_CLOCK),
+      credentials: new StoreCredentialProvider(
+        () => vault.records(solution),
+        SYSTEM_CLOCK,
+        guard ? guardedFetch(guard) : undefined,
+      ),
       ...(guard ? { addressGuard: guard } : {}),
       maskOutput: true,
     });

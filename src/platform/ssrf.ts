@@ -1,5 +1,7 @@
 import { BlockList, isIPv4 } from 'node:net';
-import type { AddressGuard } from '../http/address-guard.js';
+import { Agent, fetch as undiciFetch } from 'undici';
+import { CredentialError } from '../errors/credential-error.js';
+import { type AddressGuard, AddressRefused, checkLiteral, guardedLookup } from '../http/address-guard.js';
 
 /**
  * The address ranges a server must not reach on an author's say-so (OWASP SSRF prevention):
@@ -53,4 +55,38 @@ export function platformGuard(options: {
   const allowed = new Set((options.allowHosts ?? []).map((h) => h.toLowerCase()));
   return (address, host) =>
     allowed.has(host.toLowerCase()) || allowed.has(address) ? undefined : nonPublicReason(address);
+}
+
+/**
+ * `fetch` for the platform's OAuth token requests (oauth4webapi's `customFetch`), held to the same
+ * rule as the functions' own calls: the address is checked in the connection's lookup, a literal
+ * IP before the request, and redirects are not followed (a token endpoint does not redirect).
+ */
+export function guardedFetch(guard: AddressGuard): typeof fetch {
+  const dispatcher = new Agent({ connect: { lookup: guardedLookup(guard) } });
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input));
+    const refused = checkLiteral(guard, url);
+    if (refused)
+      throw new CredentialError(
+        'TARGET_REFUSED',
+        `the token request to ${url.origin} was not sent: ${refused}`,
+      );
+    try {
+      return (await undiciFetch(input as string, {
+        ...(init as object),
+        dispatcher,
+        redirect: 'manual',
+      })) as unknown as Response;
+    } catch (error) {
+      const cause = (error as { cause?: unknown }).cause;
+      if (cause instanceof AddressRefused) {
+        throw new CredentialError(
+          'TARGET_REFUSED',
+          `the token request to ${url.origin} was not sent: ${cause.message}`,
+        );
+      }
+      throw error;
+    }
+  };
 }

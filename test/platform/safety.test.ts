@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { json, testServer } from '../helpers/http-server.js';
+import { authServer, CLIENT_ID, CLIENT_SECRET } from '../helpers/oauth-server.js';
 import { type PlatformProcess, startPlatformProcess } from '../helpers/platform.js';
 
 /** An author token for solution `crm` on `platform`, and a publish of `functions`. */
@@ -68,6 +69,41 @@ describe('the platform does not call its own network (SSRF)', () => {
     expect(named.body).toMatchObject({ code: 'TARGET_REFUSED' });
     expect(named.body.message).toContain(`localhost (127.0.0.1) is a loopback address`);
     expect(hits).toEqual(['/allowed', '/hop']);
+  });
+});
+
+describe('the token endpoint is held to the same rule', () => {
+  it('an OAuth token request to a loopback address is refused before it is sent', async () => {
+    const auth = await authServer('http://127.0.0.1/unused');
+    const service = await testServer((_, res) => json(res, 200, { ok: true }));
+    const port = new URL(service.url).port;
+    const platform = await startPlatformProcess({ args: ['--allow-target', 'crm=localhost'] });
+    const { token } = await authorOf(platform, { 'rest-placeholder': 'https://example.com/x' });
+    await platform.api('PUT', '/api/v1/solutions/crm', {
+      token,
+      body: {
+        files: {
+          'functions/rest-get-orders.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: http://localhost:${port}/orders\nparameters:\n  authorization: { location: header, type: oauth, value: erp }\n`,
+        },
+      },
+    });
+    await platform.api('PUT', '/api/v1/solutions/crm/credentials/erp', {
+      token,
+      body: {
+        kind: 'oauth',
+        tokenEndpoint: auth.tokenEndpoint,
+        clientId: CLIENT_ID,
+        clientSecret: CLIENT_SECRET,
+      },
+    });
+    const answer = await platform.api('POST', '/api/v1/solutions/crm/functions/rest-get-orders/execute', {
+      token,
+      body: {},
+    });
+    expect(answer.status).toBe(403);
+    expect(answer.body).toMatchObject({ code: 'TARGET_REFUSED' });
+    expect(answer.body.message).toContain('the token request to http://127.0.0.1');
+    expect(auth.grants).toEqual([]);
   });
 });
 
