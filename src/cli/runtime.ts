@@ -8,8 +8,13 @@ import { printRetry } from './trace.js';
 import { type UserOptions, userFrom } from './user-options.js';
 
 /** The runtime a command runs functions with: the solution's credentials, its files, alerts on stderr. */
-export function cliRuntime(solution: Solution, store: LocalStore | undefined, options: UserOptions): Runtime {
+export async function cliRuntime(
+  solution: Solution,
+  store: LocalStore | undefined,
+  options: UserOptions,
+): Promise<Runtime> {
   const runtime = createRuntime(solution, {
+    ...(options.server !== undefined ? { remote: await remoteFor(solution, options) } : {}),
     store,
     files: store && openFiles(store),
     credentials: credentialsWhenNeeded(solution.root),
@@ -20,6 +25,16 @@ export function cliRuntime(solution: Solution, store: LocalStore | undefined, op
   runtime.on(printAlert);
   runtime.on(printRetry);
   return runtime;
+}
+
+/** `--server`: the call step of every function goes to the platform, under the solution's name. */
+async function remoteFor(solution: Solution, options: UserOptions) {
+  const { PlatformClient, platformCalls } = await import('../client/remote-calls.js');
+  const client = PlatformClient.from({
+    ...(typeof options.server === 'string' ? { server: options.server } : {}),
+    ...(options.token ? { token: options.token } : {}),
+  });
+  return platformCalls(client, solution.name);
 }
 
 /**

@@ -9,7 +9,7 @@ import { bearerToken, hashToken } from './auth/tokens.js';
 import type { PlatformContext } from './context.js';
 import { errorBody, PlatformError } from './errors.js';
 import { credentialRoutes } from './routes/credentials.js';
-import { executeRoutes } from './routes/execute.js';
+import { callRoutes, executeRoutes } from './routes/execute.js';
 import { solutionRoutes } from './routes/solutions.js';
 import { userRoutes } from './routes/users.js';
 
@@ -124,6 +124,7 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       solutionRoutes(api, ctx);
       credentialRoutes(api, ctx);
       executeRoutes(api, ctx);
+      callRoutes(api, ctx);
     },
     { prefix: '/api/v1' },
   );

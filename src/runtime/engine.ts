@@ -3,6 +3,7 @@ import type { FunctionDefinition, ParameterDefinition } from '../definition/sche
 import type { Solution, SourceFile } from '../definition/solution.js';
 import type { AlertCenter } from '../errors/alerts.js';
 import type { ExpressionEnv } from '../expression/evaluate.js';
+import type { AbortLike } from '../http/abort.js';
 import type { Transport } from '../http/transport.js';
 import type { FileStore } from '../local/files.js';
 import type { LocalStore } from '../local/store.js';
@@ -24,6 +25,34 @@ export type ExecutionResult =
     }
   | { readonly status: 'skipped'; readonly reason: string; readonly correlationId: string };
 
+/** A response as the call step gives it back from elsewhere: credentials already masked. */
+export interface RemoteResponse {
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: unknown;
+}
+
+/**
+ * The call step made elsewhere (a device against the platform): the platform adds the credentials,
+ * builds the body, sends the request and applies the error handlers and retries; the device does
+ * everything before (parameters, queries, `when`, guard) and after (transforms, records, paging,
+ * local tables, the queue). Failures come back as the same coded errors.
+ */
+export interface RemoteCalls {
+  call(request: {
+    readonly function: string;
+    /** The parameter values the device resolved (credential parameters are the platform's). */
+    readonly values: Readonly<Record<string, unknown>>;
+    /** A continuation page: its url, and that the continuation's parameters apply. */
+    readonly continuation?: { readonly url: string | undefined };
+    /** What handlers may read of the call (`@ctx.entity`) and the queue's idempotency key. */
+    readonly context: { readonly entity?: string; readonly commandId?: string };
+    readonly correlationId: string;
+    readonly signal?: AbortLike | undefined;
+  }): Promise<RemoteResponse>;
+}
+
 /** Everything one execution needs from its runtime. */
 export interface Engine {
   readonly solution: Solution;
@@ -38,6 +67,8 @@ export interface Engine {
   readonly alerts: AlertCenter;
   /** Guardrails and script functions for every expression (the functions appear once `ready()` ran). */
   readonly expressions: ExpressionEnv;
+  /** Where the call step runs instead of here (functions without `useLocalCall`); absent: here. */
+  readonly remote?: RemoteCalls | undefined;
 }
 
 export type FunctionFile = SourceFile<'function'> & { readonly definition: FunctionDefinition };

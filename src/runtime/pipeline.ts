@@ -7,11 +7,13 @@ import { DefinitionError } from '../errors/definition-error.js';
 import { isTruthy } from '../expression/evaluate.js';
 import type { AbortLike } from '../http/abort.js';
 import { AbortedError, CallError } from '../http/errors.js';
+import type { RawResponse } from '../http/transport.js';
 import { Stage, type StagedWrite } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
 import { callWithRetries } from './call.js';
+import type { ExecutionContext } from './context.js';
 import { type CallContext, createContext } from './context.js';
-import type { Engine, Execution, ExecutionResult, FunctionFile, PageRequest } from './engine.js';
+import type { Engine, Execution, ExecutionResult, FunctionFile, PageRequest, RemoteCalls } from './engine.js';
 import { FunctionNotFoundError, UnsupportedStepError } from './errors.js';
 import { fieldsOf } from './field.js';
 import { maskError, maskJson } from './mask.js';
@@ -154,18 +156,21 @@ export async function runFunction(
 
     // The call, judged by the error handlers and retried as they or the defaults decide (spec 7).
     // Credentials are applied only now, after `when` (spec 4.3).
-    const { raw, parsed, secrets } = await callWithRetries({
-      engine,
-      file,
-      ctx,
-      field,
-      parameters,
-      transform,
-      page,
-      signal,
-      plan,
-      writeErrorTables: engine.store ? errorTableWriter(engine.store) : undefined,
-    });
+    const { raw, parsed, secrets } =
+      engine.remote && definition.useLocalCall !== true
+        ? await remoteCall(engine.remote, name, parameters, ctx, page, signal)
+        : await callWithRetries({
+            engine,
+            file,
+            ctx,
+            field,
+            parameters,
+            transform,
+            page,
+            signal,
+            plan,
+            writeErrorTables: engine.store ? errorTableWriter(engine.store) : undefined,
+          });
 
     // outputTransform, then `output` (spec 2.1: the transform result, else the full response body).
     let output = parsed;
@@ -227,7 +232,46 @@ function valuesOf(parameters: readonly ResolvedParameter[]): Record<string, unkn
   return values;
 }
 
-function functionFile(
+/**
+ * The call step on the platform: the resolved values of the parameters that are not credentials go
+ * out, the masked response comes back and becomes `@ctx.response` for what follows here.
+ */
+async function remoteCall(
+  remote: RemoteCalls,
+  name: string,
+  parameters: readonly ResolvedParameter[],
+  ctx: ExecutionContext,
+  page: PageRequest | undefined,
+  signal: AbortLike | undefined,
+): Promise<{ raw: RawResponse; parsed: unknown; secrets: readonly string[] }> {
+  const values: Record<string, unknown> = {};
+  for (const p of parameters) if (!p.credential) values[p.name] = p.value;
+  const response = await remote.call({
+    function: name,
+    values,
+    ...(page ? { continuation: { url: page.url } } : {}),
+    context: {
+      ...(typeof ctx.entity === 'string' ? { entity: ctx.entity } : {}),
+      ...(typeof ctx.commandId === 'string' ? { commandId: ctx.commandId } : {}),
+    },
+    correlationId: ctx.correlationId,
+    signal,
+  });
+  ctx.response = { ok: response.status < 400, ...response, headers: { ...response.headers } };
+  const bytes = Buffer.from(JSON.stringify(response.body ?? null));
+  return {
+    raw: {
+      status: response.status,
+      statusText: response.statusText,
+      headers: { ...response.headers },
+      bytes,
+    },
+    parsed: response.body,
+    secrets: [],
+  };
+}
+
+export function functionFile(
   solution: Solution,
   name: string,
 ): SourceFile<'function'> & { definition: FunctionDefinition } {

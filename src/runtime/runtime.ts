@@ -15,9 +15,10 @@ import type { FileStore } from '../local/files.js';
 import { COMMAND_QUEUE_TABLE } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
 import { type ActionOptions, type ActionResult, queueCommands, runAction } from './action.js';
+import { callStep } from './call-step.js';
 import type { CallContext } from './context.js';
 import { Deadline } from './deadline.js';
-import type { Engine, ExecutionResult } from './engine.js';
+import type { Engine, ExecutionResult, RemoteCalls, RemoteResponse } from './engine.js';
 import { EventBus, type EventListener } from './events.js';
 import { type NormalizedOptions, normalizeOptions, type RuntimeOptions } from './options.js';
 import { paginate, type StopReason } from './paginate.js';
@@ -34,6 +35,8 @@ export interface CreateRuntimeOptions extends RuntimeOptions {
   readonly files?: FileStore;
   /** Checks every address a call connects to (the platform's SSRF guard); default: none. */
   readonly addressGuard?: AddressGuard;
+  /** Where the call step runs (a device against the platform); default: here. */
+  readonly remote?: RemoteCalls;
 }
 
 /** Runs the functions of one solution, sharing one connection pool and one expression cache. */
@@ -66,6 +69,7 @@ export class Runtime {
       files: options.files,
       alerts: new AlertCenter(this.options.clock),
       expressions: { limits: this.options.expressions, functions: this.functions },
+      remote: options.remote,
     };
   }
 
@@ -113,6 +117,25 @@ export class Runtime {
         toSignal(signal),
       ),
     );
+  }
+
+  /**
+   * The call step of `name` alone, with a device's parameter values (the platform's side of
+   * `RemoteCalls`): the masked response, or the call's coded error.
+   */
+  async callStep(
+    name: string,
+    values: Readonly<Record<string, unknown>>,
+    options: { continuation?: { url: string | undefined }; signal?: AbortSignal } = {},
+  ): Promise<RemoteResponse & { readonly correlationId: string }> {
+    if (!this.isReady) await this.ready();
+    const deadline = new Deadline(
+      'execution',
+      this.options.executionTimeoutMs,
+      `function '${name}'`,
+      options.signal,
+    );
+    return deadline.run((signal) => callStep(this.engine, name, values, { ...options, signal }));
   }
 
   /**

@@ -36,7 +36,7 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
       throw new DefinitionError(`action '${name}' has ${errors} error(s); fix them first`, diagnostics);
   }
   const store = openStore(solution.root, options.db);
-  const runtime = cliRuntime(solution, store, options);
+  const runtime = await cliRuntime(solution, store, options);
   if (options.verbose) runtime.on(trace);
   const interrupt = onInterrupt();
   try {

@@ -6,6 +6,7 @@ import type { Command } from '../../local/command-queue.js';
 import { DatabaseError } from '../../local/errors.js';
 import { CommandFailedError } from '../../runtime/errors.js';
 import type { PushResult } from '../../runtime/push.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import { onInterrupt } from '../interrupt.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
@@ -20,7 +21,7 @@ import type { QueueCliOptions } from './queue.js';
  */
 async function withRuntime<T>(
   options: QueueCliOptions,
-  work: (runtime: ReturnType<typeof cliRuntime>) => Promise<T>,
+  work: (runtime: Runtime) => Promise<T>,
   empty: () => T,
 ) {
   const solution = loadSolution(solutionDir(options.solution));
@@ -30,7 +31,7 @@ async function withRuntime<T>(
     throw new DatabaseError('DATABASE_NOT_FOUND', `no local database at ${file}: check the --db path`, file);
   }
   const store = openStore(solution.root, options.db);
-  const runtime = cliRuntime(solution, store, {});
+  const runtime = await cliRuntime(solution, store, options);
   try {
     return await work(runtime);
   } finally {

@@ -2,6 +2,8 @@ import type { Command } from 'commander';
 
 export interface QueueCliOptions {
   solution?: string;
+  server?: string | true;
+  token?: string;
   db?: string;
   format?: 'text' | 'json';
   verbose?: boolean;
@@ -34,6 +36,8 @@ export function registerQueue(program: Command): void {
     });
   common(queue.command('push').description('send the queued commands now, waiting ones included'))
     .option('-v, --verbose', 'trace requests and responses on stderr (credentials masked)')
+    .option('--server [url]', 'the platform makes the remote calls (url default: env RESTFN_SERVER)')
+    .option('--token <token>', 'API token for --server (default: env RESTFN_TOKEN)')
     .action(async (options: QueueCliOptions) => (await import('./queue-action.js')).push(options));
   for (const [verb, description] of [
     ['retry', 'queue failed or waiting commands again, to go at the next push'],

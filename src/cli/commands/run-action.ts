@@ -35,7 +35,7 @@ export async function run(name: string, options: RunOptions): Promise<void> {
     d?.queries || d?.guard || d?.conversions || writesErrorTables
       ? (await import('../store-path.js')).openStore(solution.root, options.db)
       : undefined;
-  const runtime = cliRuntime(solution, store, options);
+  const runtime = await cliRuntime(solution, store, options);
   if (options.verbose) runtime.on(trace);
   const interrupt = onInterrupt();
   try {

@@ -21,7 +21,7 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
   const { diagnostics } = await validateSolution(solution);
   const all = solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
   const store = openStore(solution.root, options.db);
-  const runtime = cliRuntime(solution, store, options);
+  const runtime = await cliRuntime(solution, store, options);
   if (options.verbose) runtime.on(trace);
   const progress = progressReporter({ verbose: options.verbose === true });
   const interrupt = onInterrupt();

@@ -16,6 +16,15 @@ interface ExecuteBody {
 
 type Params = { solution: string; function: string };
 
+const FUNCTION_PARAMS = {
+  type: 'object',
+  required: ['solution', 'function'],
+  properties: {
+    solution: { type: 'string', pattern: SOLUTION_NAME.source },
+    function: { type: 'string', minLength: 1, maxLength: 200 },
+  },
+} as const;
+
 /**
  * Execution on the app's behalf (spec 1.4): the platform runs the function of the solution's
  * current version with the credentials of its vault, which never leave it. The answer is the
@@ -28,14 +37,7 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
     {
       config: { permission: 'function.execute' },
       schema: {
-        params: {
-          type: 'object',
-          required: ['solution', 'function'],
-          properties: {
-            solution: { type: 'string', pattern: SOLUTION_NAME.source },
-            function: { type: 'string', minLength: 1, maxLength: 200 },
-          },
-        },
+        params: FUNCTION_PARAMS,
         body: {
           type: 'object',
           additionalProperties: false,
@@ -84,6 +86,82 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
           : { status: 'skipped', reason: result.reason, correlationId: result.correlationId, version };
       } catch (error) {
         await audited(codeOf(error), (error as { correlationId?: string }).correlationId ?? null);
+        throw error;
+      }
+    },
+  );
+}
+
+/**
+ * The call step alone, for a device that runs everything else itself (`restfn run/sync/action
+ * --server`): its parameter values in; the response, credentials masked, out.
+ */
+export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
+  app.post<{
+    Params: Params;
+    Body: {
+      values?: Record<string, unknown>;
+      continuation?: { url?: string };
+      context?: { entity?: string; commandId?: string };
+    };
+  }>(
+    '/solutions/:solution/functions/:function/call',
+    {
+      config: { permission: 'function.execute' },
+      schema: {
+        params: FUNCTION_PARAMS,
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            values: { type: 'object' },
+            continuation: {
+              type: 'object',
+              additionalProperties: false,
+              properties: { url: { type: 'string' } },
+            },
+            context: {
+              type: 'object',
+              additionalProperties: false,
+              properties: { entity: { type: 'string' }, commandId: { type: 'string', maxLength: 200 } },
+            },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      const { solution, function: name } = req.params;
+      const started = Date.now();
+      const controller = new AbortController();
+      reply.raw.once('close', () => {
+        if (!reply.raw.writableFinished) controller.abort();
+      });
+      const { runtime, version } = await ctx.runtimes.get(solution);
+      const continuation = req.body?.continuation;
+      try {
+        const response = await runtime.callStep(name, req.body?.values ?? {}, {
+          ...(continuation ? { continuation: { url: continuation.url } } : {}),
+          ...(req.body?.context ? { context: req.body.context } : {}),
+          signal: controller.signal,
+        });
+        await ctx.audit(req, {
+          solution,
+          action: 'call',
+          target: name,
+          outcome: 'ok',
+          correlationId: response.correlationId,
+          durationMs: Date.now() - started,
+        });
+        return { ...response, version };
+      } catch (error) {
+        await ctx.audit(req, {
+          solution,
+          action: 'call',
+          target: name,
+          outcome: codeOf(error),
+          correlationId: (error as { correlationId?: string }).correlationId ?? null,
+          durationMs: Date.now() - started,
+        });
         throw error;
       }
     },

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import type { AbortLike } from '../http/abort.js';
+import { callWithRetries } from './call.js';
+import { createContext } from './context.js';
+import type { Engine, RemoteResponse } from './engine.js';
+import { fieldsOf } from './field.js';
+import { maskJson } from './mask.js';
+import { resolveParameters } from './parameters.js';
+import { functionFile } from './pipeline.js';
+import { parametersPlan, placeholderNames, planOf } from './plan.js';
+import { parameterInput } from './transform-input.js';
+
+/**
+ * The call step alone, for a device that did the rest (the platform's side of `RemoteCalls`): the
+ * device's parameter values, the credentials from here, the inputTransform, the request, the error
+ * handlers and retries. The response comes back with every credential value masked. Parameters the
+ * device did not send get their defaults here (credential parameters: their key).
+ */
+export async function callStep(
+  engine: Engine,
+  name: string,
+  values: Readonly<Record<string, unknown>>,
+  options: {
+    readonly continuation?: { readonly url: string | undefined };
+    /** `entity` and `commandId` (its idempotency key) of a queued command. */
+    readonly context?: { readonly entity?: string; readonly commandId?: string };
+    readonly signal?: AbortLike;
+  },
+): Promise<RemoteResponse & { readonly correlationId: string }> {
+  const file = functionFile(engine.solution, name);
+  const definition = file.definition;
+  const plan = planOf(definition);
+  const ctx = createContext(engine.solution, randomUUID(), engine.options.user, options.context ?? {});
+  const field = fieldsOf(file, ctx, engine.expressions);
+  const continuation = options.continuation;
+  const declared = continuation ? parametersPlan(definition.continuation?.parameters) : plan.parameters;
+  const inUrl = continuation?.url === undefined ? plan.inUrl : placeholderNames(continuation.url);
+  const path = continuation ? ['continuation', 'parameters'] : ['parameters'];
+  const pending = resolveParameters(
+    declared.list,
+    values,
+    (param, raw, soFar) => {
+      ctx.parameters = { ...values, ...soFar };
+      return field([...path, param, 'value'], raw, ctx);
+    },
+    inUrl,
+  );
+  const parameters = pending instanceof Promise ? await pending : pending;
+  ctx.parameters = Object.fromEntries(parameters.map((p) => [p.name, p.value]));
+  const inputTransform = definition.inputTransform;
+  const { raw, parsed, secrets } = await callWithRetries({
+    engine,
+    file,
+    ctx,
+    field,
+    parameters,
+    transform:
+      inputTransform === undefined
+        ? undefined
+        : (v) => field(['inputTransform'], inputTransform, parameterInput(v), true),
+    page: continuation
+      ? { url: continuation.url, parameters: definition.continuation?.parameters ?? {}, previous: ctx }
+      : undefined,
+    signal: options.signal,
+    plan,
+    writeErrorTables: undefined,
+  });
+  return {
+    status: raw.status,
+    statusText: raw.statusText,
+    headers: maskJson(ctx.response?.headers ?? raw.headers, secrets) as Record<string, string>,
+    body: maskJson(parsed, secrets),
+    correlationId: ctx.correlationId,
+  };
+}

@@ -1,0 +1,120 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { encodings } from '../helpers/encodings.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { startPlatformProcess } from '../helpers/platform.js';
+import { customersApi, queueSolution } from '../helpers/queue.js';
+import { tempSolution } from '../helpers/temp-solution.js';
+
+const SECRET = 'dk-live-8Rt3vNq6Xw2Lm9Zp4Hc7';
+
+/**
+ * The device against the platform (`--server`): the device resolves parameters, pages and writes
+ * its local tables and queue; the platform makes each call with its own credentials, which the
+ * device never has.
+ */
+describe('restfn run/sync/action --server', () => {
+  it('runs, syncs page by page and pushes actions through the platform; the device holds no credential', async () => {
+    const items = await testServer((req, res) => {
+      if (req.headers['x-api-key'] !== SECRET) return json(res, 401, { error: 'key?' });
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('page') ?? '1');
+      json(res, 200, {
+        items: [{ id: `i-${page}`, name: `Item ${page}`, key: req.headers['x-api-key'] }],
+        next: page < 3 ? page + 1 : null,
+      });
+    });
+    const api = await customersApi([{ id: 'c-1', name: 'Ada', region: 'eu' }]);
+    const files = {
+      'solution.yaml': 'name: crm\n',
+      ...queueSolution(api.url),
+      'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${items.url}/items
+parameters:
+  page: { location: query, type: int, value: 1 }
+  x-api-key: { location: header, type: secret, value: api-key }
+records: =items
+continuation:
+  when: =@ctx.output.next != null
+  parameters:
+    page: { location: query, type: int, value: =@ctx.output.next }
+    x-api-key: { location: header, type: secret, value: api-key }
+`,
+      'datasources/items.platform':
+        'type: datasource.sqlite\noptions:\n  provider: DATA_PROVIDER_LOCAL\n  entities:\n    - entity: items\n      function: rest-get-items\n  query: SELECT id, data FROM [items]\n',
+    };
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const admin = platform.adminToken;
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name: 'bob', role: 'author', solutions: ['crm'] },
+    });
+    const token = (await platform.api('POST', '/api/v1/users/bob/tokens', { token: admin, body: {} })).body
+      .token;
+    const published = await platform.api('PUT', '/api/v1/solutions/crm', {
+      token,
+      body: { files: Object.fromEntries(Object.entries(files).filter(([p]) => p !== 'solution.yaml')) },
+    });
+    expect(published.status).toBe(201);
+    await platform.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
+      token,
+      body: { kind: 'secret', value: SECRET },
+    });
+    const device = tempSolution(files);
+    const env = {
+      RESTFN_SERVER: platform.url,
+      RESTFN_TOKEN: token,
+      XDG_CONFIG_HOME: join(device, 'no-config'),
+    };
+    const restfn = (...args: string[]) => runCli([...args, '--solution', device], { env });
+
+    const ran = await restfn('run', 'rest-get-items', '--server');
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    // What the service echoed of the key comes back masked.
+    expect(JSON.parse(ran.stdout)).toEqual({ items: [{ id: 'i-1', name: 'Item 1', key: '***' }], next: 2 });
+
+    const synced = await restfn('sync', 'items', '--server');
+    expect(synced.code).toBe(0);
+    const db = new Database(join(device, '.restfn', 'local.db'), { readonly: true });
+    const rows = db.prepare('SELECT data FROM [items] ORDER BY id').all() as Array<{ data: string }>;
+    db.close();
+    expect(rows.map((r) => JSON.parse(r.data).id)).toEqual(['i-1', 'i-2', 'i-3']);
+
+    // An action's command goes through the platform, with its idempotency key.
+    expect((await restfn('sync', 'customers', '--server')).code).toBe(0);
+    const acted = await restfn(
+      'action',
+      'update-customer',
+      '--server',
+      '-p',
+      'current.item.id=c-1',
+      '-p',
+      'components.name.state.value=Grace',
+    );
+    expect(acted.code).toBe(0);
+    const result = JSON.parse(acted.stdout);
+    expect(result.command.state).toBe('done');
+    expect(api.requests.at(-1)).toMatchObject({
+      method: 'PATCH',
+      url: '/customers/c-1',
+      idempotencyKey: result.command.id,
+    });
+    expect(api.customers.get('c-1')?.name).toBe('Grace');
+
+    // A refusal of the service comes back as the same coded error, exit 1.
+    await platform.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
+      token,
+      body: { kind: 'secret', value: 'wrong-key-value' },
+    });
+    const refused = await restfn('run', 'rest-get-items', '--server');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('restfn: error REMOTE_ERROR');
+    expect(refused.stderr).toContain('401');
+
+    const everything = [ran, synced, acted, refused].map((r) => r.stdout + r.stderr).join('\n');
+    for (const form of encodings(SECRET)) expect(everything).not.toContain(form);
+  });
+});
