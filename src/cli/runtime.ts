@@ -14,7 +14,9 @@ export async function cliRuntime(
   options: UserOptions,
 ): Promise<Runtime> {
   const runtime = createRuntime(solution, {
-    ...(options.server !== undefined ? { remote: await remoteFor(solution, options) } : {}),
+    ...(options.server !== undefined || platformUrl(solution) !== undefined
+      ? { remote: await remoteFor(solution, options) }
+      : {}),
     store,
     files: store && openFiles(store),
     credentials: credentialsWhenNeeded(solution.root),
@@ -27,15 +29,41 @@ export async function cliRuntime(
   return runtime;
 }
 
-/** `--server`: the call step of every function goes to the platform, under the solution's name. */
+/**
+ * `--server` (or `settings.platform.url`): the call step of every function goes to the platform,
+ * under the solution's name. The address: --server URL, else RESTFN_SERVER, else the setting; the
+ * token: --token, else RESTFN_TOKEN, else the device credential `platform-token` (encrypted, set
+ * with `restfn credentials set platform-token --kind secret`).
+ */
 async function remoteFor(solution: Solution, options: UserOptions) {
-  const { PlatformClient, platformCalls } = await import('../client/remote-calls.js');
-  const client = PlatformClient.from({
-    ...(typeof options.server === 'string' ? { server: options.server } : {}),
-    ...(options.token ? { token: options.token } : {}),
-  });
+  const { PlatformClient, platformCalls, SERVER_ENV, TOKEN_ENV } = await import('../client/remote-calls.js');
+  const server =
+    (typeof options.server === 'string' ? options.server : undefined) ??
+    process.env[SERVER_ENV] ??
+    platformUrl(solution);
+  const token = options.token ?? process.env[TOKEN_ENV] ?? (await storedToken(solution.root));
+  const client = PlatformClient.from({ ...(server ? { server } : {}), ...(token ? { token } : {}) }, {});
   return platformCalls(client, solution.name);
 }
+
+function platformUrl(solution: Solution): string | undefined {
+  return solution.settings?.definition?.settings?.platform?.url;
+}
+
+/** The token kept in the device's credential store, when there is a store and one is kept there. */
+async function storedToken(solutionRoot: string): Promise<string | undefined> {
+  const { openCredentials } = await import('./credentials.js');
+  try {
+    const stored = openCredentials(solutionRoot).get(PLATFORM_TOKEN_KEY);
+    return stored?.kind === 'secret' ? stored.value : undefined;
+  } catch {
+    // No store or no key yet: no stored token; PlatformClient says how to give one.
+    return undefined;
+  }
+}
+
+/** The device credential that holds the platform token when none is given otherwise. */
+export const PLATFORM_TOKEN_KEY = 'platform-token';
 
 /**
  * The solution's credential store (SQLite) and OAuth client are loaded when a function first needs a

@@ -1,6 +1,6 @@
 import { NetworkError, RemoteError, type RequestSummary, TimeoutError } from '../http/errors.js';
 import type { RemoteCalls, RemoteResponse } from '../runtime/engine.js';
-import { PlatformAnswerError, PlatformClient } from './platform-client.js';
+import { PlatformAnswerError, PlatformClient, SERVER_ENV, TOKEN_ENV } from './platform-client.js';
 
 /**
  * The device's side of `RemoteCalls`: the call step of each function (without `useLocalCall`) goes
@@ -75,4 +75,4 @@ function asCallError(error: unknown, summary: RequestSummary): unknown {
   return mapped;
 }
 
-export { PlatformClient };
+export { PlatformClient, SERVER_ENV, TOKEN_ENV };

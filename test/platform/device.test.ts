@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
@@ -75,6 +76,24 @@ continuation:
     expect(ran.code).toBe(0);
     // What the service echoed of the key comes back masked.
     expect(JSON.parse(ran.stdout)).toEqual({ items: [{ id: 'i-1', name: 'Item 1', key: '***' }], next: 2 });
+
+    // Or from solution.yaml, with the token kept (encrypted) in the device's credential store.
+    writeFileSync(
+      join(device, 'solution.yaml'),
+      `name: crm\nsettings:\n  platform:\n    url: ${platform.url}\n`,
+    );
+    const bare = { XDG_CONFIG_HOME: join(device, 'no-config') };
+    const stored = await runCli(
+      ['credentials', 'set', 'platform-token', '--kind', 'secret', '--solution', device],
+      {
+        env: bare,
+        input: `${token}\n`,
+      },
+    );
+    expect(stored.code).toBe(0);
+    const viaSettings = await runCli(['run', 'rest-get-items', '--solution', device], { env: bare });
+    expect(viaSettings.code).toBe(0);
+    expect(JSON.parse(viaSettings.stdout).items[0].key).toBe('***');
 
     const synced = await restfn('sync', 'items', '--server');
     expect(synced.code).toBe(0);

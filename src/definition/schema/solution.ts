@@ -95,6 +95,15 @@ export const solutionDefinition = strict({
     })
       .optional()
       .describe('Sync settings.'),
+    platform: strict({
+      url: z
+        .url({ protocol: /^https?$/ })
+        .describe('The platform that makes the remote calls (`restfn serve`), as with --server.'),
+    })
+      .optional()
+      .describe(
+        'Run the solution against a platform: the calls go there with its credentials (token: RESTFN_TOKEN, or the device credential `platform-token`).',
+      ),
   }).optional(),
 });
 
