@@ -5,6 +5,8 @@ import { onTestFinished } from 'vitest';
 
 export const CLIENT_ID = 'restfn-test';
 export const CLIENT_SECRET = 'cs-9fK2mQ7xL4pW8vR3tY6n';
+/** A public client (no secret, PKCE): what a device logs in with for `useLocalCall`. */
+export const PUBLIC_CLIENT_ID = 'restfn-device';
 
 export interface AuthServer {
   issuer: string;
@@ -35,6 +37,13 @@ export async function authServer(redirectUri: string, accessTokenTtl = 300): Pro
         redirect_uris: [redirectUri],
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_basic',
+      },
+      {
+        client_id: PUBLIC_CLIENT_ID,
+        grant_types: ['authorization_code', 'refresh_token'],
+        redirect_uris: [redirectUri],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
       },
     ],
     features: {

@@ -1,10 +1,12 @@
 import { writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startCli } from '../helpers/cli.js';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
+import { actAsUser, authServer, PUBLIC_CLIENT_ID } from '../helpers/oauth-server.js';
 import { startPlatformProcess } from '../helpers/platform.js';
 import { customersApi, queueSolution } from '../helpers/queue.js';
 import { tempSolution } from '../helpers/temp-solution.js';
@@ -135,5 +137,76 @@ continuation:
 
     const everything = [ran, synced, acted, refused].map((r) => r.stdout + r.stderr).join('\n');
     for (const form of encodings(SECRET)) expect(everything).not.toContain(form);
+  });
+
+  it('useLocalCall: the device logs in with the OAuth configuration the platform gives (no secret) and calls itself', async () => {
+    // A free port for the device's loopback redirect (the login listens there).
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const redirectUri = `http://127.0.0.1:${port}/callback`;
+    const auth = await authServer(redirectUri);
+    const orders = await testServer(async (req, res) => {
+      const bearer = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+      json(res, (await auth.isValid(bearer)) ? 200 : 401, { orders: 3 });
+    });
+    const files = {
+      'solution.yaml': 'name: shop\n',
+      'functions/rest-get-orders.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${orders.url}/orders
+useLocalCall: true
+parameters:
+  authorization: { location: header, type: oauth, value: erp }
+`,
+    };
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const admin = platform.adminToken;
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name: 'eve', role: 'author', solutions: ['shop'] },
+    });
+    const token = (await platform.api('POST', '/api/v1/users/eve/tokens', { token: admin, body: {} })).body
+      .token;
+    await platform.api('PUT', '/api/v1/solutions/shop', {
+      token,
+      body: { files: { 'functions/rest-get-orders.platform': files['functions/rest-get-orders.platform'] } },
+    });
+    await platform.api('PUT', '/api/v1/solutions/shop/credentials/erp', {
+      token,
+      body: {
+        kind: 'oauth',
+        tokenEndpoint: auth.tokenEndpoint,
+        authorizationEndpoint: auth.authorizationEndpoint,
+        issuer: auth.issuer,
+        clientId: PUBLIC_CLIENT_ID,
+        grantType: 'authorization_code',
+        scopes: ['api'],
+        redirectUri,
+      },
+    });
+    const device = tempSolution(files);
+    const env = { RESTFN_SERVER: platform.url, RESTFN_TOKEN: token, XDG_CONFIG_HOME: join(device, 'config') };
+    const { child, done } = startCli(['login', 'erp', '--server', '--solution', device], { env });
+    let stderr = '';
+    const url = await new Promise<string>((resolve) => {
+      child.stderr!.on('data', (c) => {
+        stderr += c;
+        const found = /(http:\/\/127\.0\.0\.1:\d+\/auth\?\S+)/.exec(stderr)?.[1];
+        if (found) resolve(found);
+      });
+    });
+    await actAsUser(url);
+    const loggedIn = await done;
+    expect(loggedIn.code).toBe(0);
+    expect(loggedIn.stdout).toBe("logged in: 'erp'\n");
+
+    // The call is the device's own, with the device's token; the platform made none.
+    const ran = await runCli(['run', 'rest-get-orders', '--server', '--solution', device], { env });
+    expect(ran.code).toBe(0);
+    expect(JSON.parse(ran.stdout)).toEqual({ orders: 3 });
+    const audit = await platform.api('GET', '/api/v1/solutions/shop/executions', { token: admin });
+    expect(audit.body.entries.filter((e: { action: string }) => e.action === 'call')).toEqual([]);
   });
 });

@@ -85,8 +85,18 @@ export async function deleteCredential(
   process.stdout.write(`deleted '${key}'\n`);
 }
 
-export async function logIn(key: string, options: { solution?: string }): Promise<void> {
-  const store = openCredentials(solutionDir(options.solution));
+export async function logIn(key: string, options: RemoteOptions & { solution?: string }): Promise<void> {
+  const platform = onPlatform(options);
+  // A local call (`useLocalCall`) logs in from the device: the platform gives the configuration
+  // (never a client secret), the tokens stay in the device's store.
+  const store = openCredentials(solutionDir(options.solution), platform !== undefined);
+  if (platform) {
+    const config = await platform.client.request<Credential>(
+      'GET',
+      `${platform.base}/${encodeURIComponent(key)}/oauth`,
+    );
+    store.set(key, config);
+  }
   if (grantOf(store, key) === 'client_credentials') {
     throw new UsageError(
       `credential '${key}' uses the client_credentials grant: restfn gets its tokens from the token endpoint when a function needs them, so there is nothing to log in to; run the function`,

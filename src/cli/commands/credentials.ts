@@ -89,13 +89,16 @@ export function registerCredentials(program: Command): void {
     await deleteCredential(key, options);
   });
 
-  program
-    .command('login')
-    .description('log in to an OAuth credential: prints the URL to open, then waits for the redirect')
-    .argument('<key>', 'OAuth credential key')
-    .option('-s, --solution <dir>', 'solution folder')
-    .action(async (key: string, options: { solution?: string }) => {
-      const { logIn } = await import('./credentials-action.js');
-      await logIn(key, options);
-    });
+  remote(
+    program
+      .command('login')
+      .description(
+        'log in to an OAuth credential: prints the URL to open, then waits for the redirect (--server: its configuration from the platform, for useLocalCall functions)',
+      )
+      .argument('<key>', 'OAuth credential key')
+      .option('-s, --solution <dir>', 'solution folder'),
+  ).action(async (key: string, options: RemoteOptions & { solution?: string }) => {
+    const { logIn } = await import('./credentials-action.js');
+    await logIn(key, options);
+  });
 }

@@ -49,6 +49,25 @@ export function credentialRoutes(app: FastifyInstance, ctx: PlatformContext): vo
     async (req) => ({ credentials: await ctx.vault.list(req.params.solution) }),
   );
 
+  // What a device needs to log in itself for `useLocalCall` functions (spec 5): the OAuth
+  // configuration without its client secret. Tokens then stay in the device's own store.
+  app.get<{ Params: { solution: string; key: string } }>(
+    '/solutions/:solution/credentials/:key/oauth',
+    { config: { permission: 'function.execute' }, schema: { params: PARAMS } },
+    async (req) => {
+      const { solution, key } = req.params;
+      const found = (await ctx.vault.list(solution)).find((c) => c.key === key);
+      if (!found || found.kind !== 'oauth') {
+        throw new PlatformError(
+          'CREDENTIAL_NOT_FOUND',
+          `solution '${solution}' has no OAuth credential '${key}'`,
+        );
+      }
+      const { hasClientSecret: _, ...config } = found.fields as Record<string, unknown>;
+      return { kind: 'oauth', ...config };
+    },
+  );
+
   app.put<{ Params: { solution: string; key: string }; Body: unknown }>(
     '/solutions/:solution/credentials/:key',
     { config: { permission: 'credentials.manage' }, schema: { params: PARAMS } },
