@@ -57,7 +57,7 @@ export function credentialRoutes(app: FastifyInstance, ctx: PlatformContext): vo
     async (req) => {
       const { solution, key } = req.params;
       const found = (await ctx.vault.list(solution)).find((c) => c.key === key);
-      if (!found || found.kind !== 'oauth') {
+      if (found?.kind !== 'oauth') {
         throw new PlatformError(
           'CREDENTIAL_NOT_FOUND',
           `solution '${solution}' has no OAuth credential '${key}'`,
