@@ -158,6 +158,12 @@ export const ERROR_CODES = {
   ROUTE_NOT_FOUND: code('usage', 'No such endpoint on the platform.', 404),
   SOLUTION_NOT_PUBLISHED: code('usage', 'The solution has no published version on the platform.', 404),
   USER_EXISTS: code('usage', 'A user of that name exists already.', 409),
+  SIGN_IN_FAILED: code('usage', 'The console sign-in had a wrong user name or password.', 401),
+  CSRF_INVALID: code(
+    'usage',
+    'A change made with the console session cookie without its CSRF token (x-csrf-token).',
+    403,
+  ),
   USER_NOT_FOUND: code('usage', 'No user of that name.', 404),
   TOKEN_NOT_FOUND: code('usage', 'No API token with that id.', 404),
   PUBLISH_INVALID: code('definition', 'The uploaded solution has errors; nothing was published.'),

@@ -1,3 +1,5 @@
+import { timingSafeEqual } from 'node:crypto';
+import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
@@ -10,6 +12,7 @@ import type { PlatformContext } from './context.js';
 import { errorBody, PlatformError } from './errors.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { callRoutes, executeRoutes } from './routes/execute.js';
+import { CSRF_HEADER, SESSION_COOKIE, sessionRoutes } from './routes/session.js';
 import { solutionRoutes } from './routes/solutions.js';
 import { userRoutes } from './routes/users.js';
 
@@ -77,16 +80,41 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       ),
   });
 
+  await app.register(cookie);
   app.decorateRequest('user', undefined as never);
-  // Who: every route with a permission needs a live token.
+  app.decorateRequest('csrfToken', undefined);
+  // Who: every route with a permission needs a live API token, or the console's session cookie
+  // (and then, for a change, its CSRF token).
   app.addHook('onRequest', async (req) => {
     if (req.routeOptions.config.permission === undefined) return;
     const token = bearerToken(req.headers.authorization);
-    if (!token) throw new PlatformError('AUTH_REQUIRED', 'send an API token: Authorization: Bearer <token>');
-    const hash = hashToken(token);
-    const found = await ctx.tokens.get(hash, () => ctx.store.tokenByHash(hash));
-    if (!found) throw new PlatformError('AUTH_REQUIRED', 'the API token is unknown or revoked');
-    req.user = found.user;
+    if (token) {
+      const hash = hashToken(token);
+      const found = await ctx.tokens.get(hash, () => ctx.store.tokenByHash(hash));
+      if (!found) throw new PlatformError('AUTH_REQUIRED', 'the API token is unknown or revoked');
+      req.user = found.user;
+      return;
+    }
+    const cookieValue = req.cookies[SESSION_COOKIE];
+    const signedIn = cookieValue
+      ? await ctx.store.sessionByHash(hashToken(cookieValue), new Date().toISOString())
+      : undefined;
+    if (!signedIn) {
+      throw new PlatformError(
+        'AUTH_REQUIRED',
+        cookieValue
+          ? 'the console session ended: sign in again'
+          : 'send an API token (Authorization: Bearer <token>) or sign in to the console',
+      );
+    }
+    if (!SAFE_METHODS.has(req.method) && !sameSecret(req.headers[CSRF_HEADER], signedIn.session.csrfToken)) {
+      throw new PlatformError(
+        'CSRF_INVALID',
+        `a change made with the console session needs its ${CSRF_HEADER} header`,
+      );
+    }
+    req.user = signedIn.user;
+    req.csrfToken = signedIn.session.csrfToken;
   });
   // What: one decision per route, in one place.
   app.addHook('preHandler', async (req) => {
@@ -124,11 +152,22 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       solutionRoutes(api, ctx);
       credentialRoutes(api, ctx);
       executeRoutes(api, ctx);
+      sessionRoutes(api, ctx);
       callRoutes(api, ctx);
     },
     { prefix: '/api/v1' },
   );
   return app;
+}
+
+const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** A constant-time comparison of a header against the session's token. */
+function sameSecret(given: string | string[] | undefined, expected: string): boolean {
+  if (typeof given !== 'string') return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 /** Fastify's own errors (a body too large, bad JSON, a schema mismatch) as registry codes. */

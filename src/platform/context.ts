@@ -25,6 +25,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The token's user; set for every /api/v1 route but the public ones. */
     user: UserRecord;
+    /** The console session's CSRF token, when the request came with the session cookie. */
+    csrfToken: string | undefined;
   }
   interface FastifyContextConfig {
     /** What the route does, for `authorize`; absent: public (no token needed). */

@@ -27,6 +27,14 @@ export interface TokenRecord {
   readonly revoked: string | null;
 }
 
+/** A console sign-in: stored by the SHA-256 of its cookie value, with its CSRF token. */
+export interface SessionRecord {
+  readonly userId: string;
+  readonly csrfToken: string;
+  readonly created: string;
+  readonly expires: string;
+}
+
 export interface VersionRecord {
   readonly solution: string;
   readonly version: number;
@@ -83,6 +91,12 @@ export interface PlatformStore {
   tokenByHash(hash: string): Promise<{ token: TokenRecord; user: UserRecord } | undefined>;
   listTokens(userId: string): Promise<TokenRecord[]>;
   revokeToken(id: string): Promise<TokenRecord | undefined>;
+
+  // Console sessions: only the SHA-256 of the cookie value is kept.
+  createSession(hash: string, session: SessionRecord): Promise<void>;
+  /** The live (not expired at `now`) session with this hash, and its user. */
+  sessionByHash(hash: string, now: string): Promise<{ session: SessionRecord; user: UserRecord } | undefined>;
+  deleteSession(hash: string): Promise<void>;
 
   // Published solutions: immutable versions.
   /** Adds the next version of `solution` (1 for a new one) with its files, atomically. */

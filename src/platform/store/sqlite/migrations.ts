@@ -58,4 +58,13 @@ export const MIGRATIONS: readonly string[] = [
      duration_ms INTEGER
    );
    CREATE INDEX audit_by_solution ON audit (solution, seq);`,
+  // 2: console sessions (cookie value hashed; its CSRF token beside it).
+  `CREATE TABLE sessions (
+     hash TEXT PRIMARY KEY,
+     user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+     csrf_token TEXT NOT NULL,
+     created TEXT NOT NULL,
+     expires TEXT NOT NULL
+   );
+   CREATE INDEX sessions_by_expiry ON sessions (expires);`,
 ];

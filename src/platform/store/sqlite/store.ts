@@ -6,6 +6,7 @@ import type {
   CredentialRow,
   PlatformStore,
   Role,
+  SessionRecord,
   TokenRecord,
   UserRecord,
   VersionRecord,
@@ -101,6 +102,44 @@ export class SqlitePlatformStore implements PlatformStore {
     this.sql('UPDATE tokens SET revoked = ? WHERE id = ? AND revoked IS NULL').run(now(), id);
     const row = this.sql('SELECT * FROM tokens WHERE id = ?').get(id) as TokenRow | undefined;
     return row && token(row);
+  }
+
+  async createSession(hash: string, session: SessionRecord): Promise<void> {
+    // Expired sessions go whenever a new one starts: the table stays the size of the live ones.
+    this.sql('DELETE FROM sessions WHERE expires <= ?').run(session.created);
+    this.sql('INSERT INTO sessions (hash, user_id, csrf_token, created, expires) VALUES (?, ?, ?, ?, ?)').run(
+      hash,
+      session.userId,
+      session.csrfToken,
+      session.created,
+      session.expires,
+    );
+  }
+
+  async sessionByHash(
+    hash: string,
+    now: string,
+  ): Promise<{ session: SessionRecord; user: UserRecord } | undefined> {
+    const row = this.sql('SELECT * FROM sessions WHERE hash = ? AND expires > ?').get(hash, now) as
+      | { user_id: string; csrf_token: string; created: string; expires: string }
+      | undefined;
+    if (!row) return undefined;
+    const user = await this.userById(row.user_id);
+    return (
+      user && {
+        session: {
+          userId: row.user_id,
+          csrfToken: row.csrf_token,
+          created: row.created,
+          expires: row.expires,
+        },
+        user,
+      }
+    );
+  }
+
+  async deleteSession(hash: string): Promise<void> {
+    this.sql('DELETE FROM sessions WHERE hash = ?').run(hash);
   }
 
   async addVersion(

@@ -1,0 +1,102 @@
+import { randomBytes } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { hashPassword, verifyPassword } from '../auth/passwords.js';
+import { hashToken } from '../auth/tokens.js';
+import type { PlatformContext } from '../context.js';
+import { PlatformError } from '../errors.js';
+
+/** The console's session cookie: HttpOnly, SameSite=Strict, Secure over https. */
+export const SESSION_COOKIE = 'restfn_session';
+/** Header a cookie-signed-in browser sends with every change (CSRF). */
+export const CSRF_HEADER = 'x-csrf-token';
+
+const SESSION_HOURS = 12;
+
+/** Checked when the user does not exist, so the answer takes as long as a wrong password. */
+let dummyHash: Promise<string> | undefined;
+
+/**
+ * Sign in and out of the console. A session is a random 256-bit cookie value (stored only as its
+ * SHA-256) with a CSRF token of its own, which every change made with the cookie must send back in
+ * `x-csrf-token`: a page on another site can make the browser send the cookie (SameSite=Strict
+ * already stops most of that), never read the token.
+ */
+export function sessionRoutes(app: FastifyInstance, ctx: PlatformContext): void {
+  app.post<{ Body: { name: string; password: string } }>(
+    '/session',
+    {
+      config: { rateLimit: { max: 10, timeWindow: 60_000 } },
+      schema: {
+        body: {
+          type: 'object',
+          required: ['name', 'password'],
+          additionalProperties: false,
+          properties: {
+            name: { type: 'string', maxLength: 64 },
+            password: { type: 'string', maxLength: 1024 },
+          },
+        },
+      },
+    },
+    async (req, reply) => {
+      const { name, password } = req.body;
+      const user = await ctx.store.userByName(name);
+      dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
+      const stored = user?.passwordHash ?? (await dummyHash);
+      const ok = (await verifyPassword(stored, password)) && user?.passwordHash != null;
+      if (!ok || !user) {
+        await ctx.audit(req, {
+          solution: null,
+          action: 'sign-in',
+          target: name,
+          outcome: 'SIGN_IN_FAILED',
+          correlationId: null,
+          durationMs: null,
+        });
+        throw new PlatformError('SIGN_IN_FAILED', 'the user name or the password is wrong');
+      }
+      const id = randomBytes(32).toString('base64url');
+      const now = new Date();
+      const session = {
+        userId: user.id,
+        csrfToken: randomBytes(32).toString('base64url'),
+        created: now.toISOString(),
+        expires: new Date(now.getTime() + SESSION_HOURS * 3_600_000).toISOString(),
+      };
+      await ctx.store.createSession(hashToken(id), session);
+      req.user = user;
+      await ctx.audit(req, {
+        solution: null,
+        action: 'sign-in',
+        target: name,
+        outcome: 'ok',
+        correlationId: null,
+        durationMs: null,
+      });
+      void reply.setCookie(SESSION_COOKIE, id, {
+        httpOnly: true,
+        sameSite: 'strict',
+        secure: req.protocol === 'https',
+        path: '/',
+        expires: new Date(session.expires),
+      });
+      return { user: shownUser(user), csrfToken: session.csrfToken, expires: session.expires };
+    },
+  );
+
+  app.get('/session', { config: { permission: 'tokens.manage-own' } }, async (req) => ({
+    user: shownUser(req.user),
+    csrfToken: req.csrfToken,
+  }));
+
+  app.delete('/session', { config: { permission: 'tokens.manage-own' } }, async (req, reply) => {
+    const id = req.cookies[SESSION_COOKIE];
+    if (id) await ctx.store.deleteSession(hashToken(id));
+    void reply.clearCookie(SESSION_COOKIE, { path: '/' });
+    return reply.status(204).send();
+  });
+}
+
+function shownUser(user: { id: string; name: string; role: string; solutions: readonly string[] }) {
+  return { id: user.id, name: user.name, role: user.role, solutions: user.solutions };
+}
