@@ -19,17 +19,18 @@ function newest(dir: string): number {
  * build is redone here whenever a source is newer than it.
  */
 export default function setup(): void {
-  // Both halves of the build: the library (tsc) and the CLI bundle (scripts/build-cli.mjs).
+  // Every part of the build: the library (tsc), the CLI bundle (scripts/build-cli.mjs), the console (vite).
   let built = 0;
   try {
     built = Math.min(
       statSync(join(root, 'dist', 'index.js')).mtimeMs,
       statSync(join(root, 'dist', 'bin', 'restfn.js')).mtimeMs,
+      statSync(join(root, 'dist', 'console', 'index.html')).mtimeMs,
     );
   } catch {
     // Not built yet.
   }
-  if (newest(join(root, 'src')) > built) {
+  if (Math.max(newest(join(root, 'src')), newest(join(root, 'console', 'src'))) > built) {
     execFileSync('npm', ['run', 'build', '--silent'], { cwd: root, stdio: 'inherit' });
   }
 }

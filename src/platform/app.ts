@@ -1,7 +1,11 @@
 import { timingSafeEqual } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
+import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
 import { httpStatusOf } from '../errors/codes.js';
@@ -145,6 +149,7 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
   });
 
   app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  await serveConsole(app);
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(
     async (api) => {
@@ -161,6 +166,23 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
 }
 
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * The console's built files (dist/console, from `npm run build`) at /console/, same origin as the
+ * API. Both the tsc output (dist/platform/app.js) and the CLI bundle (dist/bin/chunks/*.js) sit
+ * two folders below dist/.
+ */
+async function serveConsole(app: FastifyInstance): Promise<void> {
+  const root = fileURLToPath(new URL('../../console/', import.meta.url));
+  app.get('/console', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/console/'));
+  if (!existsSync(join(root, 'index.html'))) {
+    app.get('/console/*', { schema: { hide: true } }, async () => {
+      throw new PlatformError('ROUTE_NOT_FOUND', 'the console is not built here: run npm run build');
+    });
+    return;
+  }
+  await app.register(fastifyStatic, { root, prefix: '/console/', index: ['index.html'] });
+}
 
 /** A constant-time comparison of a header against the session's token. */
 function sameSecret(given: string | string[] | undefined, expected: string): boolean {

@@ -53,6 +53,38 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
     },
   );
 
+  // The REST functions of the current version as the console lists and previews them: method, url,
+  // and each parameter with its initial value (a credential parameter's value is its key).
+  app.get<{ Params: { solution: string } }>(
+    '/solutions/:solution/functions',
+    { config: { permission: 'solution.read' }, schema: { params: SOLUTION_PARAMS } },
+    async (req) => {
+      const { runtime, version } = await ctx.runtimes.get(req.params.solution);
+      const functions = [...runtime.solution.functions.values()]
+        .filter((f) => f.definition?.provider === 'DATA_PROVIDER_REST')
+        .map((f) => {
+          const d = f.definition!;
+          return {
+            name: f.name,
+            path: f.yaml.file,
+            method: d.method,
+            url: d.url,
+            useLocalCall: d.useLocalCall === true,
+            parameters: Object.entries(d.parameters ?? {}).map(([name, p]) => ({
+              name,
+              location: p.location,
+              type: p.type,
+              required: p.required === true,
+              ...(p.value !== undefined ? { value: p.value } : {}),
+            })),
+            source: f.yaml.text,
+          };
+        })
+        .sort((a, b) => a.name.localeCompare(b.name));
+      return { version, functions };
+    },
+  );
+
   app.put<{ Params: { solution: string }; Body: { files: unknown } }>(
     '/solutions/:solution',
     {

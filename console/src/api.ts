@@ -1,0 +1,65 @@
+/** The platform's API as the console calls it: same origin, the session cookie, CSRF on changes. */
+
+let csrfToken: string | undefined;
+
+export function setCsrf(token: string | undefined): void {
+  csrfToken = token;
+}
+
+/** An error the platform answered: its stable code and what it says. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+export async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const headers: Record<string, string> = { accept: 'application/json' };
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  if (method !== 'GET' && csrfToken) headers['x-csrf-token'] = csrfToken;
+  const res = await fetch(`/api/v1${path}`, {
+    method,
+    credentials: 'same-origin',
+    headers,
+    ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+  });
+  const text = await res.text();
+  const parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  if (!res.ok) {
+    throw new ApiError(
+      res.status,
+      String(parsed.code ?? 'ERROR'),
+      String(parsed.message ?? res.statusText),
+      parsed,
+    );
+  }
+  return parsed as T;
+}
+
+export interface User {
+  readonly id: string;
+  readonly name: string;
+  readonly role: 'admin' | 'author' | 'user';
+  readonly solutions: readonly string[];
+}
+
+export interface FunctionInfo {
+  readonly name: string;
+  readonly path: string;
+  readonly method: string;
+  readonly url: string;
+  readonly useLocalCall: boolean;
+  readonly parameters: ReadonlyArray<{
+    readonly name: string;
+    readonly location: string;
+    readonly type: string;
+    readonly required: boolean;
+    readonly value?: unknown;
+  }>;
+  readonly source: string;
+}

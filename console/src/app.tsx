@@ -1,0 +1,141 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api, type FunctionInfo, setCsrf, type User } from './api.js';
+import { Preview } from './preview.js';
+import { SignIn } from './sign-in.js';
+
+/** Where the console is: `#/`, `#/s/<solution>`, `#/s/<solution>/f/<function>`. */
+function route(): { solution?: string; fn?: string } {
+  const [, s, solution, f, fn] = location.hash.replace(/^#/, '').split('/');
+  return {
+    ...(s === 's' && solution ? { solution: decodeURIComponent(solution) } : {}),
+    ...(f === 'f' && fn ? { fn: decodeURIComponent(fn) } : {}),
+  };
+}
+
+export function App() {
+  const [user, setUser] = useState<User | null | undefined>(undefined);
+  const [where, setWhere] = useState(route());
+  useEffect(() => {
+    api<{ user: User; csrfToken: string }>('GET', '/session')
+      .then((s) => {
+        setCsrf(s.csrfToken);
+        setUser(s.user);
+      })
+      .catch(() => setUser(null));
+    const onHash = () => setWhere(route());
+    addEventListener('hashchange', onHash);
+    return () => removeEventListener('hashchange', onHash);
+  }, []);
+  if (user === undefined) return <p class="muted">Loading…</p>;
+  if (user === null) return <SignIn onSignedIn={setUser} />;
+  const signOut = async () => {
+    await api('DELETE', '/session').catch(() => undefined);
+    setCsrf(undefined);
+    setUser(null);
+  };
+  return (
+    <>
+      <header class="top">
+        <a href="#/" class="brand">
+          restfn console
+        </a>
+        <span class="who">
+          {user.name} ({user.role})
+        </span>
+        <button type="button" onClick={signOut}>
+          Sign out
+        </button>
+      </header>
+      <main>{where.solution ? <SolutionView solution={where.solution} fn={where.fn} /> : <Solutions />}</main>
+    </>
+  );
+}
+
+function Solutions() {
+  const [list, setList] = useState<Array<{ name: string; version: number | null }> | undefined>();
+  const [error, setError] = useState<string>();
+  useEffect(() => {
+    api<{ solutions: Array<{ name: string; version: number | null }> }>('GET', '/solutions')
+      .then((a) => setList(a.solutions))
+      .catch((e: Error) => setError(e.message));
+  }, []);
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
+  if (!list) return <p class="muted">Loading…</p>;
+  return (
+    <section>
+      <h1>Solutions</h1>
+      {list.length === 0 && <p class="muted">No solutions yet: publish one with restfn publish.</p>}
+      <ul class="cards">
+        {list.map((s) => (
+          <li key={s.name}>
+            <a href={`#/s/${encodeURIComponent(s.name)}`}>{s.name}</a>{' '}
+            <span class="muted">{s.version === null ? 'not published' : `version ${s.version}`}</span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+function SolutionView({ solution, fn }: { solution: string; fn: string | undefined }) {
+  const [functions, setFunctions] = useState<{ version: number; functions: FunctionInfo[] }>();
+  const [error, setError] = useState<string>();
+  const [query, setQuery] = useState('');
+  useEffect(() => {
+    setFunctions(undefined);
+    setError(undefined);
+    api<{ version: number; functions: FunctionInfo[] }>(
+      'GET',
+      `/solutions/${encodeURIComponent(solution)}/functions`,
+    )
+      .then(setFunctions)
+      .catch((e: Error) => setError(e instanceof ApiError ? e.message : 'the platform could not be reached'));
+  }, [solution]);
+  if (error)
+    return (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    );
+  if (!functions) return <p class="muted">Loading…</p>;
+  const shown = functions.functions.filter((f) =>
+    `${f.name} ${f.url}`.toLowerCase().includes(query.toLowerCase()),
+  );
+  const selected = functions.functions.find((f) => f.name === fn);
+  return (
+    <div class="solution">
+      <nav class="function-list" aria-label="REST functions">
+        <h1>
+          {solution} <span class="muted">v{functions.version}</span>
+        </h1>
+        <label>
+          Search functions
+          <input
+            type="search"
+            value={query}
+            onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
+          />
+        </label>
+        <ul>
+          {shown.map((f) => (
+            <li key={f.name} aria-current={f.name === fn ? 'page' : undefined}>
+              <a href={`#/s/${encodeURIComponent(solution)}/f/${encodeURIComponent(f.name)}`}>
+                <span class={`method method-${f.method.toLowerCase()}`}>{f.method}</span> {f.name}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      {selected ? (
+        <Preview key={selected.name} solution={solution} fn={selected} />
+      ) : (
+        <p class="muted">Pick a function to preview it.</p>
+      )}
+    </div>
+  );
+}

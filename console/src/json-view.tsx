@@ -1,0 +1,39 @@
+/** A JSON value as a tree: objects and arrays fold (native <details>, so keyboard and screen readers work). */
+export function JsonView({ value, name, open = true }: { value: unknown; name?: string; open?: boolean }) {
+  const label = name === undefined ? null : <span class="json-key">{JSON.stringify(name)}: </span>;
+  if (value !== null && typeof value === 'object') {
+    const entries = Array.isArray(value)
+      ? value.map((v, i) => [String(i), v] as const)
+      : Object.entries(value);
+    const [start, end] = Array.isArray(value) ? ['[', ']'] : ['{', '}'];
+    return (
+      <details class="json-node" open={open}>
+        <summary>
+          {label}
+          {start}
+          <span class="json-count">
+            {' '}
+            {entries.length} {Array.isArray(value) ? 'items' : 'keys'}
+          </span>
+        </summary>
+        <div class="json-children">
+          {entries.map(([k, v]) => (
+            <JsonView
+              key={k}
+              value={v}
+              {...(Array.isArray(value) ? {} : { name: k })}
+              open={entries.length < 30}
+            />
+          ))}
+        </div>
+        <span>{end}</span>
+      </details>
+    );
+  }
+  return (
+    <div class="json-leaf">
+      {label}
+      <span class={`json-${value === null ? 'null' : typeof value}`}>{JSON.stringify(value)}</span>
+    </div>
+  );
+}

@@ -1,0 +1,171 @@
+import { useState } from 'preact/hooks';
+import { ApiError, api, type FunctionInfo } from './api.js';
+import { JsonView } from './json-view.js';
+
+const CREDENTIAL_TYPES = new Set(['secret', 'oauth', 'basic', 'apiKey', 'api-key']);
+
+type Outcome =
+  | { kind: 'ok'; output: unknown; status: string; ms: number; correlationId: string }
+  | { kind: 'error'; body: Record<string, unknown>; status: number; ms: number };
+
+/**
+ * Preview (spec 1.4): the parameters on the left with their initial values (a credential shows its
+ * key, never a value), Preview executes through the platform, the result on the right.
+ */
+export function Preview({ solution, fn }: { solution: string; fn: FunctionInfo }) {
+  const [outcome, setOutcome] = useState<Outcome | undefined>();
+  const [busy, setBusy] = useState(false);
+  const [showSource, setShowSource] = useState(false);
+  const run = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const parameters: Record<string, unknown> = {};
+    for (const p of fn.parameters) {
+      if (CREDENTIAL_TYPES.has(p.type)) continue;
+      const raw = form.get(p.name);
+      if (raw === null || raw === '') continue;
+      parameters[p.name] = typed(String(raw), p.type);
+    }
+    setBusy(true);
+    const started = performance.now();
+    try {
+      const answer = await api<{ status: string; output: unknown; correlationId: string }>(
+        'POST',
+        `/solutions/${encodeURIComponent(solution)}/functions/${encodeURIComponent(fn.name)}/execute`,
+        { parameters },
+      );
+      setOutcome({
+        kind: 'ok',
+        output: answer.output,
+        status: answer.status,
+        ms: performance.now() - started,
+        correlationId: answer.correlationId,
+      });
+    } catch (e) {
+      const body =
+        e instanceof ApiError
+          ? e.body
+          : { code: 'UNREACHABLE', message: 'the platform could not be reached' };
+      setOutcome({
+        kind: 'error',
+        body,
+        status: e instanceof ApiError ? e.status : 0,
+        ms: performance.now() - started,
+      });
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <section class="preview" aria-label={`Preview of ${fn.name}`}>
+      <header class="function-header">
+        <h2>{fn.name}</h2>
+        <p>
+          <span class={`method method-${fn.method.toLowerCase()}`}>{fn.method}</span> <code>{fn.url}</code>
+        </p>
+        <button type="button" onClick={() => setShowSource(!showSource)} aria-expanded={showSource}>
+          {showSource ? 'Hide schema' : 'Show schema'}
+        </button>
+      </header>
+      {showSource && (
+        <section aria-label="Function definition">
+          <pre class="source">{fn.source}</pre>
+        </section>
+      )}
+      <div class="panes">
+        <form class="parameters" onSubmit={run}>
+          <h3>Parameters</h3>
+          {fn.parameters.length === 0 && <p class="muted">No parameters.</p>}
+          {fn.parameters.map((p) =>
+            CREDENTIAL_TYPES.has(p.type) ? (
+              <p key={p.name} class="credential-param">
+                <span class="param-name">{p.name}</span> <span class="muted">({p.location}, credential)</span>
+                <br />
+                <code>{String(p.value ?? '')}</code>
+              </p>
+            ) : (
+              <label key={p.name}>
+                <span class="param-name">
+                  {p.name}
+                  {p.required ? ' *' : ''}
+                </span>{' '}
+                <span class="muted">
+                  ({p.location}, {p.type})
+                </span>
+                <input name={p.name} defaultValue={initial(p.value)} required={p.required} />
+              </label>
+            ),
+          )}
+          <button type="submit" disabled={busy}>
+            {busy ? 'Running…' : 'Preview'}
+          </button>
+        </form>
+        <div class="result" aria-live="polite">
+          <h3>Result</h3>
+          {!outcome && <p class="muted">Run a preview to see the output.</p>}
+          {outcome?.kind === 'ok' && (
+            <>
+              <p class="status ok">
+                {outcome.status} · {Math.round(outcome.ms)} ms ·{' '}
+                <button
+                  type="button"
+                  onClick={() => void navigator.clipboard?.writeText(JSON.stringify(outcome.output, null, 2))}
+                >
+                  Copy JSON
+                </button>
+              </p>
+              <div class="json" data-testid="output">
+                <JsonView value={outcome.output} />
+              </div>
+            </>
+          )}
+          {outcome?.kind === 'error' && (
+            <ErrorView body={outcome.body} status={outcome.status} ms={outcome.ms} />
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}
+
+function ErrorView({ body, status, ms }: { body: Record<string, unknown>; status: number; ms: number }) {
+  const alert = body.alert as { title?: string; description?: string } | undefined;
+  return (
+    <div class="error-result" role="alert">
+      <p class="status failed">
+        {String(body.code)} · {status}
+        {typeof body.remoteStatus === 'number' ? ` (service answered ${body.remoteStatus})` : ''} ·{' '}
+        {Math.round(ms)} ms
+      </p>
+      {typeof body.title === 'string' && <h4>{body.title}</h4>}
+      {typeof body.description === 'string' && <p>{body.description}</p>}
+      {typeof body.details === 'string' && <pre class="details">{body.details}</pre>}
+      {alert && (
+        <div class="device-alert">
+          <strong>Alert on the device:</strong> {alert.title}
+          {alert.description ? ` — ${alert.description}` : ''}
+        </div>
+      )}
+      <p class="muted">{String(body.message ?? '')}</p>
+    </div>
+  );
+}
+
+function initial(value: unknown): string {
+  if (value === undefined || value === null) return '';
+  if (typeof value === 'string' && value.startsWith('=')) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value);
+}
+
+function typed(raw: string, type: string): unknown {
+  if (type === 'number' || type === 'int' || type === 'integer') return Number(raw);
+  if (type === 'boolean') return raw === 'true';
+  if (type === 'object' || type === 'array') {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      return raw;
+    }
+  }
+  return raw;
+}

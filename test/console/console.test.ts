@@ -1,0 +1,139 @@
+import { mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Browser, chromium } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { encodings } from '../helpers/encodings.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { startPlatformProcess } from '../helpers/platform.js';
+
+const SECRET = 'ck-live-5Wq9rT2mX8vL3pZ7nB4c';
+const PASSWORD = 'console-pass-42Xy';
+/** Screenshots of each screen, for a person to look at (not committed). */
+const SHOTS = join(tmpdir(), 'restfn-console-shots');
+
+let browser: Browser;
+beforeAll(async () => {
+  mkdirSync(SHOTS, { recursive: true });
+  browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+describe('the console in a real browser', () => {
+  it('sign in, find a function, preview it with parameters, see an error with its alert, show the schema, sign out', async () => {
+    const service = await testServer((req, res) => {
+      if (req.headers['x-api-key'] !== SECRET) return json(res, 401, { error: 'no key' });
+      if (req.url.startsWith('/customers/')) {
+        return json(res, 200, {
+          id: req.url.split('/')[2],
+          name: 'Ada Lovelace',
+          key: req.headers['x-api-key'],
+        });
+      }
+      json(res, 403, { error: 'not yours' });
+    });
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const admin = platform.adminToken;
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name: 'alice', role: 'author', solutions: ['crm'], password: PASSWORD },
+    });
+    const key = '  x-api-key: { location: header, type: secret, value: api-key }\n';
+    const published = await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: {
+        files: {
+          'functions/rest-get-customer.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/customers/{id}\nparameters:\n  id: { location: path, type: string, required: true, value: c-1 }\n${key}`,
+          'functions/rest-get-orders.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/orders\nparameters:\n${key}error:\n  - when: =@ctx.response.status = 403\n    title: Orders are private\n    description: Ask for access to the orders.\n    alert:\n      title: No access to orders\n`,
+        },
+      },
+    });
+    expect(published.status).toBe(201);
+    await platform.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
+      token: admin,
+      body: { kind: 'secret', value: SECRET },
+    });
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const bodies: string[] = [];
+    page.on('response', (r) => {
+      void r.text().then(
+        (t) => bodies.push(t),
+        () => undefined,
+      );
+    });
+    await page.goto(`${platform.url}/console/`);
+    await page.getByLabel('User name').fill('alice');
+    await page.getByLabel('Password').fill('wrong-password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toContain('the user name or the password is wrong');
+    await page.screenshot({ path: join(SHOTS, '1-sign-in-error.png') });
+
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'crm' }).click();
+    await page.getByLabel('Search functions').fill('customer');
+    await expect.poll(() => page.getByRole('navigation').getByRole('link').count()).toBe(1);
+    await page.getByRole('link', { name: /rest-get-customer/ }).click();
+    // The credential parameter shows its key, never a value.
+    await expect.poll(() => page.locator('.credential-param').textContent()).toContain('api-key');
+    await page.getByLabel(/^id/).fill('c-42');
+    await page.getByRole('button', { name: 'Preview' }).click();
+    const output = page.getByTestId('output');
+    await expect.poll(() => output.textContent()).toContain('Ada Lovelace');
+    expect(await output.textContent()).toContain('"c-42"');
+    expect(await output.textContent()).toContain('"***"');
+    await page.screenshot({ path: join(SHOTS, '2-preview-ok.png') });
+
+    await page.getByRole('button', { name: 'Show schema' }).click();
+    await expect.poll(() => page.getByLabel('Function definition').textContent()).toContain('method: GET');
+
+    // Keyboard only: to the orders function and its Preview, with Tab and Enter.
+    await page.getByLabel('Search functions').fill('');
+    await page.getByRole('link', { name: /rest-get-orders/ }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.getByRole('heading', { name: 'rest-get-orders' }).count()).toBe(1);
+    const preview = page.getByRole('button', { name: 'Preview' });
+    for (let i = 0; i < 20 && !(await preview.evaluate((el) => el === el.ownerDocument.activeElement)); i++) {
+      await page.keyboard.press('Tab');
+    }
+    await page.keyboard.press('Enter');
+    const failed = page.locator('.error-result');
+    await expect.poll(() => failed.textContent()).toContain('Orders are private');
+    const text = await failed.textContent();
+    expect(text).toContain('Ask for access to the orders.');
+    expect(text).toContain('No access to orders');
+    expect(text).toContain('service answered 403');
+    await page.screenshot({ path: join(SHOTS, '3-preview-error.png') });
+
+    await page.setViewportSize({ width: 390, height: 844 });
+    await page.screenshot({ path: join(SHOTS, '4-narrow.png'), fullPage: true });
+
+    const dom = await page.content();
+    const storage = await page.evaluate<string>('JSON.stringify({ ...localStorage, ...sessionStorage })');
+    for (const form of encodings(SECRET)) {
+      expect(dom).not.toContain(form);
+      expect(storage).not.toContain(form);
+      for (const body of bodies) expect(body).not.toContain(form);
+    }
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect.poll(() => page.getByRole('button', { name: 'Sign in' }).count()).toBe(1);
+    await context.close();
+  });
+});
