@@ -43,10 +43,17 @@ const program = new Command('restfn')
   // Commander's own usage errors take the form of every other failure: a code, escaped text.
   // Set before the commands are registered: they inherit it.
   .configureOutput({
+    // Commander's message may have a second line ("(Did you mean --server?)"): each line is
+    // escaped on its own, so the line break stays a line break.
     outputError: (text, write) =>
       write(
         text.startsWith('error: ')
-          ? `${printable(`restfn: error USAGE: ${text.slice('error: '.length).trimEnd()}`)}\n`
+          ? `${text
+              .slice('error: '.length)
+              .trimEnd()
+              .split('\n')
+              .map((line, i) => printable(i === 0 ? `restfn: error USAGE: ${line}` : line))
+              .join('\n')}\n`
           : text,
       ),
   })

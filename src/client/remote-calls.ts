@@ -1,3 +1,4 @@
+import { CredentialError } from '../errors/credential-error.js';
 import { NetworkError, RemoteError, type RequestSummary, TimeoutError } from '../http/errors.js';
 import type { RemoteCalls, RemoteResponse } from '../runtime/engine.js';
 import { PlatformAnswerError, PlatformClient, SERVER_ENV, TOKEN_ENV } from './platform-client.js';
@@ -24,6 +25,7 @@ export function platformCalls(client: PlatformClient, solution: string): RemoteC
           {
             values: request.values,
             context: request.context,
+            correlationId: request.correlationId,
             ...(request.continuation
               ? { continuation: { ...(request.continuation.url ? { url: request.continuation.url } : {}) } }
               : {}),
@@ -37,6 +39,17 @@ export function platformCalls(client: PlatformClient, solution: string): RemoteC
 }
 
 function asCallError(error: unknown, summary: RequestSummary): unknown {
+  // The platform refused this device (its token), not the command: like a credential that needs a
+  // login, every call would fail alike, so queued commands wait instead of failing for good.
+  if (
+    error instanceof PlatformAnswerError &&
+    (error.code === 'AUTH_REQUIRED' || error.code === 'FORBIDDEN')
+  ) {
+    return new CredentialError(
+      error.code,
+      `the platform refused this device: ${error.message} (check RESTFN_TOKEN, --token or the credential platform-token)`,
+    );
+  }
   if (!(error instanceof PlatformAnswerError)) {
     const code = (error as { code?: string }).code;
     return code === 'SERVER_UNREACHABLE'

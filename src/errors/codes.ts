@@ -158,6 +158,10 @@ export const ERROR_CODES = {
   ROUTE_NOT_FOUND: code('usage', 'No such endpoint on the platform.', 404),
   SOLUTION_NOT_PUBLISHED: code('usage', 'The solution has no published version on the platform.', 404),
   USER_EXISTS: code('usage', 'A user of that name exists already.', 409),
+  LISTEN_FAILED: code(
+    'usage',
+    '`restfn serve` cannot listen on the address and port given (in use, not allowed).',
+  ),
   SIGN_IN_FAILED: code('usage', 'The console sign-in had a wrong user name or password.', 401),
   CSRF_INVALID: code(
     'usage',

@@ -50,5 +50,5 @@ export function checkLiteral(guard: AddressGuard, url: URL): string | undefined 
 
 function refusal(host: string, address: string, reason: string): string {
   const via = host === address ? address : `${host} (${address})`;
-  return `the target ${via} is ${reason}; the platform does not call such addresses unless allowed (restfn serve --allow-private-targets, or the solution's allowlist)`;
+  return `the target ${via} is ${reason}; the platform does not call such addresses unless the operator allows it (restfn serve --allow-target SOLUTION=HOST, or --allow-private-targets)`;
 }

@@ -57,6 +57,8 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: options.bodyLimit,
+    // A property the schema does not allow is an error (REQUEST_INVALID), not silently dropped.
+    ajv: { customOptions: { removeAdditional: false } },
   });
   await app.register(helmet);
   // The API's description, from the routes' own schemas (registered before them to see them all).
@@ -195,8 +197,15 @@ function sameSecret(given: string | string[] | undefined, expected: string): boo
 /** Fastify's own errors (a body too large, bad JSON, a schema mismatch) as registry codes. */
 function asCoded(error: FastifyError): RestfnError {
   if (error instanceof RestfnError) return error;
-  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
-    return new PlatformError('REQUEST_TOO_LARGE', error.message);
+  if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+    return new PlatformError(
+      'REQUEST_TOO_LARGE',
+      'the request body is over the limit (1 MB; a publish 32 MB): send less, or split the upload',
+    );
+  }
+  if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+    return new PlatformError('REQUEST_INVALID', 'send the body as JSON: Content-Type: application/json');
+  }
   if (
     error.validation ||
     (typeof error.statusCode === 'number' && error.statusCode < 500 && error.statusCode >= 400)

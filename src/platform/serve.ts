@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { CredentialError } from '../errors/credential-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { buildApp } from './app.js';
 import { AuditLog } from './audit-log.js';
@@ -12,6 +13,7 @@ import { SqlitePlatformStore } from './store/sqlite/store.js';
 import type { PlatformStore } from './store/types.js';
 import { TtlCache } from './ttl-cache.js';
 import { loadMasterKey } from './vault/master-key.js';
+import { keyIdOf } from './vault/seal.js';
 import { Vault } from './vault/vault.js';
 
 export const ADMIN_TOKEN_ENV = 'RESTFN_ADMIN_TOKEN';
@@ -64,6 +66,15 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
   });
   const store = new SqlitePlatformStore(dataDir);
   try {
+    // A wrong key would only show at the first execution, and new credentials would then be
+    // sealed under two keys: refuse to start instead.
+    const foreign = (await store.allCredentials()).find((row) => row.keyId !== keyIdOf(key));
+    if (foreign) {
+      throw new CredentialError(
+        'CREDENTIAL_KEY_INVALID',
+        `the master key given (id ${keyIdOf(key)}) does not open this data: its credentials are sealed under key ${foreign.keyId}; start with that key (RESTFN_MASTER_KEY or --master-key-file), or the one 'restfn serve rotate-key' wrote`,
+      );
+    }
     const adminToken = await ensureAdmin(store, env);
     const vault = new Vault(store, key);
     const auditLog = new AuditLog(store);
@@ -99,7 +110,21 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       bodyLimit: 1024 * 1024,
       isClosing: () => closing !== undefined,
     });
-    const url = await app.listen({ host: options.host ?? '127.0.0.1', port: options.port ?? 8080 });
+    const host = options.host ?? '127.0.0.1';
+    const port = options.port ?? 8080;
+    let url: string;
+    try {
+      url = await app.listen({ host, port });
+    } catch (error) {
+      await app.close();
+      const code = (error as { code?: string }).code;
+      throw new UsageError(
+        code === 'EADDRINUSE'
+          ? `port ${port} on ${host} is in use: stop what uses it, or pick another with --port (0: any free one)`
+          : `cannot listen on ${host}:${port} (${code ?? (error as Error).message}): check --host and --port`,
+        'LISTEN_FAILED',
+      );
+    }
     const close = () => {
       closing ??= (async () => {
         const timeout = options.shutdownTimeoutMs ?? 10_000;

@@ -1,4 +1,4 @@
-import { BlockList, isIPv4 } from 'node:net';
+import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { CredentialError } from '../errors/credential-error.js';
 import { type AddressGuard, AddressRefused, checkLiteral, guardedLookup } from '../http/address-guard.js';
@@ -25,6 +25,10 @@ const RANGES: ReadonlyArray<readonly [string, number, 'ipv4' | 'ipv6', string]> 
   ['fe80::', 10, 'ipv6', 'a link-local address'],
   ['ff00::', 8, 'ipv6', 'a multicast address'],
   ['64:ff9b::', 96, 'ipv6', 'a NAT64 address'],
+  // IPv6 forms that carry an IPv4 address, which could be a private one.
+  ['::', 96, 'ipv6', 'an IPv4-compatible IPv6 address'],
+  ['2002::', 16, 'ipv6', 'a 6to4 address (it embeds an IPv4 address)'],
+  ['2001::', 32, 'ipv6', 'a Teredo address (it embeds an IPv4 address)'],
 ];
 
 const LISTS = RANGES.map(([network, prefix, family, reason]) => {
@@ -33,13 +37,43 @@ const LISTS = RANGES.map(([network, prefix, family, reason]) => {
   return { list, family, reason };
 });
 
-/** Why `address` is not a public one, or undefined when it is. IPv4-mapped IPv6 counts as IPv4. */
+/**
+ * Why `address` is not a public one, or undefined when it is. An IPv4-mapped IPv6 address counts
+ * as the IPv4 address it maps, in any spelling (`::ffff:127.0.0.1`, `::ffff:7f00:1`,
+ * `0:0:0:0:0:ffff:7f00:1`: URL parsing turns the first into the second).
+ */
 export function nonPublicReason(address: string): string | undefined {
-  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(address)?.[1];
-  const ip = mapped ?? address;
+  const ip = mappedIPv4(address) ?? address;
   const family = isIPv4(ip) ? 'ipv4' : 'ipv6';
   for (const { list, family: f, reason } of LISTS) if (f === family && list.check(ip, family)) return reason;
   return undefined;
+}
+
+/** The IPv4 address an IPv4-mapped IPv6 address (`::ffff:0:0/96`) stands for, else undefined. */
+function mappedIPv4(address: string): string | undefined {
+  if (!isIPv6(address)) return undefined;
+  const groups = expandIPv6(address);
+  if (groups === undefined || groups.slice(0, 5).some((g) => g !== 0) || groups[5] !== 0xffff)
+    return undefined;
+  const [hi, lo] = [groups[6]!, groups[7]!];
+  return `${hi >> 8}.${hi & 0xff}.${lo >> 8}.${lo & 0xff}`;
+}
+
+/** The eight 16-bit groups of an IPv6 address (a trailing dotted IPv4 part included). */
+function expandIPv6(address: string): number[] | undefined {
+  let text = address.toLowerCase();
+  const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text)?.[1];
+  if (dotted) {
+    const [a, b, c, d] = dotted.split('.').map(Number) as [number, number, number, number];
+    text = `${text.slice(0, -dotted.length)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head, tail] = text.split('::') as [string, string | undefined];
+  const part = (s: string) => (s === '' ? [] : s.split(':').map((g) => Number.parseInt(g, 16)));
+  const left = part(head);
+  const right = tail === undefined ? [] : part(tail);
+  const fill = 8 - left.length - right.length;
+  if (fill < 0 || (tail === undefined && fill !== 0)) return undefined;
+  return [...left, ...new Array<number>(fill).fill(0), ...right];
 }
 
 /**

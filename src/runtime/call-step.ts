@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { AbortLike } from '../http/abort.js';
+import { CallError } from '../http/errors.js';
 import { callWithRetries } from './call.js';
 import { createContext } from './context.js';
 import type { Engine, RemoteResponse } from './engine.js';
@@ -24,13 +25,20 @@ export async function callStep(
     readonly continuation?: { readonly url: string | undefined };
     /** `entity` and `commandId` (its idempotency key) of a queued command. */
     readonly context?: { readonly entity?: string; readonly commandId?: string };
+    /** The caller's id for this call (a device's), so both sides name it alike. */
+    readonly correlationId?: string;
     readonly signal?: AbortLike;
   },
 ): Promise<RemoteResponse & { readonly correlationId: string }> {
   const file = functionFile(engine.solution, name);
   const definition = file.definition;
   const plan = planOf(definition);
-  const ctx = createContext(engine.solution, randomUUID(), engine.options.user, options.context ?? {});
+  const ctx = createContext(
+    engine.solution,
+    options.correlationId ?? randomUUID(),
+    engine.options.user,
+    options.context ?? {},
+  );
   const field = fieldsOf(file, ctx, engine.expressions);
   const continuation = options.continuation;
   const declared = continuation ? parametersPlan(definition.continuation?.parameters) : plan.parameters;
@@ -48,7 +56,7 @@ export async function callStep(
   const parameters = pending instanceof Promise ? await pending : pending;
   ctx.parameters = Object.fromEntries(parameters.map((p) => [p.name, p.value]));
   const inputTransform = definition.inputTransform;
-  const { raw, parsed, secrets } = await callWithRetries({
+  const called = callWithRetries({
     engine,
     file,
     ctx,
@@ -64,6 +72,10 @@ export async function callStep(
     signal: options.signal,
     plan,
     writeErrorTables: undefined,
+  });
+  const { raw, parsed, secrets } = await called.catch((error: unknown) => {
+    if (error instanceof CallError) error.correlationId = ctx.correlationId;
+    throw error;
   });
   return {
     status: raw.status,

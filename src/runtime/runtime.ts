@@ -126,7 +126,14 @@ export class Runtime {
   async callStep(
     name: string,
     values: Readonly<Record<string, unknown>>,
-    options: { continuation?: { url: string | undefined }; signal?: AbortSignal } = {},
+    options: {
+      continuation?: { url: string | undefined };
+      /** A queued command's `entity` and `commandId` (its idempotency key). */
+      context?: { entity?: string; commandId?: string };
+      /** The caller's id for the call (a device's), so both sides name it alike. */
+      correlationId?: string;
+      signal?: AbortSignal;
+    } = {},
   ): Promise<RemoteResponse & { readonly correlationId: string }> {
     if (!this.isReady) await this.ready();
     const deadline = new Deadline(

@@ -125,6 +125,24 @@ continuation:
     });
     expect(api.customers.get('c-1')?.name).toBe('Grace');
 
+    // A token the platform refuses is the device's problem, not the command's: it waits, unsent.
+    await restfn(
+      'action',
+      'update-customer',
+      '--no-push',
+      '-p',
+      'current.item.id=c-1',
+      '-p',
+      'components.name.state.value=Ida',
+    );
+    const refusedPush = await restfn('queue', 'push', '--server', '--token', 'rfn_not-a-token');
+    expect(refusedPush.stderr).toContain('AUTH_REQUIRED');
+    expect(refusedPush.stderr).toContain('stopped: a credential is missing or needs a login');
+    expect(JSON.parse(refusedPush.stdout)).toMatchObject({ sent: 0, failed: 0, waiting: 1, remaining: 1 });
+    const goodPush = await restfn('queue', 'push', '--server');
+    expect(JSON.parse(goodPush.stdout)).toMatchObject({ sent: 1, remaining: 0 });
+    expect(api.customers.get('c-1')?.name).toBe('Ida');
+
     // A refusal of the service comes back as the same coded error, exit 1.
     await platform.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
       token,

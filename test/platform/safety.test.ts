@@ -1,6 +1,6 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { runCli } from '../helpers/cli.js';
 import { json, testServer } from '../helpers/http-server.js';
@@ -47,10 +47,12 @@ describe('the platform does not call its own network (SSRF)', () => {
     const { execute } = await authorOf(platform, {
       'rest-loopback': `${service.url}/direct`,
       'rest-metadata': 'http://169.254.169.254/latest/meta-data/',
+      // IPv4-mapped IPv6: the URL parser writes it as [::ffff:7f00:1].
+      'rest-mapped': `http://[::ffff:127.0.0.1]:${port}/mapped`,
       'rest-allowed': `http://localhost:${port}/allowed`,
       'rest-hop-open': `http://localhost:${port}/hop`,
     });
-    for (const name of ['rest-loopback', 'rest-metadata']) {
+    for (const name of ['rest-loopback', 'rest-metadata', 'rest-mapped']) {
       const answer = await execute(name);
       expect(answer.status, name).toBe(403);
       expect(answer.body).toMatchObject({ status: 'error', code: 'TARGET_REFUSED' });
@@ -175,7 +177,11 @@ describe('restfn serve rotate-key', () => {
     expect(rotated.stderr).toContain('restfn: 1 credential(s) re-encrypted');
     expect(rotated.code).toBe(0);
     expect(readFileSync(first.keyFile, 'utf8')).not.toBe(before);
-    expect(readFileSync(`${first.keyFile}.previous`, 'utf8')).toBe(before);
+    // The old key is kept under its own id: a second rotation cannot overwrite it.
+    const kept = readdirSync(dirname(first.keyFile)).filter((f) => f.startsWith('master.key.previous-'));
+    expect(kept).toHaveLength(1);
+    const previous = join(dirname(first.keyFile), kept[0]!);
+    expect(readFileSync(previous, 'utf8')).toBe(before);
     expect(existsSync(`${first.keyFile}.next`)).toBe(false);
 
     const after = await startPlatformProcess({ root, args: ['--allow-private-targets'] });
@@ -186,16 +192,12 @@ describe('restfn serve rotate-key', () => {
     expect(ok.body).toMatchObject({ status: 'ok' });
     await after.stop();
 
-    // Started with the old key, the platform cannot open the credential, and says so.
+    // With the old key the platform does not start: it says which key the data needs.
     const old = await startPlatformProcess({
       root,
-      args: ['--allow-private-targets', '--master-key-file', `${first.keyFile}.previous`],
-    });
-    const wrong = await old.api('POST', '/api/v1/solutions/crm/functions/rest-get/execute', {
-      token,
-      body: {},
-    });
-    expect(wrong.status).toBe(424);
-    expect(wrong.body.code).toBe('CREDENTIAL_DECRYPT');
+      args: ['--allow-private-targets', '--master-key-file', previous],
+    }).catch((error: Error) => error);
+    expect(old).toBeInstanceOf(Error);
+    expect((old as Error).message).toContain('restfn: error CREDENTIAL_KEY_INVALID: the master key given');
   });
 });

@@ -16,6 +16,14 @@ import { readSecret } from '../read-secret.js';
 import { solutionDir } from '../solution-dir.js';
 import type { ServerOptions } from './platform.js';
 
+/** `--server [url]` as every platform command takes it: a bare `--server` means RESTFN_SERVER. */
+function clientFor(options: ServerOptions): PlatformClient {
+  return PlatformClient.from({
+    ...(typeof options.server === 'string' ? { server: options.server } : {}),
+    ...(options.token ? { token: options.token } : {}),
+  });
+}
+
 /** The files of the solution at `root` as the platform takes them: relative paths with '/'. */
 export function solutionUpload(root: string): Record<string, string> {
   const paths: string[] = [];
@@ -35,7 +43,7 @@ export function solutionUpload(root: string): Record<string, string> {
 
 /** `restfn publish`: validated here first (nothing is sent with errors), then again by the server. */
 export async function publish(options: ServerOptions & { solution?: string }): Promise<void> {
-  const client = PlatformClient.from(options);
+  const client = clientFor(options);
   const solution = loadSolution(solutionDir(options.solution));
   const { diagnostics, errors } = await validateSolution(solution);
   for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
@@ -70,7 +78,7 @@ export async function addUser(
   name: string,
   options: ServerOptions & { role: string; solution: string[]; withPassword?: boolean },
 ): Promise<void> {
-  const client = PlatformClient.from(options);
+  const client = clientFor(options);
   const password = options.withPassword ? await readSecret(`password for ${name}`) : undefined;
   const user = await client.request('POST', '/api/v1/users', {
     name,
@@ -82,7 +90,7 @@ export async function addUser(
 }
 
 export async function listUsers(options: ServerOptions): Promise<void> {
-  const { users } = await PlatformClient.from(options).request<{ users: Array<Record<string, unknown>> }>(
+  const { users } = await clientFor(options).request<{ users: Array<Record<string, unknown>> }>(
     'GET',
     '/api/v1/users',
   );
@@ -93,7 +101,7 @@ export async function listUsers(options: ServerOptions): Promise<void> {
 }
 
 export async function createToken(user: string, options: ServerOptions & { name: string }): Promise<void> {
-  const made = await PlatformClient.from(options).request<{ id: string; token: string }>(
+  const made = await clientFor(options).request<{ id: string; token: string }>(
     'POST',
     `/api/v1/users/${encodeURIComponent(user)}/tokens`,
     { name: options.name },
@@ -103,7 +111,7 @@ export async function createToken(user: string, options: ServerOptions & { name:
 }
 
 export async function listTokens(user: string, options: ServerOptions): Promise<void> {
-  const { tokens } = await PlatformClient.from(options).request<{ tokens: Array<Record<string, unknown>> }>(
+  const { tokens } = await clientFor(options).request<{ tokens: Array<Record<string, unknown>> }>(
     'GET',
     `/api/v1/users/${encodeURIComponent(user)}/tokens`,
   );
@@ -115,7 +123,7 @@ export async function listTokens(user: string, options: ServerOptions): Promise<
 }
 
 export async function revokeToken(user: string, id: string, options: ServerOptions): Promise<void> {
-  await PlatformClient.from(options).request(
+  await clientFor(options).request(
     'DELETE',
     `/api/v1/users/${encodeURIComponent(user)}/tokens/${encodeURIComponent(id)}`,
   );

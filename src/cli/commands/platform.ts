@@ -2,14 +2,14 @@ import { type Command, Option } from 'commander';
 
 /** How the CLI reaches the platform: --server/--token, else RESTFN_SERVER/RESTFN_TOKEN. */
 export interface ServerOptions {
-  server?: string;
+  server?: string | true;
   token?: string;
 }
 
 /** The --server and --token options, for every command that talks to the platform. */
 export function serverOptions(command: Command): Command {
   return command
-    .option('--server <url>', 'the platform (default: env RESTFN_SERVER)')
+    .option('--server [url]', 'the platform (default: env RESTFN_SERVER)')
     .option('--token <token>', 'API token (default: env RESTFN_TOKEN)');
 }
 

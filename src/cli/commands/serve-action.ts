@@ -12,6 +12,7 @@ import {
   MASTER_KEY_ENV,
   writeMasterKeyFile,
 } from '../../platform/vault/master-key.js';
+import { keyIdOf } from '../../platform/vault/seal.js';
 import { rotateMasterKey } from '../../platform/vault/vault.js';
 import type { ServeCliOptions } from './serve.js';
 
@@ -25,6 +26,10 @@ export async function serve(options: ServeCliOptions): Promise<void> {
   const rateLimit = Number(options.rateLimit);
   if (!Number.isInteger(rateLimit) || rateLimit < 1)
     throw new UsageError(`--rate-limit must be a positive number (got '${options.rateLimit}')`);
+  const levels = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+  if (!levels.includes(options.logLevel)) {
+    throw new UsageError(`--log-level must be one of ${levels.join(', ')} (got '${options.logLevel}')`);
+  }
   const allowTargets: Record<string, string[]> = {};
   for (const pair of options.allowTarget) {
     const [solution, host] = pair.split('=');
@@ -43,6 +48,11 @@ export async function serve(options: ServeCliOptions): Promise<void> {
   });
   const pidFile = join(resolve(options.data), PID_FILE);
   writeFileSync(pidFile, String(process.pid));
+  if (!['127.0.0.1', 'localhost', '::1'].includes(options.host)) {
+    process.stderr.write(
+      `restfn: listening on ${options.host}: the platform speaks plain HTTP; put a TLS-terminating proxy in front of it before anyone connects over a network\n`,
+    );
+  }
   if (platform.adminToken) {
     process.stdout.write(
       `restfn: the first admin's API token (shown once, keep it now): ${platform.adminToken}\n`,
@@ -102,10 +112,12 @@ export async function rotateKey(options: { data: string; masterKeyFile?: string 
     await store.close();
   }
   if (file) {
-    copyFileSync(file, `${file}.previous`);
+    // Kept under its own id: every rotation keeps the key before it (older backups need them).
+    const kept = `${file}.previous-${keyIdOf(current.key)}`;
+    copyFileSync(file, kept);
     renameSync(`${file}.next`, file);
     process.stderr.write(
-      `restfn: ${count} credential(s) re-encrypted; the new key is in ${file}, the old one in ${file}.previous (backups made before now need it)\n`,
+      `restfn: ${count} credential(s) re-encrypted; the new key is in ${file}, the old one in ${kept} (backups made before now need it)\n`,
     );
   } else {
     process.stderr.write(

@@ -103,6 +103,8 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
       values?: Record<string, unknown>;
       continuation?: { url?: string };
       context?: { entity?: string; commandId?: string };
+      /** The device's correlation id: the audit and the device's messages then name the same call. */
+      correlationId?: string;
     };
   }>(
     '/solutions/:solution/functions/:function/call',
@@ -125,6 +127,7 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
               additionalProperties: false,
               properties: { entity: { type: 'string' }, commandId: { type: 'string', maxLength: 200 } },
             },
+            correlationId: { type: 'string', maxLength: 100 },
           },
         },
       },
@@ -142,6 +145,7 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
         const response = await runtime.callStep(name, req.body?.values ?? {}, {
           ...(continuation ? { continuation: { url: continuation.url } } : {}),
           ...(req.body?.context ? { context: req.body.context } : {}),
+          ...(req.body?.correlationId ? { correlationId: req.body.correlationId } : {}),
           signal: controller.signal,
         });
         await ctx.audit(req, {

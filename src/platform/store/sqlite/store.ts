@@ -1,6 +1,7 @@
-import { mkdirSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { privateFile } from '../../../local/private-path.js';
 import type {
   AuditEntry,
   CredentialRow,
@@ -22,7 +23,10 @@ export class SqlitePlatformStore implements PlatformStore {
   private readonly statements = new Map<string, Database.Statement>();
 
   constructor(dataDir: string) {
+    // The state holds token and password hashes, sealed credentials and the audit: the owner's only.
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+    chmodSync(dataDir, 0o700);
+    privateFile(join(dataDir, 'platform.db'));
     this.db = new Database(join(dataDir, 'platform.db'));
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('foreign_keys = ON');
