@@ -169,6 +169,7 @@ export const ERROR_CODES = {
     403,
   ),
   USER_NOT_FOUND: code('usage', 'No user of that name.', 404),
+  LAST_ADMIN: code('usage', 'The last admin cannot be removed or lose the admin role.', 409),
   TOKEN_NOT_FOUND: code('usage', 'No API token with that id.', 404),
   PUBLISH_INVALID: code('definition', 'The uploaded solution has errors; nothing was published.'),
   SERVER_UNREACHABLE: code('call', 'The platform could not be reached (the CLI with --server).', 502),

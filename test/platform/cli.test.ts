@@ -103,6 +103,26 @@ parameters:
     expect(gone.code).toBe(4);
     expect(gone.stderr).toContain('CREDENTIAL_NOT_FOUND');
 
+    // Users change and go; the last admin stays one.
+    const demoted = await runCli(
+      ['users', 'set', 'alice', '--role', 'user', '--solution', 'crm', '--solution', 'hr'],
+      {
+        env: asAdmin,
+      },
+    );
+    expect(JSON.parse(demoted.stdout)).toMatchObject({
+      name: 'alice',
+      role: 'user',
+      solutions: ['crm', 'hr'],
+    });
+    const lastAdmin = await runCli(['users', 'set', 'admin', '--role', 'author'], { env: asAdmin });
+    expect(lastAdmin.code).toBe(2);
+    expect(lastAdmin.stderr).toContain("restfn: error LAST_ADMIN: 'admin' is the last admin");
+    expect((await runCli(['users', 'remove', 'alice'], { env: asAdmin })).code).toBe(0);
+    const removed = await runCli(['users', 'list'], { env: asAlice });
+    expect(removed.code).toBe(2);
+    expect(removed.stderr).toContain('AUTH_REQUIRED');
+
     const wrongToken = await runCli(['users', 'list', '--server', platform.url, '--token', 'rfn_nope']);
     expect(wrongToken.code).toBe(2);
     expect(wrongToken.stderr).toContain('restfn: error AUTH_REQUIRED');

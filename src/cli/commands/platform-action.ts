@@ -12,6 +12,7 @@ import {
 import { validateSolution } from '../../definition/validate.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { printable } from '../../errors/printable.js';
+import { UsageError } from '../../errors/restfn-error.js';
 import { readSecret } from '../read-secret.js';
 import { solutionDir } from '../solution-dir.js';
 import type { ServerOptions } from './platform.js';
@@ -87,6 +88,29 @@ export async function addUser(
     ...(password !== undefined ? { password } : {}),
   });
   process.stdout.write(`${JSON.stringify(user, null, 2)}\n`);
+}
+
+export async function setUser(
+  name: string,
+  options: ServerOptions & { role?: string; solution?: string[]; withPassword?: boolean },
+): Promise<void> {
+  const client = clientFor(options);
+  const password = options.withPassword ? await readSecret(`new password for ${name}`) : undefined;
+  const change = {
+    ...(options.role ? { role: options.role } : {}),
+    ...(options.solution ? { solutions: options.solution } : {}),
+    ...(password !== undefined ? { password } : {}),
+  };
+  if (Object.keys(change).length === 0) {
+    throw new UsageError('say what to change: --role, --solution or --with-password');
+  }
+  const user = await client.request('PATCH', `/api/v1/users/${encodeURIComponent(name)}`, change);
+  process.stdout.write(`${JSON.stringify(user, null, 2)}\n`);
+}
+
+export async function removeUser(name: string, options: ServerOptions): Promise<void> {
+  await clientFor(options).request('DELETE', `/api/v1/users/${encodeURIComponent(name)}`);
+  process.stderr.write(`restfn: removed user '${name}' and their tokens\n`);
 }
 
 export async function listUsers(options: ServerOptions): Promise<void> {

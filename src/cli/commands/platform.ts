@@ -52,6 +52,32 @@ export function registerPlatform(program: Command): void {
   serverOptions(users.command('list').description('list the users')).action(async (options: ServerOptions) =>
     (await import('./platform-action.js')).listUsers(options),
   );
+  serverOptions(
+    users
+      .command('set')
+      .description("change a user's role, solutions (replacing them) or password")
+      .argument('<name>')
+      .addOption(new Option('--role <role>', 'admin, author or user').choices(['admin', 'author', 'user']))
+      .option(
+        '--solution <name>',
+        'a solution the user belongs to (repeatable; replaces the list)',
+        (v: string, p: string[] | undefined) => [...(p ?? []), v],
+      )
+      .option(
+        '--with-password',
+        'set a new password (read, never from arguments; signs the user out of the console)',
+      ),
+  ).action(
+    async (
+      name: string,
+      options: ServerOptions & { role?: string; solution?: string[]; withPassword?: boolean },
+    ) => (await import('./platform-action.js')).setUser(name, options),
+  );
+  serverOptions(
+    users.command('remove').description('remove a user with their tokens').argument('<name>'),
+  ).action(async (name: string, options: ServerOptions) =>
+    (await import('./platform-action.js')).removeUser(name, options),
+  );
 
   const tokens = program.command('tokens').description('API tokens for the platform');
   serverOptions(

@@ -68,6 +68,70 @@ export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
     },
   );
 
+  app.patch<{ Params: { user: string }; Body: { role?: Role; solutions?: string[]; password?: string } }>(
+    '/users/:user',
+    {
+      config: { permission: 'users.manage' },
+      schema: {
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            role: { type: 'string', enum: [...ROLES] },
+            solutions: {
+              type: 'array',
+              items: { type: 'string', pattern: SOLUTION_NAME.source },
+              maxItems: 1000,
+            },
+            password: { type: 'string', minLength: 12, maxLength: 1024 },
+          },
+        },
+      },
+    },
+    async (req) => {
+      const target = await ctx.store.userByName(req.params.user);
+      if (!target) throw new PlatformError('USER_NOT_FOUND', `no user '${req.params.user}'`);
+      const { role, solutions, password } = req.body;
+      await lastAdminGuard(ctx, target, role !== undefined && role !== 'admin');
+      const updated = await ctx.store.updateUser(target.id, {
+        ...(role !== undefined ? { role } : {}),
+        ...(solutions !== undefined ? { solutions } : {}),
+        ...(password !== undefined ? { passwordHash: await hashPassword(password) } : {}),
+      });
+      ctx.tokens.clear();
+      await ctx.audit(req, {
+        solution: null,
+        action: 'user.change',
+        target: target.name,
+        outcome: 'ok',
+        correlationId: null,
+        durationMs: null,
+      });
+      return shown(updated!);
+    },
+  );
+
+  app.delete<{ Params: { user: string } }>(
+    '/users/:user',
+    { config: { permission: 'users.manage' } },
+    async (req, reply) => {
+      const target = await ctx.store.userByName(req.params.user);
+      if (!target) throw new PlatformError('USER_NOT_FOUND', `no user '${req.params.user}'`);
+      await lastAdminGuard(ctx, target, true);
+      await ctx.store.deleteUser(target.id);
+      ctx.tokens.clear();
+      await ctx.audit(req, {
+        solution: null,
+        action: 'user.remove',
+        target: target.name,
+        outcome: 'ok',
+        correlationId: null,
+        durationMs: null,
+      });
+      return reply.status(204).send();
+    },
+  );
+
   app.post<{ Params: { user: string }; Body: { name?: string } }>(
     '/users/:user/tokens',
     {
@@ -131,6 +195,16 @@ export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
       return revoked;
     },
   );
+}
+
+/** The last admin cannot be removed or demoted: nobody could manage the platform any more. */
+async function lastAdminGuard(ctx: PlatformContext, target: UserRecord, losesAdmin: boolean): Promise<void> {
+  if (target.role === 'admin' && losesAdmin && (await ctx.store.countAdmins()) <= 1) {
+    throw new PlatformError(
+      'LAST_ADMIN',
+      `'${target.name}' is the last admin: make another user admin first`,
+    );
+  }
 }
 
 async function ownerOf(ctx: PlatformContext, user: UserRecord, name: string): Promise<UserRecord> {

@@ -84,6 +84,17 @@ export interface PlatformStore {
   userById(id: string): Promise<UserRecord | undefined>;
   listUsers(): Promise<UserRecord[]>;
   addMembership(userId: string, solution: string): Promise<void>;
+  /** Changes what is given; `solutions` replaces the memberships. */
+  updateUser(
+    id: string,
+    change: {
+      readonly role?: Role;
+      readonly solutions?: readonly string[];
+      readonly passwordHash?: string | null;
+    },
+  ): Promise<UserRecord | undefined>;
+  /** Removes the user with their tokens, sessions and memberships. */
+  deleteUser(id: string): Promise<boolean>;
 
   // API tokens: only their SHA-256 is kept.
   createToken(token: Omit<TokenRecord, 'created' | 'revoked'>, hash: string): Promise<TokenRecord>;

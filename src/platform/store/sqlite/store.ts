@@ -75,6 +75,34 @@ export class SqlitePlatformStore implements PlatformStore {
     this.sql('INSERT OR IGNORE INTO memberships (user_id, solution) VALUES (?, ?)').run(userId, solution);
   }
 
+  async updateUser(
+    id: string,
+    change: {
+      readonly role?: Role;
+      readonly solutions?: readonly string[];
+      readonly passwordHash?: string | null;
+    },
+  ): Promise<UserRecord | undefined> {
+    this.db.transaction(() => {
+      if (change.role !== undefined) this.sql('UPDATE users SET role = ? WHERE id = ?').run(change.role, id);
+      if (change.passwordHash !== undefined) {
+        this.sql('UPDATE users SET password_hash = ? WHERE id = ?').run(change.passwordHash, id);
+        // A new password signs the user out everywhere.
+        this.sql('DELETE FROM sessions WHERE user_id = ?').run(id);
+      }
+      if (change.solutions !== undefined) {
+        this.sql('DELETE FROM memberships WHERE user_id = ?').run(id);
+        for (const s of change.solutions)
+          this.sql('INSERT OR IGNORE INTO memberships (user_id, solution) VALUES (?, ?)').run(id, s);
+      }
+    })();
+    return this.userById(id);
+  }
+
+  async deleteUser(id: string): Promise<boolean> {
+    return this.sql('DELETE FROM users WHERE id = ?').run(id).changes > 0;
+  }
+
   async createToken(token: Omit<TokenRecord, 'created' | 'revoked'>, hash: string): Promise<TokenRecord> {
     const created = now();
     this.sql('INSERT INTO tokens (id, user_id, name, hash, created) VALUES (?, ?, ?, ?, ?)').run(
