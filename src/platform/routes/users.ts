@@ -10,6 +10,13 @@ import { ROLES, type Role, type UserRecord } from '../store/types.js';
 
 const USER_NAME = /^[A-Za-z0-9][A-Za-z0-9._@-]{0,63}$/;
 
+/** What adding and changing a user take (besides the name). */
+const USER_FIELDS = {
+  role: { type: 'string', enum: [...ROLES] },
+  solutions: { type: 'array', items: { type: 'string', pattern: SOLUTION_NAME.source }, maxItems: 1000 },
+  password: { type: 'string', minLength: 12, maxLength: 1024 },
+} as const;
+
 /** A user as the API shows it: never the password hash. */
 function shown(user: UserRecord) {
   return { id: user.id, name: user.name, role: user.role, solutions: user.solutions, created: user.created };
@@ -33,13 +40,7 @@ export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
           additionalProperties: false,
           properties: {
             name: { type: 'string', pattern: USER_NAME.source },
-            role: { type: 'string', enum: [...ROLES] },
-            solutions: {
-              type: 'array',
-              items: { type: 'string', pattern: SOLUTION_NAME.source },
-              maxItems: 1000,
-            },
-            password: { type: 'string', minLength: 12, maxLength: 1024 },
+            ...USER_FIELDS,
           },
         },
       },
@@ -77,13 +78,7 @@ export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
           type: 'object',
           additionalProperties: false,
           properties: {
-            role: { type: 'string', enum: [...ROLES] },
-            solutions: {
-              type: 'array',
-              items: { type: 'string', pattern: SOLUTION_NAME.source },
-              maxItems: 1000,
-            },
-            password: { type: 'string', minLength: 12, maxLength: 1024 },
+            ...USER_FIELDS,
           },
         },
       },
