@@ -1,14 +1,19 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type FunctionInfo, setCsrf, type User } from './api.js';
+import { Credentials } from './credentials.js';
 import { Preview } from './preview.js';
 import { SignIn } from './sign-in.js';
 
-/** Where the console is: `#/`, `#/s/<solution>`, `#/s/<solution>/f/<function>`. */
-function route(): { solution?: string; fn?: string } {
+/**
+ * Where the console is: `#/`, `#/s/<solution>`, `#/s/<solution>/f/<function>`,
+ * `#/s/<solution>/credentials`.
+ */
+function route(): { solution?: string; fn?: string; credentials?: boolean } {
   const [, s, solution, f, fn] = location.hash.replace(/^#/, '').split('/');
   return {
     ...(s === 's' && solution ? { solution: decodeURIComponent(solution) } : {}),
     ...(f === 'f' && fn ? { fn: decodeURIComponent(fn) } : {}),
+    ...(f === 'credentials' ? { credentials: true } : {}),
   };
 }
 
@@ -46,7 +51,18 @@ export function App() {
           Sign out
         </button>
       </header>
-      <main>{where.solution ? <SolutionView solution={where.solution} fn={where.fn} /> : <Solutions />}</main>
+      <main>
+        {where.solution ? (
+          <SolutionView
+            solution={where.solution}
+            fn={where.fn}
+            credentials={where.credentials === true}
+            mayManage={user.role !== 'user'}
+          />
+        ) : (
+          <Solutions />
+        )}
+      </main>
     </>
   );
 }
@@ -82,7 +98,17 @@ function Solutions() {
   );
 }
 
-function SolutionView({ solution, fn }: { solution: string; fn: string | undefined }) {
+function SolutionView({
+  solution,
+  fn,
+  credentials,
+  mayManage,
+}: {
+  solution: string;
+  fn: string | undefined;
+  credentials: boolean;
+  mayManage: boolean;
+}) {
   const [functions, setFunctions] = useState<{ version: number; functions: FunctionInfo[] }>();
   const [error, setError] = useState<string>();
   const [query, setQuery] = useState('');
@@ -113,6 +139,16 @@ function SolutionView({ solution, fn }: { solution: string; fn: string | undefin
         <h1>
           {solution} <span class="muted">v{functions.version}</span>
         </h1>
+        {mayManage && (
+          <p>
+            <a
+              href={`#/s/${encodeURIComponent(solution)}/credentials`}
+              aria-current={credentials ? 'page' : undefined}
+            >
+              Credentials
+            </a>
+          </p>
+        )}
         <label>
           Search functions
           <input
@@ -131,7 +167,9 @@ function SolutionView({ solution, fn }: { solution: string; fn: string | undefin
           ))}
         </ul>
       </nav>
-      {selected ? (
+      {credentials && mayManage ? (
+        <Credentials solution={solution} functions={functions.functions} />
+      ) : selected ? (
         <Preview key={selected.name} solution={solution} fn={selected} />
       ) : (
         <p class="muted">Pick a function to preview it.</p>

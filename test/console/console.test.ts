@@ -88,7 +88,7 @@ describe('the console in a real browser', () => {
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByRole('link', { name: 'crm' }).click();
     await page.getByLabel('Search functions').fill('customer');
-    await expect.poll(() => page.getByRole('navigation').getByRole('link').count()).toBe(1);
+    await expect.poll(() => page.getByRole('navigation').getByRole('listitem').count()).toBe(1);
     await page.getByRole('link', { name: /rest-get-customer/ }).click();
     // The credential parameter shows its key, never a value.
     await expect.poll(() => page.locator('.credential-param').textContent()).toContain('api-key');
@@ -134,6 +134,73 @@ describe('the console in a real browser', () => {
 
     await page.getByRole('button', { name: 'Sign out' }).click();
     await expect.poll(() => page.getByRole('button', { name: 'Sign in' }).count()).toBe(1);
+    await context.close();
+  });
+
+  it('credentials: add, update (secret fields entered again, never shown), remove with a warning naming the functions', async () => {
+    const platform = await startPlatformProcess();
+    const admin = platform.adminToken;
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name: 'alice', role: 'author', solutions: ['crm'], password: PASSWORD },
+    });
+    await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: {
+        files: {
+          'functions/rest-get-customer.platform':
+            'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: https://api.example.com/customers\nparameters:\n  x-api-key: { location: header, type: secret, value: api-key }\n',
+        },
+      },
+    });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    const bodies: string[] = [];
+    page.on('response', (r) => {
+      void r.text().then(
+        (t) => bodies.push(t),
+        () => undefined,
+      );
+    });
+    await page.goto(`${platform.url}/console/#/s/crm/credentials`);
+    await page.getByLabel('User name').fill('alice');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('button', { name: 'Add credential' }).click();
+    const form = page.getByRole('form', { name: 'Add credential' });
+    await form.getByLabel('Key', { exact: true }).fill('api-key');
+    await form.getByLabel('Value').fill(SECRET);
+    await form.getByRole('button', { name: 'Add' }).click();
+    const row = page.getByRole('row', { name: /api-key/ });
+    await expect.poll(() => row.textContent()).toContain('rest-get-customer');
+    expect(await row.textContent()).toContain('secret');
+    await page.screenshot({ path: join(SHOTS, '5-credentials.png') });
+
+    // Update: the secret field starts empty.
+    await page.getByRole('button', { name: 'Update api-key' }).click();
+    const update = page.getByRole('form', { name: 'Update api-key' });
+    expect(await update.getByLabel('Value').inputValue()).toBe('');
+    await update.getByLabel('Value').fill(`${SECRET}-2`);
+    await update.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('form').count()).toBe(0);
+
+    // Remove warns which functions stop working.
+    await page.getByRole('button', { name: 'Remove api-key' }).click();
+    const confirm = page.getByRole('alertdialog');
+    expect(await confirm.textContent()).toContain('These functions will stop working: rest-get-customer.');
+    await page.screenshot({ path: join(SHOTS, '6-remove-warning.png') });
+    await confirm.getByRole('button', { name: 'Remove for good' }).click();
+    await expect.poll(() => page.getByText('No credentials yet.').count()).toBe(1);
+
+    const dom = await page.content();
+    const storage = await page.evaluate<string>('JSON.stringify({ ...localStorage, ...sessionStorage })');
+    for (const secret of [SECRET, `${SECRET}-2`]) {
+      for (const form of encodings(secret)) {
+        expect(dom).not.toContain(form);
+        expect(storage).not.toContain(form);
+        for (const body of bodies) expect(body).not.toContain(form);
+      }
+    }
     await context.close();
   });
 });
