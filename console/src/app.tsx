@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type FunctionInfo, setCsrf, type User } from './api.js';
 import { Credentials } from './credentials.js';
+import { Executions } from './executions.js';
 import { Preview } from './preview.js';
 import { SignIn } from './sign-in.js';
 
@@ -8,12 +9,13 @@ import { SignIn } from './sign-in.js';
  * Where the console is: `#/`, `#/s/<solution>`, `#/s/<solution>/f/<function>`,
  * `#/s/<solution>/credentials`.
  */
-function route(): { solution?: string; fn?: string; credentials?: boolean } {
+function route(): { solution?: string; fn?: string; credentials?: boolean; executions?: boolean } {
   const [, s, solution, f, fn] = location.hash.replace(/^#/, '').split('/');
   return {
     ...(s === 's' && solution ? { solution: decodeURIComponent(solution) } : {}),
     ...(f === 'f' && fn ? { fn: decodeURIComponent(fn) } : {}),
     ...(f === 'credentials' ? { credentials: true } : {}),
+    ...(f === 'executions' ? { executions: true } : {}),
   };
 }
 
@@ -57,7 +59,9 @@ export function App() {
             solution={where.solution}
             fn={where.fn}
             credentials={where.credentials === true}
+            executions={where.executions === true}
             mayManage={user.role !== 'user'}
+            isAdmin={user.role === 'admin'}
           />
         ) : (
           <Solutions />
@@ -102,12 +106,16 @@ function SolutionView({
   solution,
   fn,
   credentials,
+  executions,
   mayManage,
+  isAdmin,
 }: {
   solution: string;
   fn: string | undefined;
   credentials: boolean;
+  executions: boolean;
   mayManage: boolean;
+  isAdmin: boolean;
 }) {
   const [functions, setFunctions] = useState<{ version: number; functions: FunctionInfo[] }>();
   const [error, setError] = useState<string>();
@@ -149,6 +157,16 @@ function SolutionView({
             </a>
           </p>
         )}
+        {isAdmin && (
+          <p>
+            <a
+              href={`#/s/${encodeURIComponent(solution)}/executions`}
+              aria-current={executions ? 'page' : undefined}
+            >
+              Executions
+            </a>
+          </p>
+        )}
         <label>
           Search functions
           <input
@@ -167,7 +185,9 @@ function SolutionView({
           ))}
         </ul>
       </nav>
-      {credentials && mayManage ? (
+      {executions && isAdmin ? (
+        <Executions solution={solution} functions={functions.functions} />
+      ) : credentials && mayManage ? (
         <Credentials solution={solution} functions={functions.functions} />
       ) : selected ? (
         <Preview key={selected.name} solution={solution} fn={selected} />

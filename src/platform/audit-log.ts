@@ -1,4 +1,4 @@
-import type { AuditEntry, PlatformStore } from './store/types.js';
+import type { AuditEntry, AuditFilter, PlatformStore } from './store/types.js';
 
 /**
  * The audit trail, written in batches: entries wait in memory for at most `flushMs` (or until
@@ -32,8 +32,8 @@ export class AuditLog {
     return this.writing;
   }
 
-  async list(solution: string, limit: number): Promise<AuditEntry[]> {
+  async list(solution: string, limit: number, filter?: AuditFilter): Promise<AuditEntry[]> {
     await this.flush();
-    return this.store.listAudit(solution, limit);
+    return this.store.listAudit(solution, limit, filter);
   }
 }

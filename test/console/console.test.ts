@@ -203,4 +203,60 @@ describe('the console in a real browser', () => {
     }
     await context.close();
   });
+
+  it('executions (admins): filter by outcome and correlation id, open the details of a failure', async () => {
+    const service = await testServer((req, res) =>
+      req.url === '/ok' ? json(res, 200, { fine: true }) : json(res, 409, { error: 'busy' }),
+    );
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const admin = platform.adminToken;
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name: 'root', role: 'admin', password: PASSWORD },
+    });
+    await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: {
+        files: {
+          'functions/rest-get-ok.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/ok\n`,
+          'functions/rest-get-busy.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/busy\nerror:\n  - when: =@ctx.response.status = 409\n    title: The service is busy\n    description: Try again in a minute.\n`,
+        },
+      },
+    });
+    const ok = await platform.api('POST', '/api/v1/solutions/crm/functions/rest-get-ok/execute', {
+      token: admin,
+      body: {},
+    });
+    const busy = await platform.api('POST', '/api/v1/solutions/crm/functions/rest-get-busy/execute', {
+      token: admin,
+      body: {},
+    });
+    expect(busy.body.code).toBe('REMOTE_ERROR');
+    // The API filters too: by correlation id, one entry.
+    const one = await platform.api(
+      'GET',
+      `/api/v1/solutions/crm/executions?correlationId=${ok.body.correlationId}`,
+      { token: admin },
+    );
+    expect(one.body.entries).toEqual([expect.objectContaining({ target: 'rest-get-ok', outcome: 'ok' })]);
+
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console/#/s/crm/executions`);
+    await page.getByLabel('User name').fill('root');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const table = page.getByRole('region', { name: 'Executions' });
+    await expect.poll(() => table.getByRole('row').count()).toBeGreaterThan(2);
+    await table.getByLabel('Outcome').fill('REMOTE_ERROR');
+    await table.getByLabel('Outcome').press('Enter');
+    await table.getByLabel('Outcome').blur();
+    await expect.poll(() => table.getByRole('row').count()).toBe(2);
+    await table.getByRole('button', { name: 'REMOTE_ERROR' }).click();
+    const details = table.getByRole('region', { name: 'Error details' });
+    await expect.poll(() => details.textContent()).toContain('The service is busy');
+    expect(await details.textContent()).toContain(busy.body.correlationId);
+    await page.screenshot({ path: join(SHOTS, '7-executions.png') });
+    await context.close();
+  });
 });

@@ -57,7 +57,7 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
       reply.raw.once('close', () => {
         if (!reply.raw.writableFinished) controller.abort();
       });
-      const audited = (outcome: string, correlationId: string | null) =>
+      const audited = (outcome: string, correlationId: string | null, detail?: string | null) =>
         ctx.audit(req, {
           solution,
           action: 'execute',
@@ -65,6 +65,7 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
           outcome,
           correlationId,
           durationMs: Date.now() - started,
+          detail: detail ?? null,
         });
       const { runtime, version } = await ctx.runtimes.get(solution);
       const parameters = req.body?.parameters ?? {};
@@ -85,7 +86,11 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
           ? { status: 'ok', output: result.output, correlationId: result.correlationId, version }
           : { status: 'skipped', reason: result.reason, correlationId: result.correlationId, version };
       } catch (error) {
-        await audited(codeOf(error), (error as { correlationId?: string }).correlationId ?? null);
+        await audited(
+          codeOf(error),
+          (error as { correlationId?: string }).correlationId ?? null,
+          detailOf(error),
+        );
         throw error;
       }
     },
@@ -165,6 +170,7 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
           outcome: codeOf(error),
           correlationId: (error as { correlationId?: string }).correlationId ?? null,
           durationMs: Date.now() - started,
+          detail: detailOf(error),
         });
         throw error;
       }
@@ -223,6 +229,18 @@ async function streamPages(
   } finally {
     out.end();
   }
+}
+
+/** What the audit keeps of a failure: its masked texts (as the caller got them), never a value. */
+function detailOf(error: unknown): string | null {
+  if (!(error instanceof RestfnError)) return null;
+  const e = error as RestfnError & { title?: string; description?: string; status?: number };
+  return JSON.stringify({
+    message: e.message,
+    ...(e.title !== undefined ? { title: e.title } : {}),
+    ...(e.description !== undefined ? { description: e.description } : {}),
+    ...(typeof e.status === 'number' ? { remoteStatus: e.status } : {}),
+  });
 }
 
 function codeOf(error: unknown): string {

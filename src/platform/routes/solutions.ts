@@ -131,7 +131,10 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
     },
   );
 
-  app.get<{ Params: { solution: string }; Querystring: { limit?: number } }>(
+  app.get<{
+    Params: { solution: string };
+    Querystring: { limit?: number; function?: string; outcome?: string; correlationId?: string };
+  }>(
     '/solutions/:solution/executions',
     {
       config: { permission: 'audit.read' },
@@ -139,10 +142,21 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
         params: SOLUTION_PARAMS,
         querystring: {
           type: 'object',
-          properties: { limit: { type: 'integer', minimum: 1, maximum: 1000 } },
+          properties: {
+            limit: { type: 'integer', minimum: 1, maximum: 1000 },
+            function: { type: 'string', maxLength: 200 },
+            outcome: { type: 'string', maxLength: 100 },
+            correlationId: { type: 'string', maxLength: 100 },
+          },
         },
       },
     },
-    async (req) => ({ entries: await ctx.auditLog.list(req.params.solution, req.query.limit ?? 100) }),
+    async (req) => ({
+      entries: await ctx.auditLog.list(req.params.solution, req.query.limit ?? 100, {
+        ...(req.query.function ? { target: req.query.function } : {}),
+        ...(req.query.outcome ? { outcome: req.query.outcome } : {}),
+        ...(req.query.correlationId ? { correlationId: req.query.correlationId } : {}),
+      }),
+    }),
   );
 }

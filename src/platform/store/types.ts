@@ -74,6 +74,15 @@ export interface AuditEntry {
   readonly outcome: string;
   readonly correlationId: string | null;
   readonly durationMs: number | null;
+  /** A failure's masked message, title and description (JSON); never a value. */
+  readonly detail?: string | null;
+}
+
+/** What the audit can be narrowed to. */
+export interface AuditFilter {
+  readonly target?: string;
+  readonly outcome?: string;
+  readonly correlationId?: string;
 }
 
 export interface PlatformStore {
@@ -136,7 +145,7 @@ export interface PlatformStore {
   // Audit.
   /** Appends entries, in one transaction. */
   audit(entries: readonly AuditEntry[]): Promise<void>;
-  listAudit(solution: string, limit: number): Promise<AuditEntry[]>;
+  listAudit(solution: string, limit: number, filter?: AuditFilter): Promise<AuditEntry[]>;
 
   close(): Promise<void>;
 }

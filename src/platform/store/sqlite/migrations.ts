@@ -67,4 +67,6 @@ export const MIGRATIONS: readonly string[] = [
      expires TEXT NOT NULL
    );
    CREATE INDEX sessions_by_expiry ON sessions (expires);`,
+  // 3: what a failed execution said (its masked message, title, description), for the console.
+  `ALTER TABLE audit ADD COLUMN detail TEXT;`,
 ];

@@ -4,6 +4,7 @@ import Database from 'better-sqlite3';
 import { privateFile } from '../../../local/private-path.js';
 import type {
   AuditEntry,
+  AuditFilter,
   CredentialRow,
   PlatformStore,
   Role,
@@ -264,21 +265,29 @@ export class SqlitePlatformStore implements PlatformStore {
 
   async audit(entries: readonly AuditEntry[]): Promise<void> {
     const insert = this.sql(
-      `INSERT INTO audit (at, actor, solution, action, target, outcome, correlation_id, duration_ms)
-         VALUES (@at, @actor, @solution, @action, @target, @outcome, @correlationId, @durationMs)`,
+      `INSERT INTO audit (at, actor, solution, action, target, outcome, correlation_id, duration_ms, detail)
+         VALUES (@at, @actor, @solution, @action, @target, @outcome, @correlationId, @durationMs, @detail)`,
     );
     this.db.transaction(() => {
-      for (const entry of entries) insert.run(entry);
+      for (const entry of entries) insert.run({ detail: null, ...entry });
     })();
   }
 
-  async listAudit(solution: string, limit: number): Promise<AuditEntry[]> {
-    return (
-      this.sql('SELECT * FROM audit WHERE solution = ? ORDER BY seq DESC LIMIT ?').all(
-        solution,
-        limit,
-      ) as AuditRow[]
-    ).map((r) => ({
+  async listAudit(solution: string, limit: number, filter: AuditFilter = {}): Promise<AuditEntry[]> {
+    const rows = this.sql(
+      `SELECT * FROM audit WHERE solution = @solution
+         AND (@target IS NULL OR target = @target)
+         AND (@outcome IS NULL OR outcome = @outcome)
+         AND (@correlationId IS NULL OR correlation_id = @correlationId)
+       ORDER BY seq DESC LIMIT @limit`,
+    ).all({
+      solution,
+      limit,
+      target: filter.target ?? null,
+      outcome: filter.outcome ?? null,
+      correlationId: filter.correlationId ?? null,
+    }) as AuditRow[];
+    return rows.map((r) => ({
       at: r.at,
       actor: r.actor,
       solution: r.solution,
@@ -287,6 +296,7 @@ export class SqlitePlatformStore implements PlatformStore {
       outcome: r.outcome,
       correlationId: r.correlation_id,
       durationMs: r.duration_ms,
+      detail: r.detail,
     }));
   }
 
@@ -383,6 +393,7 @@ interface AuditRow {
   outcome: string;
   correlation_id: string | null;
   duration_ms: number | null;
+  detail: string | null;
 }
 
 function token(row: TokenRow): TokenRecord {
