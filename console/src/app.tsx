@@ -4,14 +4,22 @@ import { Credentials } from './credentials.js';
 import { Executions } from './executions.js';
 import { Preview } from './preview.js';
 import { SignIn } from './sign-in.js';
+import { Users } from './users.js';
 
 /**
  * Where the console is: `#/`, `#/s/<solution>`, `#/s/<solution>/f/<function>`,
  * `#/s/<solution>/credentials`.
  */
-function route(): { solution?: string; fn?: string; credentials?: boolean; executions?: boolean } {
+function route(): {
+  solution?: string;
+  fn?: string;
+  credentials?: boolean;
+  executions?: boolean;
+  users?: boolean;
+} {
   const [, s, solution, f, fn] = location.hash.replace(/^#/, '').split('/');
   return {
+    ...(s === 'users' ? { users: true } : {}),
     ...(s === 's' && solution ? { solution: decodeURIComponent(solution) } : {}),
     ...(f === 'f' && fn ? { fn: decodeURIComponent(fn) } : {}),
     ...(f === 'credentials' ? { credentials: true } : {}),
@@ -46,6 +54,7 @@ export function App() {
         <a href="#/" class="brand">
           restfn console
         </a>
+        {user.role === 'admin' && <a href="#/users">Users</a>}
         <span class="who">
           {user.name} ({user.role})
         </span>
@@ -54,7 +63,9 @@ export function App() {
         </button>
       </header>
       <main>
-        {where.solution ? (
+        {where.users && user.role === 'admin' ? (
+          <Users />
+        ) : where.solution ? (
           <SolutionView
             solution={where.solution}
             fn={where.fn}

@@ -259,4 +259,59 @@ describe('the console in a real browser', () => {
     await page.screenshot({ path: join(SHOTS, '7-executions.png') });
     await context.close();
   });
+
+  it('users (admins): add, change the role, reset the password, revoke a token', async () => {
+    const platform = await startPlatformProcess();
+    const admin = platform.adminToken;
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name: 'root', role: 'admin', password: PASSWORD },
+    });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console/#/users`);
+    await page.getByLabel('User name').fill('root');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const add = page.getByRole('form', { name: 'Add user' });
+    await add.getByLabel('Name').fill('dana');
+    await add.getByLabel('Solutions (comma-separated)').fill('crm, hr');
+    await add.getByLabel(/^Password/).fill('first-password-1');
+    await add.getByRole('button', { name: 'Add user' }).click();
+    await expect.poll(() => page.getByRole('row', { name: /dana/ }).count()).toBe(1);
+    await page.getByLabel('Role of dana').selectOption('author');
+    await expect
+      .poll(
+        async () =>
+          (await platform.api('GET', '/api/v1/users', { token: admin })).body.users.find(
+            (u: { name: string }) => u.name === 'dana',
+          )?.role,
+      )
+      .toBe('author');
+
+    page.once('dialog', (dialog) => void dialog.accept('second-password-2'));
+    await page.getByRole('row', { name: /dana/ }).getByRole('button', { name: 'Reset password' }).click();
+    await expect
+      .poll(
+        async () =>
+          (
+            await platform.api('POST', '/api/v1/session', {
+              body: { name: 'dana', password: 'second-password-2' },
+            })
+          ).status,
+      )
+      .toBe(200);
+
+    const made = await platform.api('POST', '/api/v1/users/dana/tokens', {
+      token: admin,
+      body: { name: 'laptop' },
+    });
+    await page.getByRole('button', { name: 'Tokens of dana' }).click();
+    await page.getByRole('button', { name: 'Revoke laptop' }).click();
+    await expect
+      .poll(async () => (await platform.api('GET', '/api/v1/me', { token: made.body.token })).status)
+      .toBe(401);
+    await page.screenshot({ path: join(SHOTS, '8-users.png') });
+    await context.close();
+  });
 });

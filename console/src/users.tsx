@@ -1,0 +1,177 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api } from './api.js';
+
+interface UserRow {
+  readonly id: string;
+  readonly name: string;
+  readonly role: 'admin' | 'author' | 'user';
+  readonly solutions: readonly string[];
+}
+
+interface TokenRow {
+  readonly id: string;
+  readonly name: string;
+  readonly created: string;
+  readonly revoked: string | null;
+}
+
+/** Users (admins): add, change role and solutions, reset a password, revoke tokens. */
+export function Users() {
+  const [users, setUsers] = useState<UserRow[]>();
+  const [error, setError] = useState<string>();
+  const [tokensOf, setTokensOf] = useState<{ user: string; tokens: TokenRow[] } | null>(null);
+  const load = () =>
+    api<{ users: UserRow[] }>('GET', '/users')
+      .then((a) => setUsers(a.users))
+      .catch((e: Error) => setError(e.message));
+  useEffect(() => {
+    void load();
+  }, []);
+  const run = async (work: () => Promise<unknown>) => {
+    setError(undefined);
+    try {
+      await work();
+      await load();
+    } catch (e) {
+      setError(e instanceof ApiError ? e.message : String(e));
+    }
+  };
+  const add = (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const data = new FormData(form);
+    const solutions = String(data.get('solutions') ?? '')
+      .split(/[\s,]+/)
+      .filter(Boolean);
+    const password = String(data.get('password') ?? '');
+    void run(async () => {
+      await api('POST', '/users', {
+        name: String(data.get('name')),
+        role: String(data.get('role')),
+        solutions,
+        ...(password ? { password } : {}),
+      });
+      form.reset();
+    });
+  };
+  const showTokens = (user: string) =>
+    void api<{ tokens: TokenRow[] }>('GET', `/users/${encodeURIComponent(user)}/tokens`)
+      .then((a) => setTokensOf({ user, tokens: a.tokens }))
+      .catch((e: Error) => setError(e.message));
+  return (
+    <section class="credentials" aria-label="Users">
+      <h2>Users</h2>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {users && (
+        <table>
+          <thead>
+            <tr>
+              <th scope="col">Name</th>
+              <th scope="col">Role</th>
+              <th scope="col">Solutions</th>
+              <th scope="col">
+                <span class="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {users.map((u) => (
+              <tr key={u.id}>
+                <td>{u.name}</td>
+                <td>
+                  <select
+                    aria-label={`Role of ${u.name}`}
+                    value={u.role}
+                    onChange={(e) =>
+                      void run(() =>
+                        api('PATCH', `/users/${encodeURIComponent(u.name)}`, {
+                          role: (e.target as HTMLSelectElement).value,
+                        }),
+                      )
+                    }
+                  >
+                    <option value="admin">admin</option>
+                    <option value="author">author</option>
+                    <option value="user">user</option>
+                  </select>
+                </td>
+                <td>{u.solutions.join(', ')}</td>
+                <td class="actions">
+                  <button
+                    type="button"
+                    onClick={() => {
+                      const password = prompt(`New password for ${u.name} (12 characters or more)`);
+                      if (password)
+                        void run(() => api('PATCH', `/users/${encodeURIComponent(u.name)}`, { password }));
+                    }}
+                  >
+                    Reset password
+                  </button>{' '}
+                  <button type="button" onClick={() => showTokens(u.name)} aria-label={`Tokens of ${u.name}`}>
+                    Tokens
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {tokensOf && (
+        <section aria-label={`Tokens of ${tokensOf.user}`}>
+          <h3>Tokens of {tokensOf.user}</h3>
+          {tokensOf.tokens.length === 0 && <p class="muted">No tokens.</p>}
+          <ul>
+            {tokensOf.tokens.map((t) => (
+              <li key={t.id}>
+                {t.name} <span class="muted">({new Date(t.created).toLocaleString()})</span>{' '}
+                {t.revoked ? (
+                  <span class="muted">revoked</span>
+                ) : (
+                  <button
+                    type="button"
+                    onClick={() =>
+                      void run(async () => {
+                        await api('DELETE', `/users/${encodeURIComponent(tokensOf.user)}/tokens/${t.id}`);
+                        showTokens(tokensOf.user);
+                      })
+                    }
+                  >
+                    Revoke {t.name}
+                  </button>
+                )}
+              </li>
+            ))}
+          </ul>
+        </section>
+      )}
+      <form class="credential-form" onSubmit={add} aria-label="Add user">
+        <h3>Add user</h3>
+        <label>
+          Name
+          <input name="name" required />
+        </label>
+        <label>
+          Role
+          <select name="role">
+            <option value="user">user</option>
+            <option value="author">author</option>
+            <option value="admin">admin</option>
+          </select>
+        </label>
+        <label>
+          Solutions (comma-separated)
+          <input name="solutions" />
+        </label>
+        <label>
+          Password (for the console; 12 characters or more)
+          <input name="password" type="password" autocomplete="new-password" minLength={12} />
+        </label>
+        <button type="submit">Add user</button>
+      </form>
+    </section>
+  );
+}
