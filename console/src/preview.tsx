@@ -1,5 +1,6 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, type FunctionInfo } from './api.js';
+import { inferSchema } from './infer-schema.js';
 import { JsonView } from './json-view.js';
 
 const CREDENTIAL_TYPES = new Set(['secret', 'oauth', 'basic', 'apiKey', 'api-key']);
@@ -70,6 +71,25 @@ export function Preview({ solution, fn }: { solution: string; fn: FunctionInfo }
       {showSource && (
         <section aria-label="Function definition">
           <pre class="source">{fn.source}</pre>
+          {outcome?.kind === 'ok' ? (
+            <>
+              <h3>Output schema, inferred from the last result</h3>
+              <section aria-label="Output schema">
+                <pre class="source">
+                  {JSON.stringify(
+                    {
+                      $schema: 'https://json-schema.org/draft/2020-12/schema',
+                      ...inferSchema(outcome.output),
+                    },
+                    null,
+                    2,
+                  )}
+                </pre>
+              </section>
+            </>
+          ) : (
+            <p class="muted">Run a preview to see the schema of its output.</p>
+          )}
         </section>
       )}
       <div class="panes">

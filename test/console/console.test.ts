@@ -102,6 +102,12 @@ describe('the console in a real browser', () => {
 
     await page.getByRole('button', { name: 'Show schema' }).click();
     await expect.poll(() => page.getByLabel('Function definition').textContent()).toContain('method: GET');
+    const schema = JSON.parse((await page.getByLabel('Output schema').textContent()) ?? '{}');
+    expect(schema).toMatchObject({
+      type: 'object',
+      properties: { id: { type: 'string' }, name: { type: 'string' }, key: { type: 'string' } },
+      required: ['id', 'name', 'key'],
+    });
 
     // Keyboard only: to the orders function and its Preview, with Tab and Enter.
     await page.getByLabel('Search functions').fill('');
