@@ -201,7 +201,7 @@ function SolutionView({
       ) : credentials && mayManage ? (
         <Credentials solution={solution} functions={functions.functions} />
       ) : selected ? (
-        <Preview key={selected.name} solution={solution} fn={selected} />
+        <Preview key={selected.name} solution={solution} fn={selected} mayTrace={mayManage} />
       ) : (
         <p class="muted">Pick a function to preview it.</p>
       )}

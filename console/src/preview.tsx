@@ -2,18 +2,34 @@ import { useState } from 'preact/hooks';
 import { ApiError, api, type FunctionInfo } from './api.js';
 import { inferSchema } from './infer-schema.js';
 import { JsonView } from './json-view.js';
+import { YamlSource } from './yaml-source.js';
 
 const CREDENTIAL_TYPES = new Set(['secret', 'oauth', 'basic', 'apiKey', 'api-key']);
 
+/** One attempt as the platform saw it: credentials masked, the response before `outputTransform`. */
+interface Exchange {
+  readonly request?: { method: string; url: string; headers: Record<string, string>; body?: string };
+  readonly response?: { status: number; durationMs: number; headers: Record<string, string>; body: string };
+  readonly retry?: { attempt: number; delayMs: number; reason: string };
+}
+
 type Outcome =
-  | { kind: 'ok'; output: unknown; status: string; ms: number; correlationId: string }
-  | { kind: 'error'; body: Record<string, unknown>; status: number; ms: number };
+  | { kind: 'ok'; output: unknown; status: string; ms: number; correlationId: string; trace?: Exchange[] }
+  | { kind: 'error'; body: Record<string, unknown>; status: number; ms: number; trace?: Exchange[] };
 
 /**
  * Preview (spec 1.4): the parameters on the left with their initial values (a credential shows its
  * key, never a value), Preview executes through the platform, the result on the right.
  */
-export function Preview({ solution, fn }: { solution: string; fn: FunctionInfo }) {
+export function Preview({
+  solution,
+  fn,
+  mayTrace,
+}: {
+  solution: string;
+  fn: FunctionInfo;
+  mayTrace: boolean;
+}) {
   const [outcome, setOutcome] = useState<Outcome | undefined>();
   const [busy, setBusy] = useState(false);
   const [showSource, setShowSource] = useState(false);
@@ -30,10 +46,15 @@ export function Preview({ solution, fn }: { solution: string; fn: FunctionInfo }
     setBusy(true);
     const started = performance.now();
     try {
-      const answer = await api<{ status: string; output: unknown; correlationId: string }>(
+      const answer = await api<{
+        status: string;
+        output: unknown;
+        correlationId: string;
+        trace?: Exchange[];
+      }>(
         'POST',
         `/solutions/${encodeURIComponent(solution)}/functions/${encodeURIComponent(fn.name)}/execute`,
-        { parameters },
+        mayTrace ? { parameters, trace: true } : { parameters },
       );
       setOutcome({
         kind: 'ok',
@@ -41,17 +62,20 @@ export function Preview({ solution, fn }: { solution: string; fn: FunctionInfo }
         status: answer.status,
         ms: performance.now() - started,
         correlationId: answer.correlationId,
+        ...(answer.trace ? { trace: answer.trace } : {}),
       });
     } catch (e) {
       const body =
         e instanceof ApiError
           ? e.body
           : { code: 'UNREACHABLE', message: 'the platform could not be reached' };
+      const trace = body.trace as Exchange[] | undefined;
       setOutcome({
         kind: 'error',
         body,
         status: e instanceof ApiError ? e.status : 0,
         ms: performance.now() - started,
+        ...(trace ? { trace } : {}),
       });
     } finally {
       setBusy(false);
@@ -70,7 +94,7 @@ export function Preview({ solution, fn }: { solution: string; fn: FunctionInfo }
       </header>
       {showSource && (
         <section aria-label="Function definition">
-          <pre class="source">{fn.source}</pre>
+          <YamlSource text={fn.source} />
           {outcome?.kind === 'ok' ? (
             <>
               <h3>Output schema, inferred from the last result</h3>
@@ -142,6 +166,7 @@ export function Preview({ solution, fn }: { solution: string; fn: FunctionInfo }
           {outcome?.kind === 'error' && (
             <ErrorView body={outcome.body} status={outcome.status} ms={outcome.ms} />
           )}
+          {outcome?.trace && <Exchanges exchanges={outcome.trace} />}
         </div>
       </div>
     </section>
@@ -169,6 +194,55 @@ function ErrorView({ body, status, ms }: { body: Record<string, unknown>; status
       <p class="muted">{String(body.message ?? '')}</p>
     </div>
   );
+}
+
+/** The raw request and response of each attempt, folded until asked for. */
+function Exchanges({ exchanges }: { exchanges: readonly Exchange[] }) {
+  if (exchanges.length === 0) return <p class="muted">No request was sent.</p>;
+  return (
+    <section class="exchanges" aria-label="Raw request and response">
+      {exchanges.map((x, i) => (
+        <div key={i} class="exchange">
+          {exchanges.length > 1 && (
+            <h4>
+              Attempt {i + 1}
+              {x.retry ? ` · retried after ${Math.round(x.retry.delayMs)} ms: ${x.retry.reason}` : ''}
+            </h4>
+          )}
+          {x.request && (
+            <details>
+              <summary>Raw request</summary>
+              <pre class="source">
+                {x.request.method} {x.request.url}
+                {headerLines(x.request.headers)}
+                {x.request.body ? `\n\n${x.request.body}` : ''}
+              </pre>
+            </details>
+          )}
+          {x.response ? (
+            <details>
+              <summary>
+                Raw response · {x.response.status} · {Math.round(x.response.durationMs)} ms
+              </summary>
+              <pre class="source">
+                {x.response.status}
+                {headerLines(x.response.headers)}
+                {x.response.body ? `\n\n${x.response.body}` : ''}
+              </pre>
+            </details>
+          ) : (
+            <p class="muted">No response (the attempt failed before an answer came).</p>
+          )}
+        </div>
+      ))}
+    </section>
+  );
+}
+
+function headerLines(headers: Record<string, string>): string {
+  return Object.entries(headers)
+    .map(([name, value]) => `\n${name}: ${value}`)
+    .join('');
 }
 
 function initial(value: unknown): string {

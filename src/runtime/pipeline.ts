@@ -52,11 +52,13 @@ export async function runFunction(
     readonly page?: PageRequest | undefined;
     /** How many guards led here (a guard's function has a guard...). */
     readonly guardDepth?: number;
+    /** The caller's id for this execution; a fresh one when not given. */
+    readonly correlationId?: string | undefined;
   } = {},
 ): Promise<Execution> {
   const { signal, page, guardDepth = 0 } = options;
   const started = performance.now();
-  const correlationId = randomUUID();
+  const correlationId = options.correlationId ?? randomUUID();
   const { events } = engine;
   try {
     // 1. The function exists and is valid.

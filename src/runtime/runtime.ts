@@ -22,7 +22,7 @@ import type { Engine, ExecutionResult, RemoteCalls, RemoteResponse } from './eng
 import { EventBus, type EventListener } from './events.js';
 import { type NormalizedOptions, normalizeOptions, type RuntimeOptions } from './options.js';
 import { paginate, type StopReason } from './paginate.js';
-import { executeFunction } from './pipeline.js';
+import { runFunction } from './pipeline.js';
 import { type PushOptions, type PushResult, pushQueue, type QueueEngine } from './push.js';
 import { type DatasourceResult, runDatasource, type SyncOptions } from './sync.js';
 
@@ -81,7 +81,11 @@ export class Runtime {
     name: string,
     parameters: Readonly<Record<string, unknown>> = {},
     context: CallContext = {},
-    options: { signal?: AbortSignal } = {},
+    options: {
+      signal?: AbortSignal;
+      /** The caller's id for this execution (its events carry it), instead of a fresh one. */
+      correlationId?: string;
+    } = {},
   ): Promise<ExecutionResult> {
     if (!this.isReady) await this.ready();
     const deadline = new Deadline(
@@ -90,7 +94,11 @@ export class Runtime {
       `function '${name}'`,
       options.signal,
     );
-    return deadline.run((signal) => executeFunction(this.engine, name, parameters, context, signal));
+    const { correlationId } = options;
+    return deadline.run(
+      async (signal) =>
+        (await runFunction(this.engine, name, parameters, context, { signal, correlationId })).result,
+    );
   }
 
   /**

@@ -99,9 +99,22 @@ describe('the console in a real browser', () => {
     expect(await output.textContent()).toContain('"c-42"');
     expect(await output.textContent()).toContain('"***"');
     await page.screenshot({ path: join(SHOTS, '2-preview-ok.png') });
+    // On request: the raw request as sent (credential masked) and the response before any transform.
+    const raw = page.getByLabel('Raw request and response');
+    await raw.getByText('Raw request').click();
+    await raw.getByText(/Raw response · 200/).click();
+    const exchange = (await raw.textContent()) ?? '';
+    expect(exchange).toContain(`GET ${service.url}/customers/c-42`);
+    expect(exchange).toContain('x-api-key: ***');
+    expect(exchange).toContain('"name":"Ada Lovelace"');
+    expect(exchange).toContain('"key":"***"');
+    await page.screenshot({ path: join(SHOTS, '2b-preview-raw.png'), fullPage: true });
 
     await page.getByRole('button', { name: 'Show schema' }).click();
     await expect.poll(() => page.getByLabel('Function definition').textContent()).toContain('method: GET');
+    // Highlighted: keys apart from values.
+    expect(await page.locator('.yaml .y-key').allTextContents()).toContain('method:');
+    await page.screenshot({ path: join(SHOTS, '2c-show-schema.png'), fullPage: true });
     const schema = JSON.parse((await page.getByLabel('Output schema').textContent()) ?? '{}');
     expect(schema).toMatchObject({
       type: 'object',
@@ -125,6 +138,8 @@ describe('the console in a real browser', () => {
     expect(text).toContain('Ask for access to the orders.');
     expect(text).toContain('No access to orders');
     expect(text).toContain('service answered 403');
+    await page.getByLabel('Raw request and response').getByText(/Raw response · 403/).click();
+    expect(await page.getByLabel('Raw request and response').textContent()).toContain('"error":"not yours"');
     await page.screenshot({ path: join(SHOTS, '3-preview-error.png') });
 
     await page.setViewportSize({ width: 390, height: 844 });

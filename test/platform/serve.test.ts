@@ -258,6 +258,40 @@ describe('restfn serve', () => {
     ]);
     expect(audit.body.entries[0]).toMatchObject({ actor: 'bob', target: 'rest-get-secret', solution: 'crm' });
 
+    // A preview's raw exchanges (authors and admins): each attempt as sent and as answered, before
+    // any transform, with the credential masked wherever it stood.
+    const execute = '/api/v1/solutions/crm/functions/rest-get-secret/execute';
+    await platform.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
+      token: author,
+      body: { kind: 'secret', value: SECRET },
+    });
+    const traced = await platform.api('POST', execute, { token: author, body: { trace: true } });
+    expect(traced.status).toBe(200);
+    expect(traced.body.trace).toHaveLength(1);
+    expect(traced.body.trace[0].request).toMatchObject({
+      method: 'GET',
+      url: `${service.url}/secret`,
+      headers: { 'x-api-key': '***' },
+    });
+    expect(traced.body.trace[0].response.status).toBe(200);
+    expect(JSON.parse(traced.body.trace[0].response.body)).toEqual({ ok: 'secret', echo: '***' });
+    expect(traced.body.output).toEqual({ ok: 'secret', echo: '***' });
+    const userTrace = await platform.api('POST', execute, { token: user, body: { trace: true } });
+    expect(userTrace.status).toBe(403);
+    expect(userTrace.body.code).toBe('FORBIDDEN');
+    await platform.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
+      token: author,
+      body: { kind: 'secret', value: `${SECRET}-old` },
+    });
+    const tracedError = await platform.api('POST', execute, { token: author, body: { trace: true } });
+    expect(tracedError.status).toBe(502);
+    expect(tracedError.body).toMatchObject({ code: 'REMOTE_ERROR', remoteStatus: 401 });
+    // A secret has no token to refresh: the 401 is not retried.
+    expect(tracedError.body.trace.map((x: { response: { status: number } }) => x.response.status)).toEqual([
+      401,
+    ]);
+    expect(JSON.parse(tracedError.body.trace[0].response.body)).toEqual({ error: 'no', echo: '***' });
+
     const answers = JSON.stringify([
       put.body,
       basic.body,
@@ -266,6 +300,8 @@ describe('restfn serve', () => {
       viaBasic.body,
       refused.body,
       audit.body,
+      traced.body,
+      tracedError.body,
     ]);
     await platform.stop();
     const stored = bytesOf(platform.dataDir);

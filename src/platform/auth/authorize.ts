@@ -9,6 +9,7 @@ export type Permission =
   | 'solution.publish'
   | 'credentials.manage'
   | 'function.execute'
+  | 'function.trace'
   | 'audit.read';
 
 /** Per role, what it may do in a solution it belongs to (an admin: in every solution). */
@@ -21,6 +22,7 @@ const GRANTS: Readonly<Record<Role, ReadonlySet<Permission>>> = {
     'solution.publish',
     'credentials.manage',
     'function.execute',
+    'function.trace',
     'audit.read',
   ]),
   author: new Set<Permission>([
@@ -30,6 +32,7 @@ const GRANTS: Readonly<Record<Role, ReadonlySet<Permission>>> = {
     'solution.publish',
     'credentials.manage',
     'function.execute',
+    'function.trace',
   ]),
   user: new Set<Permission>(['tokens.manage-own', 'solutions.list', 'solution.read', 'function.execute']),
 };
@@ -40,6 +43,7 @@ const PER_SOLUTION: ReadonlySet<Permission> = new Set([
   'solution.publish',
   'credentials.manage',
   'function.execute',
+  'function.trace',
   'audit.read',
 ]);
 
@@ -67,6 +71,7 @@ function describe(permission: Permission): string {
     'solution.publish': 'publish solutions',
     'credentials.manage': 'manage credentials',
     'function.execute': 'execute functions',
+    'function.trace': 'see the raw requests and responses of a preview',
     'audit.read': 'read the audit log',
   }[permission];
 }

@@ -1,9 +1,13 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { httpStatusOf } from '../../errors/codes.js';
 import { RestfnError } from '../../errors/restfn-error.js';
+import type { ExecutionEvent } from '../../runtime/events.js';
 import type { Runtime } from '../../runtime/runtime.js';
+import { authorize } from '../auth/authorize.js';
 import type { PlatformContext } from '../context.js';
-import { errorBody } from '../errors.js';
+import { errorBody, PlatformError } from '../errors.js';
 import { SOLUTION_NAME } from '../publish.js';
 
 interface ExecuteBody {
@@ -12,6 +16,8 @@ interface ExecuteBody {
   readonly context?: Record<string, unknown>;
   /** Follow `continuation` and stream every page as NDJSON. */
   readonly pages?: boolean;
+  /** Answer with the raw exchanges too (what was sent, what came back before `outputTransform`). */
+  readonly trace?: boolean;
 }
 
 type Params = { solution: string; function: string };
@@ -45,12 +51,18 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
             parameters: { type: 'object' },
             context: { type: 'object' },
             pages: { type: 'boolean' },
+            trace: { type: 'boolean' },
           },
         },
       },
     },
     async (req, reply) => {
       const { solution, function: name } = req.params;
+      const tracing = req.body?.trace === true;
+      if (tracing) {
+        const decision = authorize(req.user, 'function.trace', solution);
+        if (!decision.allowed) throw new PlatformError('FORBIDDEN', decision.reason);
+      }
       const started = Date.now();
       // A caller that hangs up stops the execution (and its retries) instead of leaving it running.
       const controller = new AbortController();
@@ -79,19 +91,25 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
           audited,
         });
       }
+      const correlationId = randomUUID();
+      const trace = tracing ? traceOf(runtime, correlationId) : undefined;
       try {
-        const result = await runtime.execute(name, parameters, context, { signal: controller.signal });
-        await audited(result.status === 'ok' ? 'ok' : 'skipped', result.correlationId);
-        return result.status === 'ok'
-          ? { status: 'ok', output: result.output, correlationId: result.correlationId, version }
-          : { status: 'skipped', reason: result.reason, correlationId: result.correlationId, version };
+        const result = await runtime.execute(name, parameters, context, {
+          signal: controller.signal,
+          correlationId,
+        });
+        await audited(result.status === 'ok' ? 'ok' : 'skipped', correlationId);
+        const answer =
+          result.status === 'ok'
+            ? { status: 'ok', output: result.output, correlationId, version }
+            : { status: 'skipped', reason: result.reason, correlationId, version };
+        return trace ? { ...answer, trace: trace.exchanges } : answer;
       } catch (error) {
-        await audited(
-          codeOf(error),
-          (error as { correlationId?: string }).correlationId ?? null,
-          detailOf(error),
-        );
-        throw error;
+        await audited(codeOf(error), correlationId, detailOf(error));
+        if (!trace || !(error instanceof RestfnError)) throw error;
+        return reply.status(httpStatusOf(error.code)).send({ ...errorBody(error), trace: trace.exchanges });
+      } finally {
+        trace?.stop();
       }
     },
   );
@@ -229,6 +247,37 @@ async function streamPages(
   } finally {
     out.end();
   }
+}
+
+type TraceEvent = Extract<ExecutionEvent, { type: 'request' | 'response' | 'retried' }>;
+
+/**
+ * The raw exchanges of one execution, as its events show them (headers and bodies with every
+ * credential masked, bodies at most 64 KB, the response before `outputTransform`): one entry per
+ * attempt, each retry saying why. Listening costs the runtime's other executions the building of
+ * their events while it lasts, so only a preview asks for it.
+ */
+function traceOf(runtime: Runtime, correlationId: string) {
+  const exchanges: Array<{
+    request?: Omit<TraceEvent & { type: 'request' }, 'type' | 'correlationId' | 'function'>;
+    response?: Omit<TraceEvent & { type: 'response' }, 'type' | 'correlationId' | 'function'>;
+    retry?: { attempt: number; delayMs: number; reason: string };
+  }> = [];
+  const stop = runtime.on((event) => {
+    if (event.correlationId !== correlationId) return;
+    if (event.type === 'request') {
+      const { type: _t, correlationId: _c, function: _f, ...request } = event;
+      exchanges.push({ request });
+    } else if (event.type === 'response') {
+      const { type: _t, correlationId: _c, function: _f, ...response } = event;
+      const last = exchanges.at(-1);
+      if (last) last.response = response;
+    } else if (event.type === 'retried') {
+      const last = exchanges.at(-1);
+      if (last) last.retry = { attempt: event.attempt, delayMs: event.delayMs, reason: event.reason };
+    }
+  });
+  return { exchanges, stop };
 }
 
 /** What the audit keeps of a failure: its masked texts (as the caller got them), never a value. */
