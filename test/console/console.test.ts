@@ -138,7 +138,10 @@ describe('the console in a real browser', () => {
     expect(text).toContain('Ask for access to the orders.');
     expect(text).toContain('No access to orders');
     expect(text).toContain('service answered 403');
-    await page.getByLabel('Raw request and response').getByText(/Raw response · 403/).click();
+    await page
+      .getByLabel('Raw request and response')
+      .getByText(/Raw response · 403/)
+      .click();
     expect(await page.getByLabel('Raw request and response').textContent()).toContain('"error":"not yours"');
     await page.screenshot({ path: join(SHOTS, '3-preview-error.png') });
 
