@@ -13,7 +13,8 @@ export function JsonView({ value, name, open = true }: { value: unknown; name?: 
           {start}
           <span class="json-count">
             {' '}
-            {entries.length} {Array.isArray(value) ? 'items' : 'keys'}
+            {entries.length} {Array.isArray(value) ? 'item' : 'key'}
+            {entries.length === 1 ? '' : 's'}
           </span>
         </summary>
         <div class="json-children">

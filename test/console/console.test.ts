@@ -339,3 +339,69 @@ describe('the console in a real browser', () => {
     await context.close();
   });
 });
+
+describe('what the console lets each role do', () => {
+  it("a user sees previews only; a forged cross-site form post with an admin's cookie changes nothing", async () => {
+    const service = await testServer((_req, res) => json(res, 200, { id: 'c-1' }));
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const admin = platform.adminToken;
+    for (const [name, role] of [
+      ['bob', 'user'],
+      ['root', 'admin'],
+    ] as const) {
+      await platform.api('POST', '/api/v1/users', {
+        token: admin,
+        body: { name, role, solutions: ['crm'], password: PASSWORD },
+      });
+    }
+    await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: {
+        files: {
+          'functions/rest-get-customer.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/customers/1\n`,
+        },
+      },
+    });
+    const signIn = async (name: string, hash: string) => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      await page.goto(`${platform.url}/console/${hash}`);
+      await page.getByLabel('User name').fill(name);
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      return { context, page };
+    };
+
+    // A user: previews, without credentials, executions, users or the raw exchange.
+    const asUser = await signIn('bob', '#/s/crm/credentials');
+    const userPage = asUser.page;
+    await expect.poll(() => userPage.getByRole('link', { name: /rest-get-customer/ }).count()).toBe(1);
+    expect(await userPage.getByRole('link', { name: 'Credentials' }).count()).toBe(0);
+    expect(await userPage.getByRole('link', { name: 'Executions' }).count()).toBe(0);
+    expect(await userPage.getByRole('link', { name: 'Users' }).count()).toBe(0);
+    expect(await userPage.getByRole('button', { name: 'Add credential' }).count()).toBe(0);
+    await userPage.getByRole('link', { name: /rest-get-customer/ }).click();
+    await userPage.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => userPage.getByTestId('output').textContent()).toContain('"c-1"');
+    expect(await userPage.getByLabel('Raw request and response').count()).toBe(0);
+    await userPage.screenshot({ path: join(SHOTS, '9-user-role.png') });
+    await asUser.context.close();
+
+    // An admin signed in, lured to a page on another origin that posts a form to the platform:
+    // the cookie goes along (same site), the CSRF token cannot, and nothing changes.
+    const evil = await testServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/html' });
+      res.end(
+        `<form method="post" action="${platform.url}/api/v1/users"><input name="name" value="mallory"><input name="role" value="admin"><input name="password" value="mallory-password-1"></form><script>document.forms[0].submit()</script>`,
+      );
+    });
+    const asAdmin = await signIn('root', '');
+    await expect.poll(() => asAdmin.page.getByRole('link', { name: 'Users' }).count()).toBe(1);
+    await asAdmin.page.goto(evil.url);
+    await asAdmin.page.waitForURL(`${platform.url}/api/v1/users`);
+    expect(await asAdmin.page.textContent('body')).toContain('CSRF_INVALID');
+    const users = await platform.api('GET', '/api/v1/users', { token: admin });
+    expect(users.body.users.map((u: { name: string }) => u.name)).not.toContain('mallory');
+    await asAdmin.context.close();
+  });
+});
