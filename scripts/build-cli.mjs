@@ -36,6 +36,9 @@ const result = await build({
     'fastify',
     '@fastify/*',
     'pino',
+    // PostgreSQL's driver asks for its optional native binding by name; from node_modules it loads
+    // only for `serve --database`.
+    'pg',
   ],
   // CommonJS dependencies bundled into ES modules call `require` for Node's built-in modules.
   banner: {

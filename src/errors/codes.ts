@@ -172,6 +172,16 @@ export const ERROR_CODES = {
   LAST_ADMIN: code('usage', 'The last admin cannot be removed or lose the admin role.', 409),
   TOKEN_NOT_FOUND: code('usage', 'No API token with that id.', 404),
   PUBLISH_INVALID: code('definition', 'The uploaded solution has errors; nothing was published.'),
+  STORE_UNAVAILABLE: code(
+    'usage',
+    "The platform's database (PostgreSQL) cannot be reached; requests fail until it is back.",
+    503,
+  ),
+  STORE_SCHEMA_NEWER: code(
+    'usage',
+    "The platform's database was migrated by a newer restfn than this one: upgrade restfn.",
+    503,
+  ),
   SERVER_UNREACHABLE: code('call', 'The platform could not be reached (the CLI with --server).', 502),
   SERVER_ERROR: code('call', 'The platform answered with an error the CLI did not expect.', 502),
   // Local data.

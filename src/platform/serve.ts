@@ -9,7 +9,7 @@ import { hashToken, newToken } from './auth/tokens.js';
 import type { PlatformContext } from './context.js';
 import { Runtimes } from './runtimes.js';
 import { platformGuard } from './ssrf.js';
-import { SqlitePlatformStore } from './store/sqlite/store.js';
+import { DATABASE_URL_ENV, openStore } from './store/open.js';
 import type { PlatformStore } from './store/types.js';
 import { TtlCache } from './ttl-cache.js';
 import { loadMasterKey } from './vault/master-key.js';
@@ -29,8 +29,16 @@ export interface ServeOptions {
   readonly host?: string;
   /** 0 picks a free port. @default 8080 */
   readonly port?: number;
-  /** Where the platform keeps its state. @default './.restfn-server' */
+  /**
+   * Where the platform keeps its state (with a database: only its copies of published versions).
+   * @default './.restfn-server'
+   */
   readonly dataDir?: string;
+  /**
+   * A PostgreSQL URL: the state lives there, shared by every instance given the same URL.
+   * @default env RESTFN_DATABASE_URL, else the embedded SQLite file in `dataDir`
+   */
+  readonly databaseUrl?: string;
   /** Let functions call loopback and private addresses (tests, a trusted network). @default false */
   readonly allowPrivateTargets?: boolean;
   /** Hosts (or IPs) a solution may call although they are private, by solution. */
@@ -64,7 +72,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
     ...(options.masterKeyFile ? { file: options.masterKeyFile } : {}),
     env,
   });
-  const store = new SqlitePlatformStore(dataDir);
+  const store = await openStore(dataDir, options.databaseUrl ?? (env[DATABASE_URL_ENV] || undefined));
   try {
     // A wrong key would only show at the first execution, and new credentials would then be
     // sealed under two keys: refuse to start instead.

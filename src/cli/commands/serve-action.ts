@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { UsageError } from '../../errors/restfn-error.js';
 import { processAlive } from '../../local/process-alive.js';
 import { startPlatform } from '../../platform/serve.js';
-import { SqlitePlatformStore } from '../../platform/store/sqlite/store.js';
+import { DATABASE_URL_ENV, openStore } from '../../platform/store/open.js';
 import {
   decodeMasterKey,
   defaultMasterKeyFile,
@@ -40,6 +40,7 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     host: options.host,
     port,
     dataDir: options.data,
+    ...(options.database ? { databaseUrl: options.database } : {}),
     allowPrivateTargets: options.allowPrivateTargets === true,
     allowTargets,
     ...(options.masterKeyFile ? { masterKeyFile: options.masterKeyFile } : {}),
@@ -80,10 +81,16 @@ export async function serve(options: ServeCliOptions): Promise<void> {
  * (`.previous`: backups made before today need it); with RESTFN_MASTER_KEY, the new key comes from
  * RESTFN_NEW_MASTER_KEY and the operator swaps the variables.
  */
-export async function rotateKey(options: { data: string; masterKeyFile?: string }): Promise<void> {
+export async function rotateKey(options: {
+  data: string;
+  database?: string;
+  masterKeyFile?: string;
+}): Promise<void> {
   const dataDir = resolve(options.data);
-  if (!existsSync(join(dataDir, 'platform.db')))
+  const databaseUrl = options.database ?? (process.env[DATABASE_URL_ENV] || undefined);
+  if (!databaseUrl && !existsSync(join(dataDir, 'platform.db')))
     throw new UsageError(`no platform state in ${dataDir} (--data)`);
+  // (On PostgreSQL other hosts' instances cannot be seen from here: docs/server.md says to stop them.)
   const pid = Number(existsSync(join(dataDir, PID_FILE)) ? readFileSync(join(dataDir, PID_FILE), 'utf8') : 0);
   if (processAlive(pid))
     throw new UsageError(
@@ -104,7 +111,7 @@ export async function rotateKey(options: { data: string; masterKeyFile?: string 
   // The new key is on disk before any record depends on it: a crash after the commit leaves it in
   // `.next`, never lost.
   if (file) writeMasterKeyFile(`${file}.next`, next);
-  const store = new SqlitePlatformStore(dataDir);
+  const store = await openStore(dataDir, databaseUrl);
   let count: number;
   try {
     count = await rotateMasterKey(store, current.key, next);

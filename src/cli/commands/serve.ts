@@ -4,6 +4,7 @@ export interface ServeCliOptions {
   host: string;
   port: string;
   data: string;
+  database?: string;
   allowPrivateTargets?: boolean;
   allowTarget: string[];
   masterKeyFile?: string;
@@ -20,6 +21,10 @@ export function registerServe(program: Command): void {
     .option('--host <host>', 'address to listen on', '127.0.0.1')
     .option('--port <port>', 'port to listen on (0: any free one)', '8080')
     .option('--data <dir>', 'where the platform keeps its state', '.restfn-server')
+    .option(
+      '--database <url>',
+      'keep the state in PostgreSQL (postgres://...), shared by several instances (env RESTFN_DATABASE_URL)',
+    )
     .option('--allow-private-targets', 'let functions call loopback and private addresses (SSRF guard off)')
     .option(
       '--allow-target <solution=host>',
@@ -34,7 +39,7 @@ export function registerServe(program: Command): void {
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace', 'info')
     .option('--rate-limit <n>', 'requests per minute per token', '1200')
     .action(async (options: ServeCliOptions) => (await import('./serve-action.js')).serve(options));
-  // Takes serve's own --data and --master-key-file (the current key file; the new key replaces it).
+  // Takes serve's own --data, --database and --master-key-file (the current key file; the new key replaces it).
   serve
     .command('rotate-key')
     .description('re-encrypt every credential key under a new master key (stop the server first)')

@@ -2,6 +2,7 @@ import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { privateFile } from '../../../local/private-path.js';
+import { PlatformError } from '../../errors.js';
 import type {
   AuditEntry,
   AuditFilter,
@@ -336,7 +337,8 @@ export class SqlitePlatformStore implements PlatformStore {
 function migrate(db: Database.Database): void {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > MIGRATIONS.length) {
-    throw new Error(
+    throw new PlatformError(
+      'STORE_SCHEMA_NEWER',
       `the platform database is at schema version ${current}, newer than this restfn knows (${MIGRATIONS.length}): upgrade restfn`,
     );
   }

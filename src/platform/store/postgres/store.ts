@@ -1,0 +1,558 @@
+import pg from 'pg';
+import { PlatformError } from '../../errors.js';
+import type {
+  AuditEntry,
+  AuditFilter,
+  CredentialRow,
+  PlatformStore,
+  Role,
+  SessionRecord,
+  TokenRecord,
+  UserRecord,
+  VersionRecord,
+} from '../types.js';
+import { PG_MIGRATIONS } from './migrations.js';
+
+// Advisory locks are (class, key) pairs of 32-bit integers; restfn's classes:
+/** Taken while migrating, so instances starting together apply each migration once. */
+const MIGRATION_LOCK = 741_322;
+/** Taken per solution (key: a hash of its name) while its next version number is chosen. */
+const VERSION_LOCK = 741_323;
+
+/**
+ * The platform's state in PostgreSQL, for several `restfn serve` instances behind one load
+ * balancer: every instance reads and writes the same rows, so any of them answers any request.
+ * Connection failures become `STORE_UNAVAILABLE` (503), and the pool reconnects by itself once
+ * the database is back.
+ */
+export class PostgresPlatformStore implements PlatformStore {
+  private constructor(private readonly pool: pg.Pool) {}
+
+  /** Connects, and migrates the schema (once across instances starting together). */
+  static async open(url: string): Promise<PostgresPlatformStore> {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: 10,
+      connectionTimeoutMillis: 5000,
+      idleTimeoutMillis: 30_000,
+    });
+    // An idle connection the server dropped (a restart) is an event, not a crash: the next query
+    // gets a fresh connection, or STORE_UNAVAILABLE while the server is down.
+    pool.on('error', () => undefined);
+    const store = new PostgresPlatformStore(pool);
+    try {
+      await store.guard(() => migrate(pool));
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return store;
+  }
+
+  async countAdmins(): Promise<number> {
+    const rows = await this.query<{ n: number }>(`SELECT count(*)::int AS n FROM users WHERE role = 'admin'`);
+    return rows[0]?.n ?? 0;
+  }
+
+  async createUser(user: Omit<UserRecord, 'created'>): Promise<UserRecord> {
+    const created = now();
+    await this.transaction(async (c) => {
+      await c.query(
+        'INSERT INTO users (id, name, role, password_hash, created) VALUES ($1, $2, $3, $4, $5)',
+        [user.id, user.name, user.role, user.passwordHash, created],
+      );
+      await setMemberships(c, user.id, user.solutions);
+    });
+    return { ...user, created };
+  }
+
+  async userByName(name: string): Promise<UserRecord | undefined> {
+    return this.user('name', name);
+  }
+
+  async userById(id: string): Promise<UserRecord | undefined> {
+    return this.user('id', id);
+  }
+
+  async listUsers(): Promise<UserRecord[]> {
+    const rows = await this.query<UserRow>(`${USER_SELECT} ORDER BY u.name COLLATE "C"`);
+    return rows.map(userOf);
+  }
+
+  async addMembership(userId: string, solution: string): Promise<void> {
+    await this.query('INSERT INTO memberships (user_id, solution) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+      userId,
+      solution,
+    ]);
+  }
+
+  async updateUser(
+    id: string,
+    change: {
+      readonly role?: Role;
+      readonly solutions?: readonly string[];
+      readonly passwordHash?: string | null;
+    },
+  ): Promise<UserRecord | undefined> {
+    await this.transaction(async (c) => {
+      if (change.role !== undefined)
+        await c.query('UPDATE users SET role = $1 WHERE id = $2', [change.role, id]);
+      if (change.passwordHash !== undefined) {
+        await c.query('UPDATE users SET password_hash = $1 WHERE id = $2', [change.passwordHash, id]);
+        // A new password signs the user out everywhere.
+        await c.query('DELETE FROM sessions WHERE user_id = $1', [id]);
+      }
+      if (change.solutions !== undefined) {
+        await c.query('DELETE FROM memberships WHERE user_id = $1', [id]);
+        await setMemberships(c, id, change.solutions);
+      }
+    });
+    return this.userById(id);
+  }
+
+  async deleteUser(id: string): Promise<boolean> {
+    return (await this.run('DELETE FROM users WHERE id = $1', [id])) > 0;
+  }
+
+  async createToken(token: Omit<TokenRecord, 'created' | 'revoked'>, hash: string): Promise<TokenRecord> {
+    const created = now();
+    await this.query('INSERT INTO tokens (id, user_id, name, hash, created) VALUES ($1, $2, $3, $4, $5)', [
+      token.id,
+      token.userId,
+      token.name,
+      hash,
+      created,
+    ]);
+    return { ...token, created, revoked: null };
+  }
+
+  async tokenByHash(hash: string): Promise<{ token: TokenRecord; user: UserRecord } | undefined> {
+    const rows = await this.query<TokenRow>('SELECT * FROM tokens WHERE hash = $1 AND revoked IS NULL', [
+      hash,
+    ]);
+    const row = rows[0];
+    if (!row) return undefined;
+    const user = await this.userById(row.user_id);
+    return user && { token: tokenOf(row), user };
+  }
+
+  async listTokens(userId: string): Promise<TokenRecord[]> {
+    const rows = await this.query<TokenRow>('SELECT * FROM tokens WHERE user_id = $1 ORDER BY created, id', [
+      userId,
+    ]);
+    return rows.map(tokenOf);
+  }
+
+  async revokeToken(id: string): Promise<TokenRecord | undefined> {
+    await this.query('UPDATE tokens SET revoked = $1 WHERE id = $2 AND revoked IS NULL', [now(), id]);
+    const rows = await this.query<TokenRow>('SELECT * FROM tokens WHERE id = $1', [id]);
+    return rows[0] && tokenOf(rows[0]);
+  }
+
+  async createSession(hash: string, session: SessionRecord): Promise<void> {
+    // Expired sessions go whenever a new one starts: the table stays the size of the live ones.
+    await this.transaction(async (c) => {
+      await c.query('DELETE FROM sessions WHERE expires <= $1', [session.created]);
+      await c.query(
+        'INSERT INTO sessions (hash, user_id, csrf_token, created, expires) VALUES ($1, $2, $3, $4, $5)',
+        [hash, session.userId, session.csrfToken, session.created, session.expires],
+      );
+    });
+  }
+
+  async sessionByHash(
+    hash: string,
+    at: string,
+  ): Promise<{ session: SessionRecord; user: UserRecord } | undefined> {
+    const rows = await this.query<{ user_id: string; csrf_token: string; created: string; expires: string }>(
+      'SELECT * FROM sessions WHERE hash = $1 AND expires > $2',
+      [hash, at],
+    );
+    const row = rows[0];
+    if (!row) return undefined;
+    const user = await this.userById(row.user_id);
+    return (
+      user && {
+        session: {
+          userId: row.user_id,
+          csrfToken: row.csrf_token,
+          created: row.created,
+          expires: row.expires,
+        },
+        user,
+      }
+    );
+  }
+
+  async deleteSession(hash: string): Promise<void> {
+    await this.query('DELETE FROM sessions WHERE hash = $1', [hash]);
+  }
+
+  async addVersion(
+    solution: string,
+    files: Readonly<Record<string, string>>,
+    by: string,
+    digest: string,
+  ): Promise<VersionRecord> {
+    const created = now();
+    // Two instances publishing the same solution at once: the lock orders them, so each gets the
+    // next number instead of one failing on the primary key.
+    const version = await this.transaction(async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [VERSION_LOCK, solution]);
+      const next = await c.query<{ n: number }>(
+        'SELECT coalesce(max(version), 0) + 1 AS n FROM versions WHERE solution = $1',
+        [solution],
+      );
+      const n = next.rows[0]!.n;
+      await c.query(
+        'INSERT INTO versions (solution, version, created, created_by, digest, files) VALUES ($1, $2, $3, $4, $5, $6)',
+        [solution, n, created, by, digest, JSON.stringify(files)],
+      );
+      return n;
+    });
+    return { solution, version, created, createdBy: by, digest };
+  }
+
+  async currentVersion(solution: string): Promise<VersionRecord | undefined> {
+    const rows = await this.query<VersionRow>(
+      'SELECT solution, version, created, created_by, digest FROM versions WHERE solution = $1 ORDER BY version DESC LIMIT 1',
+      [solution],
+    );
+    return rows[0] && versionOf(rows[0]);
+  }
+
+  async versionFiles(solution: string, v: number): Promise<Record<string, string> | undefined> {
+    const rows = await this.query<{ files: string }>(
+      'SELECT files FROM versions WHERE solution = $1 AND version = $2',
+      [solution, v],
+    );
+    return rows[0] && (JSON.parse(rows[0].files) as Record<string, string>);
+  }
+
+  async listSolutions(): Promise<VersionRecord[]> {
+    const rows = await this.query<VersionRow>(
+      `SELECT DISTINCT ON (solution) solution, version, created, created_by, digest FROM versions
+         ORDER BY solution, version DESC`,
+    );
+    return rows.map(versionOf);
+  }
+
+  async putCredential(row: CredentialRow): Promise<void> {
+    await this.query(
+      `INSERT INTO credentials (solution, key, kind, meta, key_id, wrapped_key, data, updated, updated_by)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)
+         ON CONFLICT (solution, key) DO UPDATE SET kind = excluded.kind, meta = excluded.meta,
+           key_id = excluded.key_id, wrapped_key = excluded.wrapped_key, data = excluded.data,
+           updated = excluded.updated, updated_by = excluded.updated_by`,
+      [
+        row.solution,
+        row.key,
+        row.kind,
+        JSON.stringify(row.meta),
+        row.keyId,
+        row.wrappedKey,
+        row.data,
+        row.updated,
+        row.updatedBy,
+      ],
+    );
+  }
+
+  async getCredential(solution: string, key: string): Promise<CredentialRow | undefined> {
+    const rows = await this.query<CredentialDbRow>(
+      'SELECT * FROM credentials WHERE solution = $1 AND key = $2',
+      [solution, key],
+    );
+    return rows[0] && credentialOf(rows[0]);
+  }
+
+  async listCredentials(solution: string): Promise<CredentialRow[]> {
+    const rows = await this.query<CredentialDbRow>(
+      'SELECT * FROM credentials WHERE solution = $1 ORDER BY key COLLATE "C"',
+      [solution],
+    );
+    return rows.map(credentialOf);
+  }
+
+  async deleteCredential(solution: string, key: string): Promise<boolean> {
+    return (await this.run('DELETE FROM credentials WHERE solution = $1 AND key = $2', [solution, key])) > 0;
+  }
+
+  async allCredentials(): Promise<CredentialRow[]> {
+    const rows = await this.query<CredentialDbRow>(
+      'SELECT * FROM credentials ORDER BY solution COLLATE "C", key COLLATE "C"',
+    );
+    return rows.map(credentialOf);
+  }
+
+  async rewrap(
+    rows: ReadonlyArray<Pick<CredentialRow, 'solution' | 'key' | 'keyId' | 'wrappedKey'>>,
+  ): Promise<void> {
+    await this.transaction(async (c) => {
+      for (const row of rows) {
+        await c.query(
+          'UPDATE credentials SET key_id = $1, wrapped_key = $2 WHERE solution = $3 AND key = $4',
+          [row.keyId, row.wrappedKey, row.solution, row.key],
+        );
+      }
+    });
+  }
+
+  async audit(entries: readonly AuditEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    // One statement for the batch: the audit log writes many lines at once.
+    const columns = 9;
+    const values: unknown[] = [];
+    const tuples = entries.map((e, i) => {
+      values.push(
+        e.at,
+        e.actor,
+        e.solution,
+        e.action,
+        e.target,
+        e.outcome,
+        e.correlationId,
+        e.durationMs === null ? null : Math.round(e.durationMs),
+        e.detail ?? null,
+      );
+      return `(${Array.from({ length: columns }, (_, k) => `$${i * columns + k + 1}`).join(', ')})`;
+    });
+    await this.query(
+      `INSERT INTO audit (at, actor, solution, action, target, outcome, correlation_id, duration_ms, detail)
+         VALUES ${tuples.join(', ')}`,
+      values,
+    );
+  }
+
+  async listAudit(solution: string, limit: number, filter: AuditFilter = {}): Promise<AuditEntry[]> {
+    const rows = await this.query<AuditRow>(
+      `SELECT * FROM audit WHERE solution = $1
+         AND ($2::text IS NULL OR target = $2)
+         AND ($3::text IS NULL OR outcome = $3)
+         AND ($4::text IS NULL OR correlation_id = $4)
+       ORDER BY seq DESC LIMIT $5`,
+      [solution, filter.target ?? null, filter.outcome ?? null, filter.correlationId ?? null, limit],
+    );
+    return rows.map((r) => ({
+      at: r.at,
+      actor: r.actor,
+      solution: r.solution,
+      action: r.action,
+      target: r.target,
+      outcome: r.outcome,
+      correlationId: r.correlation_id,
+      durationMs: r.duration_ms,
+      detail: r.detail,
+    }));
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+
+  private async user(by: 'id' | 'name', value: string): Promise<UserRecord | undefined> {
+    const rows = await this.query<UserRow>(`${USER_SELECT} WHERE u.${by} = $1`, [value]);
+    return rows[0] && userOf(rows[0]);
+  }
+
+  private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
+    return this.guard(async () => (await this.pool.query<R>(text, values)).rows);
+  }
+
+  /** The number of rows a change touched. */
+  private async run(text: string, values: unknown[]): Promise<number> {
+    return this.guard(async () => (await this.pool.query(text, values)).rowCount ?? 0);
+  }
+
+  private async transaction<T>(work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+    return this.guard(async () => {
+      const client = await this.pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await work(client);
+        await client.query('COMMIT');
+        return result;
+      } catch (error) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw error;
+      } finally {
+        client.release();
+      }
+    });
+  }
+
+  /** A database that cannot be reached is `STORE_UNAVAILABLE`; anything else stays what it is. */
+  private async guard<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } catch (error) {
+      if (isUnavailable(error)) {
+        throw new PlatformError(
+          'STORE_UNAVAILABLE',
+          'the platform database (PostgreSQL) cannot be reached; try again shortly',
+        );
+      }
+      throw error;
+    }
+  }
+}
+
+/**
+ * Applies the migrations newer than `restfn_schema`'s version, each in its own transaction, under
+ * an advisory lock: instances that start together wait for the first one, then find nothing to do.
+ */
+async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1, 0)', [MIGRATION_LOCK]);
+    try {
+      await client.query('CREATE TABLE IF NOT EXISTS restfn_schema (version INTEGER NOT NULL)');
+      const found = await client.query<{ version: number }>('SELECT version FROM restfn_schema');
+      let current = found.rows[0]?.version ?? 0;
+      if (found.rows.length === 0) await client.query('INSERT INTO restfn_schema (version) VALUES (0)');
+      if (current > PG_MIGRATIONS.length) {
+        throw new PlatformError(
+          'STORE_SCHEMA_NEWER',
+          `the platform database is at schema version ${current}, newer than this restfn knows (${PG_MIGRATIONS.length}): upgrade restfn`,
+        );
+      }
+      for (; current < PG_MIGRATIONS.length; current++) {
+        await client.query('BEGIN');
+        try {
+          await client.query(PG_MIGRATIONS[current]!);
+          await client.query('UPDATE restfn_schema SET version = $1', [current + 1]);
+          await client.query('COMMIT');
+        } catch (error) {
+          await client.query('ROLLBACK').catch(() => undefined);
+          throw error;
+        }
+      }
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1, 0)', [MIGRATION_LOCK]).catch(() => undefined);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+/** Connection-level failures: the server is down, restarting, refusing, or the network is. */
+function isUnavailable(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  if (typeof code !== 'string') {
+    // pg's own: a connect timeout, a connection ended while a query was on it.
+    const message = (error as Error)?.message ?? '';
+    return /timeout exceeded when trying to connect|Connection terminated/.test(message);
+  }
+  // Socket errors, and SQLSTATE classes 08 (connection exception) and 57P (operator intervention:
+  // shutdown, cannot connect now).
+  return (
+    ['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'EAI_AGAIN'].includes(
+      code,
+    ) ||
+    code.startsWith('08') ||
+    code.startsWith('57P')
+  );
+}
+
+async function setMemberships(c: pg.PoolClient, userId: string, solutions: readonly string[]): Promise<void> {
+  for (const s of solutions) {
+    await c.query('INSERT INTO memberships (user_id, solution) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+      userId,
+      s,
+    ]);
+  }
+}
+
+function now(): string {
+  return new Date().toISOString();
+}
+
+/** A user with their solutions, in one query. */
+const USER_SELECT = `SELECT u.*, coalesce(
+    (SELECT array_agg(m.solution ORDER BY m.solution COLLATE "C") FROM memberships m WHERE m.user_id = u.id),
+    '{}') AS solutions
+  FROM users u`;
+
+interface UserRow {
+  id: string;
+  name: string;
+  role: Role;
+  password_hash: string | null;
+  created: string;
+  solutions: string[];
+}
+interface TokenRow {
+  id: string;
+  user_id: string;
+  name: string;
+  created: string;
+  revoked: string | null;
+}
+interface VersionRow {
+  solution: string;
+  version: number;
+  created: string;
+  created_by: string;
+  digest: string;
+}
+interface CredentialDbRow {
+  solution: string;
+  key: string;
+  kind: string;
+  meta: string;
+  key_id: string;
+  wrapped_key: Buffer;
+  data: Buffer;
+  updated: string;
+  updated_by: string;
+}
+interface AuditRow {
+  at: string;
+  actor: string;
+  solution: string | null;
+  action: string;
+  target: string | null;
+  outcome: string;
+  correlation_id: string | null;
+  duration_ms: number | null;
+  detail: string | null;
+}
+
+function userOf(row: UserRow): UserRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    role: row.role,
+    passwordHash: row.password_hash,
+    solutions: row.solutions,
+    created: row.created,
+  };
+}
+
+function tokenOf(row: TokenRow): TokenRecord {
+  return { id: row.id, userId: row.user_id, name: row.name, created: row.created, revoked: row.revoked };
+}
+
+function versionOf(row: VersionRow): VersionRecord {
+  return {
+    solution: row.solution,
+    version: row.version,
+    created: row.created,
+    createdBy: row.created_by,
+    digest: row.digest,
+  };
+}
+
+function credentialOf(row: CredentialDbRow): CredentialRow {
+  return {
+    solution: row.solution,
+    key: row.key,
+    kind: row.kind,
+    meta: JSON.parse(row.meta) as Record<string, unknown>,
+    keyId: row.key_id,
+    wrappedKey: row.wrapped_key,
+    data: row.data,
+    updated: row.updated,
+    updatedBy: row.updated_by,
+  };
+}

@@ -1,0 +1,340 @@
+import { describe, expect, it } from 'vitest';
+import type { AuditEntry, CredentialRow, PlatformStore } from '../../src/platform/store/types.js';
+
+/** How a contract run gets a store: a fresh, empty one per test, and the engine-specific hooks. */
+export interface StoreHarness {
+  /** A new store on new, empty state. */
+  fresh(): Promise<OpenedStore>;
+}
+
+export interface OpenedStore {
+  readonly store: PlatformStore;
+  /** Opens another store on the same state (a second process, or a restart). */
+  reopen(): Promise<PlatformStore>;
+  /** Marks the state as migrated by a newer restfn (its schema version beyond what this one knows). */
+  bumpSchema(): Promise<void>;
+  /** Removes the state. */
+  dispose(): Promise<void>;
+}
+
+/**
+ * The storage contract (src/platform/store/types.ts): what every engine must do alike, so the
+ * platform behaves the same on SQLite and PostgreSQL. Each test gets empty state.
+ */
+export function storeContract(engine: string, harness: StoreHarness): void {
+  const withStore = (title: string, body: (opened: OpenedStore) => Promise<void>) =>
+    it(title, async () => {
+      const opened = await harness.fresh();
+      try {
+        await body(opened);
+      } finally {
+        await opened.dispose();
+      }
+    });
+
+  describe(`the platform store contract on ${engine}`, () => {
+    withStore(
+      'users: created with their solutions, found by id and name, listed by name',
+      async ({ store }) => {
+        expect(await store.countAdmins()).toBe(0);
+        const ada = await store.createUser({
+          id: 'u1',
+          name: 'ada',
+          role: 'admin',
+          passwordHash: null,
+          solutions: ['hr', 'crm', 'crm'],
+        });
+        expect(ada.created).toMatch(/^\d{4}-\d\d-\d\dT/);
+        await store.createUser({
+          id: 'u2',
+          name: 'Zed',
+          role: 'user',
+          passwordHash: '$argon2id$x',
+          solutions: [],
+        });
+        await store.createUser({
+          id: 'u3',
+          name: 'bob',
+          role: 'author',
+          passwordHash: null,
+          solutions: ['crm'],
+        });
+        expect(await store.countAdmins()).toBe(1);
+        expect(await store.userByName('ada')).toMatchObject({
+          id: 'u1',
+          role: 'admin',
+          solutions: ['crm', 'hr'],
+        });
+        expect(await store.userById('u2')).toMatchObject({
+          name: 'Zed',
+          passwordHash: '$argon2id$x',
+          solutions: [],
+        });
+        expect(await store.userByName('nobody')).toBeUndefined();
+        expect(await store.userById('nobody')).toBeUndefined();
+        // Byte order, as SQLite compares text: upper case first.
+        expect((await store.listUsers()).map((u) => u.name)).toEqual(['Zed', 'ada', 'bob']);
+        await expect(
+          store.createUser({ id: 'u4', name: 'ada', role: 'user', passwordHash: null, solutions: ['x'] }),
+        ).rejects.toThrow();
+        // The refused user left nothing behind.
+        expect(await store.userById('u4')).toBeUndefined();
+        await store.addMembership('u3', 'hr');
+        await store.addMembership('u3', 'hr');
+        expect((await store.userById('u3'))?.solutions).toEqual(['crm', 'hr']);
+      },
+    );
+
+    withStore(
+      'users: changed, and removed with their tokens, sessions and memberships',
+      async ({ store }) => {
+        await store.createUser({
+          id: 'u1',
+          name: 'ada',
+          role: 'author',
+          passwordHash: 'h1',
+          solutions: ['crm'],
+        });
+        await store.createToken({ id: 't1', userId: 'u1', name: 'laptop' }, 'hash-1');
+        await store.createSession(
+          's1',
+          session('u1', '2020-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z'),
+        );
+        const changed = await store.updateUser('u1', { role: 'admin', solutions: ['hr'] });
+        expect(changed).toMatchObject({ role: 'admin', solutions: ['hr'], passwordHash: 'h1' });
+        expect(await store.sessionByHash('s1', NOW)).toBeDefined();
+        // A new password ends the user's sessions.
+        await store.updateUser('u1', { passwordHash: 'h2' });
+        expect(await store.sessionByHash('s1', NOW)).toBeUndefined();
+        expect((await store.userById('u1'))?.passwordHash).toBe('h2');
+        expect(await store.updateUser('nobody', { role: 'user' })).toBeUndefined();
+        await store.createSession(
+          's2',
+          session('u1', '2020-01-01T00:00:00.000Z', '2999-01-01T00:00:00.000Z'),
+        );
+        expect(await store.deleteUser('u1')).toBe(true);
+        expect(await store.deleteUser('u1')).toBe(false);
+        expect(await store.tokenByHash('hash-1')).toBeUndefined();
+        expect(await store.listTokens('u1')).toEqual([]);
+        expect(await store.sessionByHash('s2', NOW)).toBeUndefined();
+      },
+    );
+
+    withStore('tokens: found by hash while live, listed, revoked once', async ({ store }) => {
+      await store.createUser({ id: 'u1', name: 'ada', role: 'user', passwordHash: null, solutions: ['crm'] });
+      const made = await store.createToken({ id: 't1', userId: 'u1', name: 'laptop' }, 'hash-1');
+      expect(made).toMatchObject({ id: 't1', userId: 'u1', name: 'laptop', revoked: null });
+      await store.createToken({ id: 't2', userId: 'u1', name: 'ci' }, 'hash-2');
+      expect(await store.tokenByHash('hash-1')).toMatchObject({
+        token: { id: 't1' },
+        user: { name: 'ada', solutions: ['crm'] },
+      });
+      expect(await store.tokenByHash('unknown')).toBeUndefined();
+      expect((await store.listTokens('u1')).map((t) => t.id).sort()).toEqual(['t1', 't2']);
+      const revoked = await store.revokeToken('t1');
+      expect(revoked?.revoked).toMatch(/^\d{4}-/);
+      expect((await store.revokeToken('t1'))?.revoked).toBe(revoked?.revoked);
+      expect(await store.tokenByHash('hash-1')).toBeUndefined();
+      expect(await store.tokenByHash('hash-2')).toBeDefined();
+      expect(await store.revokeToken('nope')).toBeUndefined();
+      await expect(store.createToken({ id: 't3', userId: 'u1', name: 'dup' }, 'hash-2')).rejects.toThrow();
+    });
+
+    withStore(
+      'sessions: live until they expire, gone when deleted, expired ones cleared',
+      async ({ store }) => {
+        await store.createUser({ id: 'u1', name: 'ada', role: 'user', passwordHash: 'h', solutions: [] });
+        await store.createSession(
+          'old',
+          session('u1', '2020-01-01T00:00:00.000Z', '2020-01-02T00:00:00.000Z'),
+        );
+        expect(await store.sessionByHash('old', '2020-01-01T12:00:00.000Z')).toMatchObject({
+          session: { userId: 'u1', csrfToken: 'csrf-u1' },
+          user: { name: 'ada' },
+        });
+        expect(await store.sessionByHash('old', '2020-01-02T00:00:00.000Z')).toBeUndefined();
+        // A new session clears the expired ones.
+        await store.createSession(
+          'new',
+          session('u1', '2021-01-01T00:00:00.000Z', '2021-01-02T00:00:00.000Z'),
+        );
+        expect(await store.sessionByHash('old', '2020-01-01T12:00:00.000Z')).toBeUndefined();
+        expect(await store.sessionByHash('new', '2021-01-01T12:00:00.000Z')).toBeDefined();
+        await store.deleteSession('new');
+        expect(await store.sessionByHash('new', '2021-01-01T12:00:00.000Z')).toBeUndefined();
+      },
+    );
+
+    withStore(
+      'versions: numbered per solution, immutable, the latest listed per solution',
+      async ({ store }) => {
+        expect(await store.currentVersion('crm')).toBeUndefined();
+        const v1 = await store.addVersion('crm', { 'functions/a.platform': 'one' }, 'ada', 'd1');
+        expect(v1).toMatchObject({ solution: 'crm', version: 1, createdBy: 'ada', digest: 'd1' });
+        await store.addVersion(
+          'crm',
+          { 'functions/a.platform': 'two', 'solution.yaml': 'name: crm\n' },
+          'bob',
+          'd2',
+        );
+        await store.addVersion('hr', { 'functions/b.platform': 'ü ✓ \u0000 end' }, 'ada', 'd3');
+        expect(await store.currentVersion('crm')).toMatchObject({
+          version: 2,
+          createdBy: 'bob',
+          digest: 'd2',
+        });
+        expect(await store.versionFiles('crm', 1)).toEqual({ 'functions/a.platform': 'one' });
+        expect(await store.versionFiles('hr', 1)).toEqual({ 'functions/b.platform': 'ü ✓ \u0000 end' });
+        expect(await store.versionFiles('crm', 3)).toBeUndefined();
+        expect((await store.listSolutions()).map((v) => `${v.solution}@${v.version}`)).toEqual([
+          'crm@2',
+          'hr@1',
+        ]);
+        // Published at once (several requests, or several instances): each gets the next number.
+        const many = await Promise.all(
+          Array.from({ length: 6 }, (_, i) => store.addVersion('ops', { f: String(i) }, 'ada', `x${i}`)),
+        );
+        expect(many.map((v) => v.version).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6]);
+      },
+    );
+
+    withStore(
+      'credentials: sealed bytes kept exactly, upserted, listed, rewrapped, removed',
+      async ({ store }) => {
+        const row = credential('crm', 'api-key', Buffer.from([0, 1, 2, 255, 254]));
+        await store.putCredential(row);
+        await store.putCredential(credential('crm', 'Basic', Buffer.from('b')));
+        await store.putCredential(credential('hr', 'api-key', Buffer.from('h')));
+        const got = await store.getCredential('crm', 'api-key');
+        expect(got).toMatchObject({
+          kind: 'secret',
+          meta: { username: 'ada', n: 1 },
+          keyId: 'k1',
+          updatedBy: 'ada',
+        });
+        expect(Buffer.compare(got!.data, row.data)).toBe(0);
+        expect(Buffer.compare(got!.wrappedKey, row.wrappedKey)).toBe(0);
+        await store.putCredential({ ...row, kind: 'basic', data: Buffer.from('new'), updatedBy: 'bob' });
+        expect(await store.getCredential('crm', 'api-key')).toMatchObject({
+          kind: 'basic',
+          updatedBy: 'bob',
+        });
+        expect((await store.listCredentials('crm')).map((c) => c.key)).toEqual(['Basic', 'api-key']);
+        expect((await store.allCredentials()).map((c) => `${c.solution}/${c.key}`)).toEqual([
+          'crm/Basic',
+          'crm/api-key',
+          'hr/api-key',
+        ]);
+        await store.rewrap([
+          { solution: 'crm', key: 'api-key', keyId: 'k2', wrappedKey: Buffer.from('w2') },
+          { solution: 'hr', key: 'api-key', keyId: 'k2', wrappedKey: Buffer.from('w3') },
+        ]);
+        const rewrapped = await store.getCredential('hr', 'api-key');
+        expect(rewrapped?.keyId).toBe('k2');
+        expect(rewrapped?.wrappedKey.toString()).toBe('w3');
+        expect((await store.getCredential('crm', 'Basic'))?.keyId).toBe('k1');
+        expect(await store.deleteCredential('crm', 'api-key')).toBe(true);
+        expect(await store.deleteCredential('crm', 'api-key')).toBe(false);
+        expect(await store.getCredential('crm', 'api-key')).toBeUndefined();
+      },
+    );
+
+    withStore(
+      'audit: appended in batches, newest first, per solution, filtered, limited',
+      async ({ store }) => {
+        const entry = (n: number, over: Partial<AuditEntry> = {}): AuditEntry => ({
+          at: `2026-01-01T00:00:${String(n).padStart(2, '0')}.000Z`,
+          actor: 'ada',
+          solution: 'crm',
+          action: 'execute',
+          target: n % 2 ? 'rest-get-a' : 'rest-get-b',
+          outcome: n % 3 ? 'ok' : 'REMOTE_ERROR',
+          correlationId: `c-${n}`,
+          durationMs: n * 1.5,
+          ...over,
+        });
+        await store.audit([]);
+        await store.audit(Array.from({ length: 10 }, (_, i) => entry(i + 1)));
+        await store.audit([
+          entry(11, { solution: 'hr' }),
+          entry(12, { detail: '{"title":"Busy"}', durationMs: null }),
+        ]);
+        const all = await store.listAudit('crm', 100);
+        expect(all.map((e) => e.correlationId)).toEqual([
+          'c-12',
+          'c-10',
+          'c-9',
+          'c-8',
+          'c-7',
+          'c-6',
+          'c-5',
+          'c-4',
+          'c-3',
+          'c-2',
+          'c-1',
+        ]);
+        expect(all[0]).toMatchObject({ detail: '{"title":"Busy"}', durationMs: null, actor: 'ada' });
+        expect(all[1]).toMatchObject({ detail: null, durationMs: 15 });
+        expect((await store.listAudit('crm', 3)).map((e) => e.correlationId)).toEqual([
+          'c-12',
+          'c-10',
+          'c-9',
+        ]);
+        expect(
+          (await store.listAudit('crm', 100, { outcome: 'REMOTE_ERROR' })).map((e) => e.correlationId),
+        ).toEqual(['c-12', 'c-9', 'c-6', 'c-3']);
+        expect(
+          (await store.listAudit('crm', 100, { target: 'rest-get-a', outcome: 'ok' })).map(
+            (e) => e.correlationId,
+          ),
+        ).toEqual(['c-7', 'c-5', 'c-1']);
+        expect(await store.listAudit('crm', 100, { correlationId: 'c-11' })).toEqual([]);
+        expect((await store.listAudit('hr', 100)).map((e) => e.correlationId)).toEqual(['c-11']);
+      },
+    );
+
+    withStore('state survives a reopen; a second store on it sees the first one’s writes', async (opened) => {
+      await opened.store.createUser({
+        id: 'u1',
+        name: 'ada',
+        role: 'admin',
+        passwordHash: null,
+        solutions: [],
+      });
+      await opened.store.addVersion('crm', { f: 'x' }, 'ada', 'd');
+      const second = await opened.reopen();
+      try {
+        expect(await second.userByName('ada')).toMatchObject({ id: 'u1' });
+        await second.addVersion('crm', { f: 'y' }, 'ada', 'd2');
+        expect((await opened.store.currentVersion('crm'))?.version).toBe(2);
+      } finally {
+        await second.close();
+      }
+    });
+
+    withStore('a schema migrated by a newer restfn is refused with STORE_SCHEMA_NEWER', async (opened) => {
+      await opened.bumpSchema();
+      await expect(opened.reopen()).rejects.toMatchObject({ code: 'STORE_SCHEMA_NEWER' });
+    });
+  });
+}
+
+const NOW = '2500-01-01T00:00:00.000Z';
+
+function session(userId: string, created: string, expires: string) {
+  return { userId, csrfToken: `csrf-${userId}`, created, expires };
+}
+
+function credential(solution: string, key: string, data: Buffer): CredentialRow {
+  return {
+    solution,
+    key,
+    kind: 'secret',
+    meta: { username: 'ada', n: 1 },
+    keyId: 'k1',
+    wrappedKey: Buffer.from([9, 8, 7]),
+    data,
+    updated: '2026-01-01T00:00:00.000Z',
+    updatedBy: 'ada',
+  };
+}

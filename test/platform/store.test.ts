@@ -1,0 +1,109 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PostgresCluster, startPostgres } from '../../scripts/pg-cluster.mjs';
+import { PostgresPlatformStore } from '../../src/platform/store/postgres/store.js';
+import { SqlitePlatformStore } from '../../src/platform/store/sqlite/store.js';
+import { storeContract } from './store-contract.js';
+
+/** The storage contract on both engines: the embedded default and PostgreSQL for scale-out. */
+
+storeContract('SQLite', {
+  async fresh() {
+    const dir = mkdtempSync(join(tmpdir(), 'restfn-store-'));
+    const store = new SqlitePlatformStore(dir);
+    return {
+      store,
+      reopen: async () => new SqlitePlatformStore(dir),
+      async bumpSchema() {
+        const db = new Database(join(dir, 'platform.db'));
+        db.pragma('user_version = 999');
+        db.close();
+      },
+      async dispose() {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+});
+
+let cluster: PostgresCluster;
+let databases = 0;
+beforeAll(async () => {
+  cluster = await startPostgres();
+}, 120_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+/** A new, empty database on the test cluster. */
+async function freshDatabase(): Promise<string> {
+  const name = `contract_${++databases}`;
+  const admin = new pg.Client({ connectionString: cluster.url });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(cluster.url);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+storeContract('PostgreSQL', {
+  async fresh() {
+    const url = await freshDatabase();
+    const store = await PostgresPlatformStore.open(url);
+    return {
+      store,
+      reopen: () => PostgresPlatformStore.open(url),
+      async bumpSchema() {
+        const c = new pg.Client({ connectionString: url });
+        await c.connect();
+        await c.query('UPDATE restfn_schema SET version = 999');
+        await c.end();
+      },
+      dispose: () => store.close(),
+    };
+  },
+});
+
+describe('PostgreSQL: what only a networked engine has', () => {
+  it('instances starting together on an empty database migrate it once', async () => {
+    const url = await freshDatabase();
+    const stores = await Promise.all(Array.from({ length: 6 }, () => PostgresPlatformStore.open(url)));
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    const { rows } = await c.query('SELECT version FROM restfn_schema');
+    await c.end();
+    expect(rows).toEqual([{ version: 3 }]);
+    await stores[0]!.createUser({ id: 'u1', name: 'ada', role: 'admin', passwordHash: null, solutions: [] });
+    expect(await stores[5]!.countAdmins()).toBe(1);
+    await Promise.all(stores.map((s) => s.close()));
+  });
+
+  it('a database that cannot be reached is STORE_UNAVAILABLE, and the store recovers when it is back', async () => {
+    const url = await freshDatabase();
+    const store = await PostgresPlatformStore.open(url);
+    await store.createUser({ id: 'u1', name: 'ada', role: 'admin', passwordHash: null, solutions: [] });
+    cluster.pause();
+    try {
+      await expect(store.userByName('ada')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      await expect(store.audit([])).resolves.toBeUndefined();
+    } finally {
+      cluster.resume();
+    }
+    expect(await store.userByName('ada')).toMatchObject({ id: 'u1' });
+    await store.close();
+  });
+
+  it('a wrong address at start is STORE_UNAVAILABLE, not a crash', async () => {
+    const url = new URL(cluster.url);
+    url.port = '1';
+    await expect(PostgresPlatformStore.open(url.toString())).rejects.toMatchObject({
+      code: 'STORE_UNAVAILABLE',
+    });
+  });
+});
