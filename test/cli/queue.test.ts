@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
 import { customersApi, queueSolution } from '../helpers/queue.js';
 import { tempSolution } from '../helpers/temp-solution.js';
@@ -174,12 +174,21 @@ describe('restfn action and restfn queue', () => {
       '--solution',
       root,
     ]);
-    api.intercept = async (req) => {
+    let answered!: () => void;
+    const applied = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
+    api.intercept = async (req, res) => {
       if (killed || req.method !== 'POST') return false;
       killed = true;
       run.child.kill('SIGKILL');
       await run.done;
-      // Now the service applies it (and answers a client that is gone).
+      // Now the service applies it (and answers a client that is gone): its answer ends the wait below.
+      const end = res.end.bind(res);
+      res.end = ((...args: Parameters<typeof res.end>) => {
+        answered();
+        return end(...args);
+      }) as typeof res.end;
       return false;
     };
     const dead = await run.done;
@@ -190,11 +199,14 @@ describe('restfn action and restfn queue', () => {
     expect(stuck?.state).toBe('processing');
     expect(rows()).toEqual([{ id: stuck!.record, name: 'Ada', region: 'eu' }]);
 
-    await vi.waitFor(() => expect(api.changes).toBe(1));
+    await applied;
+    expect(api.changes).toBe(1);
     const pushed = await restfn('queue', 'push');
     expect(JSON.parse(pushed.stdout)).toMatchObject({ sent: 1, remaining: 0 });
     const posts = api.requests.filter((r) => r.method === 'POST');
     expect(posts.map((r) => r.idempotencyKey)).toEqual([stuck!.id, stuck!.id]);
+    // The resend got the first answer again: still one change, one record.
+    expect(api.changes).toBe(1);
     expect(api.customers.size).toBe(1);
     const [realId] = api.customers.keys();
     expect(rows()).toEqual([{ id: realId, name: 'Ada', region: 'eu' }]);
