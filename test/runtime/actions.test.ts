@@ -245,6 +245,41 @@ options:
     expect(rows()[0]).toEqual({ id: 'c-1', name: 'Local', region: 'remote' });
     expect(runtime.queuedCommands()).toEqual([]);
   });
+
+  it('a whole-table replace keeps a row created offline and leaves a row deleted offline deleted while their commands wait', async () => {
+    const { api, runtime, rows } = await setup([
+      { id: 'c-1', name: 'Ada', region: 'eu' },
+      { id: 'c-2', name: 'Bob', region: 'us' },
+    ]);
+    await runtime.sync('customers');
+    const created = await runtime.action(
+      'create-customer',
+      screen(undefined, { name: 'New', region: 'eu' }),
+      {
+        push: false,
+      },
+    );
+    await runtime.action('delete-customer', screen({ id: 'c-2' }), { push: false });
+    // The remote changes c-1 meanwhile; both queued commands get a 503 in the sync's push.
+    api.customers.get('c-1')!.name = 'Remote';
+    api.failNext(503, 2);
+    await runtime.sync('customers');
+    expect(api.requests.map((r) => r.method)).toEqual(['GET', 'POST', 'DELETE', 'GET']);
+    // The pull replaced the table (c-1 is the service's), yet the new row stays and c-2 stays gone.
+    expect(rows()).toEqual(
+      [
+        { id: 'c-1', name: 'Remote', region: 'eu' },
+        { id: created.record, name: 'New', region: 'eu' },
+      ].sort((a, b) => String(a.id).localeCompare(String(b.id))),
+    );
+    expect(runtime.queuedCommands().map((c) => c.state)).toEqual(['waiting', 'waiting']);
+    // Once both went through, the next sync agrees with the service.
+    expect(await runtime.pushQueue({ ignoreSchedule: true })).toMatchObject({ sent: 2, remaining: 0 });
+    await runtime.sync('customers');
+    const remote = [...api.customers.values()].sort((a, b) => String(a.id).localeCompare(String(b.id)));
+    expect(remote.map((c) => c.name)).toEqual(['Remote', 'New']);
+    expect(rows()).toEqual(remote);
+  });
 });
 
 describe('actions: methods and onSuccess', () => {
