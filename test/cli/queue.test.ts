@@ -7,9 +7,12 @@ import { customersApi, queueSolution } from '../helpers/queue.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
 /** A solution over the customers API in a temp folder, and a reader of its local database. */
-async function setup(seed: Array<Record<string, unknown>> = []) {
+async function setup(
+  seed: Array<Record<string, unknown>> = [],
+  extra: (url: string) => Record<string, string> = () => ({}),
+) {
   const api = await customersApi(seed);
-  const root = tempSolution(queueSolution(api.url));
+  const root = tempSolution({ ...queueSolution(api.url), ...extra(api.url) });
   const db = join(root, '.restfn', 'local.db');
   const restfn = (...args: string[]) => runCli([...args, '--solution', root]);
   const read = <T>(sql: string): T[] => {
@@ -141,6 +144,72 @@ describe('restfn action and restfn queue', () => {
     expect(pushed.stderr).toMatch(
       /restfn: error COMMAND_FAILED: 1 command\(s\) failed for good .*restfn queue retry /,
     );
+  });
+
+  it('--context JSON, --user-* and --db reach the action; the temp id is replaced; an onSuccess screen step is printed', async () => {
+    const { api, root, restfn } = await setup([], (url) => ({
+      'functions/rest-create-owned.platform': `provider: DATA_PROVIDER_REST
+method: POST
+url: ${url}/customers
+parameters:
+  name: { location: body, type: string }
+  owner: { location: body, type: string }
+`,
+      'actions/create-owned.platform': `type: action.execute-entity
+options:
+  provider: DATA_PROVIDER_REST
+  entity: customers
+  method: create
+  function: rest-create-owned
+  data:
+    name: =@ctx.components.name.state.value
+    owner: =@ctx.user.email
+  parameters:
+    name: =@ctx.record.name
+    owner: =@ctx.record.owner
+  onSuccess:
+    type: action.go-back
+`,
+    }));
+    const db = join(root, 'elsewhere.db');
+    const r = await restfn(
+      'action',
+      'create-owned',
+      '--context',
+      '{"components":{"name":{"state":{"value":"Ada"}}}}',
+      '--user-email',
+      'ada@example.test',
+      '--db',
+      db,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const [realId] = api.customers.keys();
+    expect(api.customers.get(realId!)).toEqual({ id: realId, name: 'Ada', owner: 'ada@example.test' });
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({
+      record: realId,
+      row: { id: realId, name: 'Ada', owner: 'ada@example.test' },
+      command: { state: 'done' },
+      next: { type: 'action.go-back', ranHere: false },
+    });
+    expect(r.stderr).toContain(
+      `'customers' record '${realId}' created locally and sent (command ${out.command.id})`,
+    );
+    expect(r.stderr).toContain('restfn: next: action.go-back (a step for a screen; nothing to do here)\n');
+    // The row is in the --db file, not in the default database.
+    const conn = new Database(db, { readonly: true });
+    try {
+      const stored = conn.prepare('SELECT id, data FROM [customers]').all() as Array<{
+        id: string;
+        data: string;
+      }>;
+      expect(stored.map((row) => ({ id: row.id, data: JSON.parse(row.data) }))).toEqual([
+        { id: realId, data: { id: realId, name: 'Ada', owner: 'ada@example.test' } },
+      ]);
+    } finally {
+      conn.close();
+    }
+    expect(existsSync(join(root, '.restfn', 'local.db'))).toBe(false);
   });
 
   it('a --db that does not exist is an error, not a new empty queue; without --db nothing queued is an empty queue', async () => {
