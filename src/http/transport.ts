@@ -185,15 +185,30 @@ const REDIRECTS: ReadonlySet<number> = new Set([300, 301, 302, 303, 307, 308]);
 
 /**
  * The request a redirect asks for, as fetch (and undici) do it: a 303, and a POST answered by 301
- * or 302, become a GET without a body; every other redirect repeats the request.
+ * or 302, become a GET without a body and without the header fields that described the body (RFC
+ * 9110 section 15.4); every other redirect repeats the request.
  */
 function redirected(req: OutboundRequest, url: string, status: number): OutboundRequest {
   const toGet =
     status === 303 ? req.method !== 'HEAD' : (status === 301 || status === 302) && req.method === 'POST';
   if (!toGet) return { ...req, url };
-  const { 'content-type': _, ...headers } = req.headers;
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (!CONTENT_HEADERS.has(name.toLowerCase())) headers[name] = value;
+  }
   return { method: 'GET', url, headers, body: undefined };
 }
+
+/** The content-specific header fields RFC 9110 section 15.4 says to remove when the method becomes GET. */
+const CONTENT_HEADERS: ReadonlySet<string> = new Set([
+  'content-type',
+  'content-length',
+  'content-encoding',
+  'content-language',
+  'content-location',
+  'digest',
+  'last-modified',
+]);
 
 function systemDetail(code: string | undefined, error: unknown): string {
   switch (code) {

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { ErrorCode } from '../errors/codes.js';
 import { type CommandFailure, decideCommandFailure } from '../errors/command-retry.js';
 import { CredentialError } from '../errors/credential-error.js';
 import { parseRetryAfter } from '../errors/retry-after.js';
@@ -193,7 +194,7 @@ async function send(engine: QueueEngine, command: Command, options: PushOptions)
   const localWriteFailed = (error: unknown) => {
     const e = error as { message?: string };
     outcome.error = {
-      code: 'LOCAL_WRITE_FAILED',
+      code: 'LOCAL_WRITE_FAILED' satisfies ErrorCode,
       message: `sent, but writing the function's operations locally failed: ${e.message ?? String(error)}`,
     };
   };
@@ -210,7 +211,7 @@ async function send(engine: QueueEngine, command: Command, options: PushOptions)
   }
   if (command.payload.tempId !== undefined && command.entity !== null && !replaced && output !== undefined) {
     outcome.error ??= {
-      code: 'CREATED_WITHOUT_ID',
+      code: 'CREATED_WITHOUT_ID' satisfies ErrorCode,
       message: `sent, but the service's answer has no id: record '${command.record}' keeps its temporary id, and commands that refer to it will not be sent`,
     };
   }
@@ -246,7 +247,7 @@ const TEMP_ID_PATTERN = new RegExp(`${TEMP_ID_PREFIX}[A-Za-z0-9-]+`, 'g');
 
 /** A command that names records created offline which never got a real id: failed, never sent. */
 class UnresolvedTempIdError extends Error {
-  readonly code = 'TEMP_ID_UNRESOLVED';
+  readonly code: ErrorCode = 'TEMP_ID_UNRESOLVED';
   constructor(ids: readonly string[]) {
     super(
       `refers to ${ids.length > 1 ? 'records' : 'record'} ${ids.map((id) => `'${id}'`).join(', ')} created offline, whose create never gave a real id (it was deleted from the queue, or the service's answer had no id), so it was not sent; delete it with 'restfn queue delete', or fix the record and run the action again`,

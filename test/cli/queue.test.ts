@@ -1,15 +1,18 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
 import { customersApi, queueSolution } from '../helpers/queue.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
 /** A solution over the customers API in a temp folder, and a reader of its local database. */
-async function setup(seed: Array<Record<string, unknown>> = []) {
+async function setup(
+  seed: Array<Record<string, unknown>> = [],
+  extra: (url: string) => Record<string, string> = () => ({}),
+) {
   const api = await customersApi(seed);
-  const root = tempSolution(queueSolution(api.url));
+  const root = tempSolution({ ...queueSolution(api.url), ...extra(api.url) });
   const db = join(root, '.restfn', 'local.db');
   const restfn = (...args: string[]) => runCli([...args, '--solution', root]);
   const read = <T>(sql: string): T[] => {
@@ -143,6 +146,72 @@ describe('restfn action and restfn queue', () => {
     );
   });
 
+  it('--context JSON, --user-* and --db reach the action; the temp id is replaced; an onSuccess screen step is printed', async () => {
+    const { api, root, restfn } = await setup([], (url) => ({
+      'functions/rest-create-owned.platform': `provider: DATA_PROVIDER_REST
+method: POST
+url: ${url}/customers
+parameters:
+  name: { location: body, type: string }
+  owner: { location: body, type: string }
+`,
+      'actions/create-owned.platform': `type: action.execute-entity
+options:
+  provider: DATA_PROVIDER_REST
+  entity: customers
+  method: create
+  function: rest-create-owned
+  data:
+    name: =@ctx.components.name.state.value
+    owner: =@ctx.user.email
+  parameters:
+    name: =@ctx.record.name
+    owner: =@ctx.record.owner
+  onSuccess:
+    type: action.go-back
+`,
+    }));
+    const db = join(root, 'elsewhere.db');
+    const r = await restfn(
+      'action',
+      'create-owned',
+      '--context',
+      '{"components":{"name":{"state":{"value":"Ada"}}}}',
+      '--user-email',
+      'ada@example.test',
+      '--db',
+      db,
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const [realId] = api.customers.keys();
+    expect(api.customers.get(realId!)).toEqual({ id: realId, name: 'Ada', owner: 'ada@example.test' });
+    const out = JSON.parse(r.stdout);
+    expect(out).toMatchObject({
+      record: realId,
+      row: { id: realId, name: 'Ada', owner: 'ada@example.test' },
+      command: { state: 'done' },
+      next: { type: 'action.go-back', ranHere: false },
+    });
+    expect(r.stderr).toContain(
+      `'customers' record '${realId}' created locally and sent (command ${out.command.id})`,
+    );
+    expect(r.stderr).toContain('restfn: next: action.go-back (a step for a screen; nothing to do here)\n');
+    // The row is in the --db file, not in the default database.
+    const conn = new Database(db, { readonly: true });
+    try {
+      const stored = conn.prepare('SELECT id, data FROM [customers]').all() as Array<{
+        id: string;
+        data: string;
+      }>;
+      expect(stored.map((row) => ({ id: row.id, data: JSON.parse(row.data) }))).toEqual([
+        { id: realId, data: { id: realId, name: 'Ada', owner: 'ada@example.test' } },
+      ]);
+    } finally {
+      conn.close();
+    }
+    expect(existsSync(join(root, '.restfn', 'local.db'))).toBe(false);
+  });
+
   it('a --db that does not exist is an error, not a new empty queue; without --db nothing queued is an empty queue', async () => {
     const { root, restfn } = await setup();
     const typo = join(root, '.restfn', 'locl.db');
@@ -174,12 +243,21 @@ describe('restfn action and restfn queue', () => {
       '--solution',
       root,
     ]);
-    api.intercept = async (req) => {
+    let answered!: () => void;
+    const applied = new Promise<void>((resolve) => {
+      answered = resolve;
+    });
+    api.intercept = async (req, res) => {
       if (killed || req.method !== 'POST') return false;
       killed = true;
       run.child.kill('SIGKILL');
       await run.done;
-      // Now the service applies it (and answers a client that is gone).
+      // Now the service applies it (and answers a client that is gone): its answer ends the wait below.
+      const end = res.end.bind(res);
+      res.end = ((...args: Parameters<typeof res.end>) => {
+        answered();
+        return end(...args);
+      }) as typeof res.end;
       return false;
     };
     const dead = await run.done;
@@ -190,11 +268,14 @@ describe('restfn action and restfn queue', () => {
     expect(stuck?.state).toBe('processing');
     expect(rows()).toEqual([{ id: stuck!.record, name: 'Ada', region: 'eu' }]);
 
-    await vi.waitFor(() => expect(api.changes).toBe(1));
+    await applied;
+    expect(api.changes).toBe(1);
     const pushed = await restfn('queue', 'push');
     expect(JSON.parse(pushed.stdout)).toMatchObject({ sent: 1, remaining: 0 });
     const posts = api.requests.filter((r) => r.method === 'POST');
     expect(posts.map((r) => r.idempotencyKey)).toEqual([stuck!.id, stuck!.id]);
+    // The resend got the first answer again: still one change, one record.
+    expect(api.changes).toBe(1);
     expect(api.customers.size).toBe(1);
     const [realId] = api.customers.keys();
     expect(rows()).toEqual([{ id: realId, name: 'Ada', region: 'eu' }]);

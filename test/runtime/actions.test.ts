@@ -156,6 +156,38 @@ options:
     expect(rows('customers_error')).toEqual([]);
   });
 
+  it('a datasource reads the queue and the error table like any tables; a queue action on an error row drops its command', async () => {
+    const { api, runtime, rows } = await setup([{ id: 'c-1', name: 'Ada', region: 'eu' }], {
+      'datasources/failed-changes.platform': `type: datasource.sqlite
+options:
+  provider: DATA_PROVIDER_LOCAL
+  entities:
+    - entity: customers
+      function: rest-get-customers
+  query: SELECT q.id, q.state, q.record, e.data FROM [_commandQueue] q JOIN [customers_error] e ON e.id = q.id
+`,
+      'actions/drop-change.platform':
+        'type: action.delete-queue-command\noptions:\n  commandId: =@ctx.current.item.id\n',
+    });
+    // Named by a query before anything was queued: empty, not an error.
+    expect((await runtime.sync('failed-changes')).rows).toEqual([]);
+    api.failNext(422, 1, { error: 'name too short' });
+    const bad = await runtime.action('update-customer', screen({ id: 'c-1' }, { name: 'A' }));
+    const commandId = bad.command!.id;
+    const [shown] = (await runtime.sync('failed-changes')).rows as Array<Record<string, unknown>>;
+    expect(shown).toMatchObject({
+      id: commandId,
+      state: 'failed',
+      record: 'c-1',
+      data: { id: commandId, commandId, status: 422 },
+    });
+    // The error screen's row is the item a queue action works on.
+    expect((await runtime.action('drop-change', { current: { item: shown } })).commands).toEqual([commandId]);
+    expect(runtime.queuedCommands()).toEqual([]);
+    expect(rows('customers_error')).toEqual([]);
+    expect((await runtime.sync('failed-changes')).rows).toEqual([]);
+  });
+
   it('a push the caller stops puts the command back as queued, its attempt counted; the next push sends it', async () => {
     const { api, runtime } = await setup([{ id: 'c-1', name: 'Ada', region: 'eu' }]);
     await runtime.sync('customers');
@@ -244,6 +276,41 @@ options:
     await runtime.sync('customers');
     expect(rows()[0]).toEqual({ id: 'c-1', name: 'Local', region: 'remote' });
     expect(runtime.queuedCommands()).toEqual([]);
+  });
+
+  it('a whole-table replace keeps a row created offline and leaves a row deleted offline deleted while their commands wait', async () => {
+    const { api, runtime, rows } = await setup([
+      { id: 'c-1', name: 'Ada', region: 'eu' },
+      { id: 'c-2', name: 'Bob', region: 'us' },
+    ]);
+    await runtime.sync('customers');
+    const created = await runtime.action(
+      'create-customer',
+      screen(undefined, { name: 'New', region: 'eu' }),
+      {
+        push: false,
+      },
+    );
+    await runtime.action('delete-customer', screen({ id: 'c-2' }), { push: false });
+    // The remote changes c-1 meanwhile; both queued commands get a 503 in the sync's push.
+    api.customers.get('c-1')!.name = 'Remote';
+    api.failNext(503, 2);
+    await runtime.sync('customers');
+    expect(api.requests.map((r) => r.method)).toEqual(['GET', 'POST', 'DELETE', 'GET']);
+    // The pull replaced the table (c-1 is the service's), yet the new row stays and c-2 stays gone.
+    expect(rows()).toEqual(
+      [
+        { id: 'c-1', name: 'Remote', region: 'eu' },
+        { id: created.record, name: 'New', region: 'eu' },
+      ].sort((a, b) => String(a.id).localeCompare(String(b.id))),
+    );
+    expect(runtime.queuedCommands().map((c) => c.state)).toEqual(['waiting', 'waiting']);
+    // Once both went through, the next sync agrees with the service.
+    expect(await runtime.pushQueue({ ignoreSchedule: true })).toMatchObject({ sent: 2, remaining: 0 });
+    await runtime.sync('customers');
+    const remote = [...api.customers.values()].sort((a, b) => String(a.id).localeCompare(String(b.id)));
+    expect(remote.map((c) => c.name)).toEqual(['Remote', 'New']);
+    expect(rows()).toEqual(remote);
   });
 });
 

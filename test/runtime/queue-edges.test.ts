@@ -304,3 +304,50 @@ options:
     expect(runtime.queuedCommands()).toEqual([]);
   });
 });
+
+describe('queue: rate limits and the idempotency key', () => {
+  it("429: the call's spec 7.5 retries wait what Retry-After asks, then the command waits as long; sent once later, one key throughout", async () => {
+    const { api, runtime } = await setup();
+    api.customers.set('c-1', { id: 'c-1', name: 'Ada' });
+    await runtime.sync('customers');
+    let limited = 0;
+    api.intercept = (req, res) => {
+      if (req.method !== 'PATCH' || limited === 4) return false;
+      limited++;
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': '7' });
+      res.end('{"error":"slow down"}');
+      return true;
+    };
+    const result = await runtime.action('update-customer', screen({ id: 'c-1' }, { name: 'Grace' }));
+    // The first attempt and 3 retries (spec 7.5), then the queue takes over.
+    expect(limited).toBe(4);
+    expect(result.command).toMatchObject({ state: 'waiting', error: { status: 429 } });
+    const [waiting] = runtime.queuedCommands();
+    expect(waiting).toMatchObject({ state: 'waiting', attempts: 1 });
+    expect(Date.parse(waiting!.nextAttempt!) - Date.parse(waiting!.updated)).toBe(7000);
+    expect(api.customers.get('c-1')?.name).toBe('Ada');
+    // An automatic push leaves it until then; someone asking sends it.
+    expect((await runtime.pushQueue()).sent).toBe(0);
+    expect(await runtime.pushQueue({ ignoreSchedule: true })).toMatchObject({ sent: 1, remaining: 0 });
+    expect(api.changes).toBe(1);
+    expect(api.customers.get('c-1')?.name).toBe('Grace');
+    const keys = api.requests.filter((r) => r.method === 'PATCH').map((r) => r.idempotencyKey);
+    expect(keys).toEqual(Array(5).fill(result.command!.id));
+  });
+
+  it('a function that sets its own Idempotency-Key keeps it: the command id is not added beside it', async () => {
+    const { api, runtime } = await setup((url) => ({
+      'functions/rest-update-customer.platform': updateFunction(
+        url,
+        "  Idempotency-Key: { location: header, type: string, value: ='mine-' & @ctx.parameters.id }\n",
+      ),
+    }));
+    api.customers.set('c-1', { id: 'c-1', name: 'Ada' });
+    await runtime.sync('customers');
+    const result = await runtime.action('update-customer', screen({ id: 'c-1' }, { name: 'Grace' }));
+    expect(result.command?.state).toBe('done');
+    expect(api.requests.filter((r) => r.method === 'PATCH').map((r) => r.idempotencyKey)).toEqual([
+      'mine-c-1',
+    ]);
+  });
+});
