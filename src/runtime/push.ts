@@ -6,7 +6,7 @@ import { parseRetryAfter } from '../errors/retry-after.js';
 import { isTempId, TEMP_ID_PREFIX } from '../expression/functions.js';
 import { AbortedError, NetworkError, RemoteError, TimeoutError } from '../http/errors.js';
 import type { Command, CommandError, CommandQueue } from '../local/command-queue.js';
-import { processAlive } from '../local/process-alive.js';
+import { workerEnded, workerName } from '../local/process-alive.js';
 import { Stage, type StagedWrite } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
 import { replaceTempId } from '../local/temp-ids.js';
@@ -74,7 +74,7 @@ export function pushQueue(engine: QueueEngine, options: PushOptions = {}): Promi
 
 async function pushAll(engine: QueueEngine, options: PushOptions): Promise<PushResult> {
   const { queue } = engine;
-  const worker = `${process.pid}:${randomUUID()}`;
+  const worker = workerName(randomUUID());
   running.add(worker);
   const outcomes: CommandOutcome[] = [];
   let stopped: PushResult['stopped'];
@@ -119,10 +119,10 @@ async function pushAll(engine: QueueEngine, options: PushOptions): Promise<PushR
   };
 }
 
+/** A claim whose push is over: this process's that ended, or another process's that is gone. */
 function isGone(worker: string | null): boolean {
   if (worker === null) return true;
-  const pid = Number(worker.split(':')[0]);
-  return pid === process.pid ? !running.has(worker) : !processAlive(pid);
+  return Number(worker.split(':')[0]) === process.pid ? !running.has(worker) : workerEnded(worker);
 }
 
 function iso(ms: number): string {

@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { processIdentity } from '../../src/local/process-alive.js';
+import { COMMAND_QUEUE_TABLE } from '../../src/local/stage.js';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { customersApi, queueSolution, screen } from '../helpers/queue.js';
@@ -349,5 +351,32 @@ describe('queue: rate limits and the idempotency key', () => {
     expect(api.requests.filter((r) => r.method === 'PATCH').map((r) => r.idempotencyKey)).toEqual([
       'mine-c-1',
     ]);
+  });
+});
+
+describe('queue: a push that died', () => {
+  it('a claim left by a pid that now belongs to another process (a reboot, a container) is resumed, not held forever', async () => {
+    const { api, runtime, store } = await setup();
+    api.customers.set('c-1', { id: 'c-1', name: 'Ada' });
+    await runtime.sync('customers');
+    await api.offline();
+    await runtime.action('update-customer', screen({ id: 'c-1' }, { name: 'Grace' }));
+    await api.online();
+    // Pid 1 runs, but not as the process that claimed the command: its start differs.
+    const [boot] = processIdentity(1).split('/');
+    store.db
+      .prepare(`UPDATE [${COMMAND_QUEUE_TABLE}] SET state = 'processing', worker = ?`)
+      .run(`1:${boot}/0:old-push`);
+    expect(runtime.queuedCommands()).toMatchObject([{ state: 'processing' }]);
+    expect(await runtime.pushQueue({ ignoreSchedule: true })).toMatchObject({ sent: 1, remaining: 0 });
+    expect(api.customers.get('c-1')?.name).toBe('Grace');
+    // A claim of a process that still runs as itself is left alone.
+    await api.offline();
+    await runtime.action('update-customer', screen({ id: 'c-1' }, { name: 'Ida' }));
+    await api.online();
+    store.db
+      .prepare(`UPDATE [${COMMAND_QUEUE_TABLE}] SET state = 'processing', worker = ?`)
+      .run(`1:${processIdentity(1)}:running-push`);
+    expect(await runtime.pushQueue({ ignoreSchedule: true })).toMatchObject({ sent: 0, remaining: 1 });
   });
 });
