@@ -3,6 +3,7 @@ import type { Diagnostic } from '../definition/diagnostic.js';
 import type { FunctionDefinition } from '../definition/schema/index.js';
 import type { Solution, SourceFile } from '../definition/solution.js';
 import { didYouMean } from '../definition/suggest.js';
+import { isErrorCode } from '../errors/codes.js';
 import { DefinitionError } from '../errors/definition-error.js';
 import { isTruthy } from '../expression/evaluate.js';
 import type { AbortLike } from '../http/abort.js';
@@ -210,7 +211,8 @@ export async function runFunction(
   } catch (error) {
     if (error instanceof CallError) error.correlationId = correlationId;
     if (events.active) {
-      const code = (error as { code?: string }).code ?? 'ENGINE_ERROR';
+      const given = (error as { code?: unknown }).code;
+      const code = isErrorCode(given) ? given : 'ENGINE_ERROR';
       events.emit({ type: 'failed', correlationId, function: name, code, message: (error as Error).message });
     }
     throw error;

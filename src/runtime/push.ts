@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { ErrorCode } from '../errors/codes.js';
+import { type ErrorCode, isErrorCode } from '../errors/codes.js';
 import { type CommandFailure, decideCommandFailure } from '../errors/command-retry.js';
 import { CredentialError } from '../errors/credential-error.js';
 import { parseRetryAfter } from '../errors/retry-after.js';
@@ -286,7 +286,7 @@ function failed(
     details?: string;
   };
   const described: CommandError = {
-    code: e.code ?? 'ENGINE_ERROR',
+    code: isErrorCode(e.code) ? e.code : 'ENGINE_ERROR',
     message: e.message ?? String(error),
     reason: verdict.reason,
     // Once one attempt may have reached the service, no later one can say it never did.
