@@ -13,9 +13,9 @@ export interface PlatformContext {
   readonly vault: Vault;
   readonly runtimes: Runtimes;
   readonly auditLog: AuditLog;
-  /** Token hash → its live token and user; cleared by any change to users or tokens here. */
+  /** Token hash → its live token and user; cleared by any change to users or tokens (any instance). */
   readonly tokens: TtlCache<string, { token: TokenRecord; user: UserRecord } | undefined>;
-  /** Solution → its current version; cleared for a solution when it is published here. */
+  /** Solution → its current version; cleared for a solution when it is published (any instance). */
   readonly versions: TtlCache<string, VersionRecord | undefined>;
   /** Records one audited event (never a value: who, what, where, outcome). */
   audit(req: FastifyRequest, entry: Omit<AuditEntry, 'at' | 'actor'>): Promise<void>;

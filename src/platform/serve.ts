@@ -19,8 +19,9 @@ import { Vault } from './vault/vault.js';
 export const ADMIN_TOKEN_ENV = 'RESTFN_ADMIN_TOKEN';
 
 /**
- * How long a token's user or a solution's current version is taken from memory. Changes made
- * through this process apply at once; this bounds how late another process's change is seen.
+ * How long a token's user or a solution's current version is taken from memory. Changes clear
+ * them at once (the store's change notifications, from every instance); this bounds how late a
+ * change is seen if a notification was lost.
  */
 const CACHE_TTL_MS = 1000;
 
@@ -88,6 +89,15 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
     const auditLog = new AuditLog(store);
     const tokens = new TtlCache<string, Awaited<ReturnType<PlatformStore['tokenByHash']>>>(CACHE_TTL_MS);
     const versions = new TtlCache<string, Awaited<ReturnType<PlatformStore['currentVersion']>>>(CACHE_TTL_MS);
+    // A change made here or by another instance on the same database is seen at once.
+    store.onChange((change) => {
+      if (change.kind === 'version') versions.delete(change.solution);
+      else if (change.kind === 'access') tokens.clear();
+      else {
+        versions.clear();
+        tokens.clear();
+      }
+    });
     const runtimes = new Runtimes({
       versions,
       dataDir,

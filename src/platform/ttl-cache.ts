@@ -1,8 +1,8 @@
 /**
  * A small map whose entries expire after `ttlMs`: what the platform looks up on every request
- * (token → user, solution → current version) without a query each time. Changes made by this
- * process clear the entries they touch at once; `ttlMs` bounds how long another process's change
- * (several servers on one database) takes to be seen.
+ * (token → user, solution → current version) without a query each time. The store's change
+ * notifications clear the entries a change touches; `ttlMs` bounds how long a change whose
+ * notification was lost takes to be seen.
  */
 export class TtlCache<K, V> {
   private readonly entries = new Map<K, { value: V; until: number }>();

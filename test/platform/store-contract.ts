@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { AuditEntry, CredentialRow, PlatformStore } from '../../src/platform/store/types.js';
+import type {
+  AuditEntry,
+  CredentialRow,
+  PlatformStore,
+  StoreChange,
+} from '../../src/platform/store/types.js';
 
 /** How a contract run gets a store: a fresh, empty one per test, and the engine-specific hooks. */
 export interface StoreHarness {
@@ -310,6 +315,29 @@ export function storeContract(engine: string, harness: StoreHarness): void {
       } finally {
         await second.close();
       }
+    });
+
+    withStore('changes are told to listeners: a new version, and any change of access', async ({ store }) => {
+      const heard: StoreChange[] = [];
+      const stop = store.onChange((change) => heard.push(change));
+      await store.createUser({ id: 'u1', name: 'ada', role: 'author', passwordHash: null, solutions: [] });
+      await store.addVersion('crm', { f: 'x' }, 'ada', 'd');
+      await store.createToken({ id: 't1', userId: 'u1', name: 'ci' }, 'h1');
+      await store.revokeToken('t1');
+      await store.updateUser('u1', { role: 'user' });
+      await store.addMembership('u1', 'hr');
+      await store.deleteUser('u1');
+      // At once for this store's own listeners (a notification echoed back may come on top).
+      expect(heard.filter((c, i) => i === 0 || JSON.stringify(c) !== JSON.stringify(heard[i - 1]))).toEqual([
+        { kind: 'access' },
+        { kind: 'version', solution: 'crm' },
+        { kind: 'access' },
+      ]);
+      expect(heard.filter((c) => c.kind === 'access').length).toBeGreaterThanOrEqual(6);
+      stop();
+      const count = heard.length;
+      await store.addVersion('crm', { f: 'y' }, 'ada', 'd2');
+      expect(heard.length).toBe(count);
     });
 
     withStore('a schema migrated by a newer restfn is refused with STORE_SCHEMA_NEWER', async (opened) => {

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PostgresCluster, startPostgres } from '../../scripts/pg-cluster.mjs';
 import { PostgresPlatformStore } from '../../src/platform/store/postgres/store.js';
 import { SqlitePlatformStore } from '../../src/platform/store/sqlite/store.js';
+import type { StoreChange } from '../../src/platform/store/types.js';
 import { storeContract } from './store-contract.js';
 
 /** The storage contract on both engines: the embedded default and PostgreSQL for scale-out. */
@@ -97,6 +98,28 @@ describe('PostgreSQL: what only a networked engine has', () => {
     }
     expect(await store.userByName('ada')).toMatchObject({ id: 'u1' });
     await store.close();
+  });
+
+  it("one instance hears another's changes; after the database restarts, it hears that it may have missed some", async () => {
+    const url = await freshDatabase();
+    const a = await PostgresPlatformStore.open(url);
+    const b = await PostgresPlatformStore.open(url);
+    const heard: StoreChange[] = [];
+    b.onChange((change) => heard.push(change));
+    // The LISTEN connection is up once a change made elsewhere arrives.
+    await expect
+      .poll(async () => {
+        await a.addVersion('crm', { f: 'x' }, 'ada', 'd');
+        return heard.some((c) => c.kind === 'version');
+      })
+      .toBe(true);
+    expect(heard).toContainEqual({ kind: 'version', solution: 'crm' });
+    await a.createUser({ id: 'u1', name: 'ada', role: 'admin', passwordHash: null, solutions: [] });
+    await expect.poll(() => heard.some((c) => c.kind === 'access')).toBe(true);
+    cluster.pause();
+    cluster.resume();
+    await expect.poll(() => heard.some((c) => c.kind === 'all'), { timeout: 20_000 }).toBe(true);
+    await Promise.all([a.close(), b.close()]);
   });
 
   it('a wrong address at start is STORE_UNAVAILABLE, not a crash', async () => {

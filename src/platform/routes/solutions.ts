@@ -125,7 +125,6 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
         return reply.status(200).send({ solution, version: current.version, unchanged: true, findings });
       }
       const version = await ctx.store.addVersion(solution, files, req.user.name, digest);
-      ctx.versions.delete(solution);
       await audited('ok', `version ${version.version}`);
       return reply.status(201).send({ solution, version: version.version, unchanged: false, findings });
     },

@@ -56,7 +56,6 @@ export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
         solutions,
         passwordHash: password === undefined ? null : await hashPassword(password),
       });
-      ctx.tokens.clear();
       await ctx.audit(req, {
         solution: null,
         action: 'user.add',
@@ -93,7 +92,6 @@ export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
         ...(solutions !== undefined ? { solutions } : {}),
         ...(password !== undefined ? { passwordHash: await hashPassword(password) } : {}),
       });
-      ctx.tokens.clear();
       await ctx.audit(req, {
         solution: null,
         action: 'user.change',
@@ -114,7 +112,6 @@ export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
       if (!target) throw new PlatformError('USER_NOT_FOUND', `no user '${req.params.user}'`);
       await lastAdminGuard(ctx, target, true);
       await ctx.store.deleteUser(target.id);
-      ctx.tokens.clear();
       await ctx.audit(req, {
         solution: null,
         action: 'user.remove',
@@ -178,7 +175,6 @@ export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
         throw new PlatformError('TOKEN_NOT_FOUND', `user '${owner.name}' has no token ${req.params.id}`);
       }
       const revoked = await ctx.store.revokeToken(req.params.id);
-      ctx.tokens.clear();
       await ctx.audit(req, {
         solution: null,
         action: 'token.revoke',

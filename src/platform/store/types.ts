@@ -85,7 +85,23 @@ export interface AuditFilter {
   readonly correlationId?: string;
 }
 
+/**
+ * A change other instances must hear of, because they keep lookups in memory: a solution's new
+ * version, or users' access (tokens, roles, memberships). `all`: changes may have been missed
+ * (the notification channel dropped), so everything kept must be looked up again.
+ */
+export type StoreChange =
+  | { readonly kind: 'version'; readonly solution: string }
+  | { readonly kind: 'access' }
+  | { readonly kind: 'all' };
+
 export interface PlatformStore {
+  /**
+   * Calls `listener` after each change committed through any store on the same state (on SQLite,
+   * the one process; on PostgreSQL, every instance, by LISTEN/NOTIFY). Returns the unsubscribe.
+   */
+  onChange(listener: (change: StoreChange) => void): () => void;
+
   // Users and their solutions.
   countAdmins(): Promise<number>;
   createUser(user: Omit<UserRecord, 'created'>): Promise<UserRecord>;

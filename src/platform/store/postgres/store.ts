@@ -7,6 +7,7 @@ import type {
   PlatformStore,
   Role,
   SessionRecord,
+  StoreChange,
   TokenRecord,
   UserRecord,
   VersionRecord,
@@ -18,6 +19,10 @@ import { PG_MIGRATIONS } from './migrations.js';
 const MIGRATION_LOCK = 741_322;
 /** Taken per solution (key: a hash of its name) while its next version number is chosen. */
 const VERSION_LOCK = 741_323;
+/** The channel instances tell each other of changes on. */
+const CHANNEL = 'restfn_changes';
+/** How soon a dropped notification connection is tried again. */
+const RELISTEN_MS = 1000;
 
 /**
  * The platform's state in PostgreSQL, for several `restfn serve` instances behind one load
@@ -26,7 +31,15 @@ const VERSION_LOCK = 741_323;
  * the database is back.
  */
 export class PostgresPlatformStore implements PlatformStore {
-  private constructor(private readonly pool: pg.Pool) {}
+  private readonly listeners = new Set<(change: StoreChange) => void>();
+  /** The connection that LISTENs, opened with the first listener. */
+  private listening: pg.Client | undefined;
+  private closed = false;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    private readonly url: string,
+  ) {}
 
   /** Connects, and migrates the schema (once across instances starting together). */
   static async open(url: string): Promise<PostgresPlatformStore> {
@@ -39,7 +52,7 @@ export class PostgresPlatformStore implements PlatformStore {
     // An idle connection the server dropped (a restart) is an event, not a crash: the next query
     // gets a fresh connection, or STORE_UNAVAILABLE while the server is down.
     pool.on('error', () => undefined);
-    const store = new PostgresPlatformStore(pool);
+    const store = new PostgresPlatformStore(pool, url);
     try {
       await store.guard(() => migrate(pool));
     } catch (error) {
@@ -47,6 +60,58 @@ export class PostgresPlatformStore implements PlatformStore {
       throw error;
     }
     return store;
+  }
+
+  onChange(listener: (change: StoreChange) => void): () => void {
+    this.listeners.add(listener);
+    if (!this.listening) void this.listen(false);
+    return () => this.listeners.delete(listener);
+  }
+
+  /**
+   * LISTENs for other instances' changes. A connection that drops (PostgreSQL restarted) is opened
+   * again; since notifications sent meanwhile are lost, listeners then hear `all`.
+   */
+  private async listen(again: boolean): Promise<void> {
+    if (this.closed) return;
+    const client = new pg.Client({ connectionString: this.url, connectionTimeoutMillis: 5000 });
+    this.listening = client;
+    let retried = false;
+    const retry = () => {
+      if (retried || this.closed) return;
+      retried = true;
+      void client.end().catch(() => undefined);
+      setTimeout(() => void this.listen(true), RELISTEN_MS).unref();
+    };
+    client.on('error', retry);
+    client.on('end', retry);
+    client.on('notification', (message) => {
+      try {
+        this.emit(JSON.parse(message.payload ?? '') as StoreChange);
+      } catch {
+        this.emit({ kind: 'all' });
+      }
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+      if (again) this.emit({ kind: 'all' });
+    } catch {
+      retry();
+    }
+  }
+
+  private emit(change: StoreChange): void {
+    for (const listener of this.listeners) listener(change);
+  }
+
+  /** Tells this instance's listeners at once, and every instance's through NOTIFY. */
+  private async changed(change: StoreChange, client?: pg.PoolClient): Promise<void> {
+    const text = 'SELECT pg_notify($1, $2)';
+    const values = [CHANNEL, JSON.stringify(change)];
+    if (client) await client.query(text, values);
+    else await this.query(text, values);
+    this.emit(change);
   }
 
   async countAdmins(): Promise<number> {
@@ -62,6 +127,7 @@ export class PostgresPlatformStore implements PlatformStore {
         [user.id, user.name, user.role, user.passwordHash, created],
       );
       await setMemberships(c, user.id, user.solutions);
+      await this.changed({ kind: 'access' }, c);
     });
     return { ...user, created };
   }
@@ -84,6 +150,7 @@ export class PostgresPlatformStore implements PlatformStore {
       userId,
       solution,
     ]);
+    await this.changed({ kind: 'access' });
   }
 
   async updateUser(
@@ -106,12 +173,15 @@ export class PostgresPlatformStore implements PlatformStore {
         await c.query('DELETE FROM memberships WHERE user_id = $1', [id]);
         await setMemberships(c, id, change.solutions);
       }
+      await this.changed({ kind: 'access' }, c);
     });
     return this.userById(id);
   }
 
   async deleteUser(id: string): Promise<boolean> {
-    return (await this.run('DELETE FROM users WHERE id = $1', [id])) > 0;
+    const deleted = (await this.run('DELETE FROM users WHERE id = $1', [id])) > 0;
+    await this.changed({ kind: 'access' });
+    return deleted;
   }
 
   async createToken(token: Omit<TokenRecord, 'created' | 'revoked'>, hash: string): Promise<TokenRecord> {
@@ -123,6 +193,7 @@ export class PostgresPlatformStore implements PlatformStore {
       hash,
       created,
     ]);
+    await this.changed({ kind: 'access' });
     return { ...token, created, revoked: null };
   }
 
@@ -145,6 +216,7 @@ export class PostgresPlatformStore implements PlatformStore {
 
   async revokeToken(id: string): Promise<TokenRecord | undefined> {
     await this.query('UPDATE tokens SET revoked = $1 WHERE id = $2 AND revoked IS NULL', [now(), id]);
+    await this.changed({ kind: 'access' });
     const rows = await this.query<TokenRow>('SELECT * FROM tokens WHERE id = $1', [id]);
     return rows[0] && tokenOf(rows[0]);
   }
@@ -208,6 +280,7 @@ export class PostgresPlatformStore implements PlatformStore {
         'INSERT INTO versions (solution, version, created, created_by, digest, files) VALUES ($1, $2, $3, $4, $5, $6)',
         [solution, n, created, by, digest, JSON.stringify(files)],
       );
+      await this.changed({ kind: 'version', solution }, c);
       return n;
     });
     return { solution, version, created, createdBy: by, digest };
@@ -347,6 +420,8 @@ export class PostgresPlatformStore implements PlatformStore {
   }
 
   async close(): Promise<void> {
+    this.closed = true;
+    await this.listening?.end().catch(() => undefined);
     await this.pool.end();
   }
 

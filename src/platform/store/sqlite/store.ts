@@ -10,6 +10,7 @@ import type {
   PlatformStore,
   Role,
   SessionRecord,
+  StoreChange,
   TokenRecord,
   UserRecord,
   VersionRecord,
@@ -23,6 +24,8 @@ import { MIGRATIONS } from './migrations.js';
 export class SqlitePlatformStore implements PlatformStore {
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  /** One process holds the file: its own listeners are everyone who must hear of a change. */
+  private readonly listeners = new Set<(change: StoreChange) => void>();
 
   constructor(dataDir: string) {
     // The state holds token and password hashes, sealed credentials and the audit: the owner's only.
@@ -39,6 +42,15 @@ export class SqlitePlatformStore implements PlatformStore {
     // Deleted credential rows are overwritten, not left in free pages of the file.
     this.db.pragma('secure_delete = ON');
     migrate(this.db);
+  }
+
+  onChange(listener: (change: StoreChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(change: StoreChange): void {
+    for (const listener of this.listeners) listener(change);
   }
 
   async countAdmins(): Promise<number> {
@@ -58,6 +70,7 @@ export class SqlitePlatformStore implements PlatformStore {
       for (const s of user.solutions)
         this.sql('INSERT OR IGNORE INTO memberships (user_id, solution) VALUES (?, ?)').run(user.id, s);
     })();
+    this.changed({ kind: 'access' });
     return { ...user, created };
   }
 
@@ -75,6 +88,7 @@ export class SqlitePlatformStore implements PlatformStore {
 
   async addMembership(userId: string, solution: string): Promise<void> {
     this.sql('INSERT OR IGNORE INTO memberships (user_id, solution) VALUES (?, ?)').run(userId, solution);
+    this.changed({ kind: 'access' });
   }
 
   async updateUser(
@@ -98,11 +112,14 @@ export class SqlitePlatformStore implements PlatformStore {
           this.sql('INSERT OR IGNORE INTO memberships (user_id, solution) VALUES (?, ?)').run(id, s);
       }
     })();
+    this.changed({ kind: 'access' });
     return this.userById(id);
   }
 
   async deleteUser(id: string): Promise<boolean> {
-    return this.sql('DELETE FROM users WHERE id = ?').run(id).changes > 0;
+    const deleted = this.sql('DELETE FROM users WHERE id = ?').run(id).changes > 0;
+    this.changed({ kind: 'access' });
+    return deleted;
   }
 
   async createToken(token: Omit<TokenRecord, 'created' | 'revoked'>, hash: string): Promise<TokenRecord> {
@@ -114,6 +131,7 @@ export class SqlitePlatformStore implements PlatformStore {
       hash,
       created,
     );
+    this.changed({ kind: 'access' });
     return { ...token, created, revoked: null };
   }
 
@@ -134,6 +152,7 @@ export class SqlitePlatformStore implements PlatformStore {
 
   async revokeToken(id: string): Promise<TokenRecord | undefined> {
     this.sql('UPDATE tokens SET revoked = ? WHERE id = ? AND revoked IS NULL').run(now(), id);
+    this.changed({ kind: 'access' });
     const row = this.sql('SELECT * FROM tokens WHERE id = ?').get(id) as TokenRow | undefined;
     return row && token(row);
   }
@@ -194,6 +213,7 @@ export class SqlitePlatformStore implements PlatformStore {
       return n;
     });
     const version = add.immediate();
+    this.changed({ kind: 'version', solution });
     return { solution, version, created, createdBy: by, digest };
   }
 
