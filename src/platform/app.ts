@@ -14,6 +14,7 @@ import { authorize } from './auth/authorize.js';
 import { bearerToken, hashToken } from './auth/tokens.js';
 import type { PlatformContext } from './context.js';
 import { errorBody, PlatformError } from './errors.js';
+import { rateLimitCounters } from './rate-limit-counters.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { callRoutes, executeRoutes } from './routes/execute.js';
 import { CSRF_HEADER, SESSION_COOKIE, sessionRoutes } from './routes/session.js';
@@ -72,6 +73,7 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
   await app.register(rateLimit, {
     max: options.rateLimit,
     timeWindow: 60_000,
+    store: rateLimitCounters(ctx.store),
     keyGenerator: (req) => {
       const token = bearerToken(req.headers.authorization);
       return token ? `token:${hashToken(token)}` : `ip:${req.ip}`;
@@ -90,8 +92,10 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
   app.decorateRequest('user', undefined as never);
   app.decorateRequest('csrfToken', undefined);
   // Who: every route with a permission needs a live API token, or the console's session cookie
-  // (and then, for a change, its CSRF token).
-  app.addHook('onRequest', async (req) => {
+  // (and then, for a change, its CSRF token). Checked once the route's rate limit (an onRequest
+  // hook of each route) has counted the request, so unknown tokens are limited too, and before
+  // the body is read.
+  app.addHook('preParsing', async (req) => {
     if (req.routeOptions.config.permission === undefined) return;
     const token = bearerToken(req.headers.authorization);
     if (token) {

@@ -201,3 +201,32 @@ describe('restfn serve rotate-key', () => {
     expect((old as Error).message).toContain('restfn: error CREDENTIAL_KEY_INVALID: the master key given');
   });
 });
+
+describe('rate limits', () => {
+  it('per token: the request over --rate-limit is 429 RATE_LIMITED; another token still passes; sign-in has its own', async () => {
+    const platform = await startPlatformProcess({ args: ['--rate-limit', '5'] });
+    const admin = platform.adminToken;
+    // The admin's first requests make a user and a token (they count too).
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name: 'bob', role: 'user', password: 'bob-password-123' },
+    });
+    const bob = (await platform.api('POST', '/api/v1/users/bob/tokens', { token: admin, body: {} })).body
+      .token as string;
+    const answers = [];
+    for (let i = 0; i < 4; i++) answers.push(await platform.api('GET', '/api/v1/me', { token: admin }));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 429]);
+    expect(answers[3]!.body).toMatchObject({ status: 'error', code: 'RATE_LIMITED' });
+    expect(answers[3]!.body.message).toContain('more than 5 requests per minute');
+    expect(Number(answers[3]!.headers.get('retry-after'))).toBeGreaterThan(0);
+    expect((await platform.api('GET', '/api/v1/me', { token: bob })).status).toBe(200);
+    // Without a token, requests count per address; signing in counts apart (10 a minute).
+    const anonymous = [];
+    for (let i = 0; i < 6; i++) anonymous.push((await platform.api('GET', '/api/v1/me')).status);
+    expect(anonymous).toEqual([401, 401, 401, 401, 401, 429]);
+    const signIn = await platform.api('POST', '/api/v1/session', {
+      body: { name: 'bob', password: 'bob-password-123' },
+    });
+    expect(signIn.status).toBe(200);
+  });
+});

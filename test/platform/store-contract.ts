@@ -340,6 +340,30 @@ export function storeContract(engine: string, harness: StoreHarness): void {
       expect(heard.length).toBe(count);
     });
 
+    withStore(
+      'rate limits: one count per key and window, a new window when the last one ended',
+      async ({ store }) => {
+        const t = 1_800_000_000_000;
+        expect(await store.rateLimitHit('token:a', 60_000, t)).toEqual({ count: 1, resetAtMs: t + 60_000 });
+        expect(await store.rateLimitHit('token:a', 60_000, t + 10)).toEqual({
+          count: 2,
+          resetAtMs: t + 60_000,
+        });
+        expect(await store.rateLimitHit('token:b', 60_000, t + 20)).toEqual({
+          count: 1,
+          resetAtMs: t + 60_020,
+        });
+        const many = await Promise.all(
+          Array.from({ length: 5 }, () => store.rateLimitHit('token:a', 60_000, t + 30)),
+        );
+        expect(many.map((h) => h.count).sort((x, y) => x - y)).toEqual([3, 4, 5, 6, 7]);
+        expect(await store.rateLimitHit('token:a', 60_000, t + 60_000)).toEqual({
+          count: 1,
+          resetAtMs: t + 120_000,
+        });
+      },
+    );
+
     withStore('a schema migrated by a newer restfn is refused with STORE_SCHEMA_NEWER', async (opened) => {
       await opened.bumpSchema();
       await expect(opened.reopen()).rejects.toMatchObject({ code: 'STORE_SCHEMA_NEWER' });

@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PostgresCluster, startPostgres } from '../../scripts/pg-cluster.mjs';
+import { PG_MIGRATIONS } from '../../src/platform/store/postgres/migrations.js';
 import { PostgresPlatformStore } from '../../src/platform/store/postgres/store.js';
 import { SqlitePlatformStore } from '../../src/platform/store/sqlite/store.js';
 import type { StoreChange } from '../../src/platform/store/types.js';
@@ -79,7 +80,7 @@ describe('PostgreSQL: what only a networked engine has', () => {
     await c.connect();
     const { rows } = await c.query('SELECT version FROM restfn_schema');
     await c.end();
-    expect(rows).toEqual([{ version: 3 }]);
+    expect(rows).toEqual([{ version: PG_MIGRATIONS.length }]);
     await stores[0]!.createUser({ id: 'u1', name: 'ada', role: 'admin', passwordHash: null, solutions: [] });
     expect(await stores[5]!.countAdmins()).toBe(1);
     await Promise.all(stores.map((s) => s.close()));

@@ -158,6 +158,14 @@ export interface PlatformStore {
     rows: ReadonlyArray<Pick<CredentialRow, 'solution' | 'key' | 'keyId' | 'wrappedKey'>>,
   ): Promise<void>;
 
+  // Rate limits (per token, per address): one count per fixed window.
+  /**
+   * Counts one request for `key` in its current window (a new window of `windowMs` starts when the
+   * last one ended at `nowMs`); the count so far and when the window ends. Shared by every
+   * instance on the same state.
+   */
+  rateLimitHit(key: string, windowMs: number, nowMs: number): Promise<{ count: number; resetAtMs: number }>;
+
   // Audit.
   /** Appends entries, in one transaction. */
   audit(entries: readonly AuditEntry[]): Promise<void>;

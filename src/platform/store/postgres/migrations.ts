@@ -70,4 +70,11 @@ export const PG_MIGRATIONS: readonly string[] = [
    CREATE INDEX sessions_by_expiry ON sessions (expires);`,
   // 3: what a failed execution said (its masked message, title, description), for the console.
   `ALTER TABLE audit ADD COLUMN detail TEXT;`,
+  // 4: rate-limit counters, shared by the instances (one row per token or address and window).
+  `CREATE TABLE rate_limits (
+     key TEXT PRIMARY KEY,
+     count INTEGER NOT NULL,
+     reset_at BIGINT NOT NULL
+   );
+   CREATE INDEX rate_limits_by_reset ON rate_limits (reset_at);`,
 ];

@@ -371,6 +371,26 @@ export class PostgresPlatformStore implements PlatformStore {
     });
   }
 
+  async rateLimitHit(
+    key: string,
+    windowMs: number,
+    nowMs: number,
+  ): Promise<{ count: number; resetAtMs: number }> {
+    // Now and then, windows long over are swept (a row per token or address would otherwise stay).
+    if (Math.random() < 0.01)
+      await this.query('DELETE FROM rate_limits WHERE reset_at < $1', [nowMs - windowMs]);
+    const rows = await this.query<{ count: number; reset_at: string }>(
+      `INSERT INTO rate_limits (key, count, reset_at) VALUES ($1, 1, $2::bigint + $3::bigint)
+         ON CONFLICT (key) DO UPDATE SET
+           count = CASE WHEN rate_limits.reset_at <= $2 THEN 1 ELSE rate_limits.count + 1 END,
+           reset_at = CASE WHEN rate_limits.reset_at <= $2 THEN $2::bigint + $3::bigint ELSE rate_limits.reset_at END
+         RETURNING count, reset_at`,
+      [key, nowMs, windowMs],
+    );
+    const row = rows[0]!;
+    return { count: row.count, resetAtMs: Number(row.reset_at) };
+  }
+
   async audit(entries: readonly AuditEntry[]): Promise<void> {
     if (entries.length === 0) return;
     // One statement for the batch: the audit log writes many lines at once.

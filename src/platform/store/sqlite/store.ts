@@ -26,6 +26,8 @@ export class SqlitePlatformStore implements PlatformStore {
   private readonly statements = new Map<string, Database.Statement>();
   /** One process holds the file: its own listeners are everyone who must hear of a change. */
   private readonly listeners = new Set<(change: StoreChange) => void>();
+  /** Rate-limit windows by key: in memory, since one process holds the file. */
+  private readonly rateLimits = new Map<string, { count: number; resetAtMs: number }>();
 
   constructor(dataDir: string) {
     // The state holds token and password hashes, sealed credentials and the audit: the owner's only.
@@ -284,6 +286,25 @@ export class SqlitePlatformStore implements PlatformStore {
     })();
   }
 
+  async rateLimitHit(
+    key: string,
+    windowMs: number,
+    nowMs: number,
+  ): Promise<{ count: number; resetAtMs: number }> {
+    let hit = this.rateLimits.get(key);
+    if (!hit || hit.resetAtMs <= nowMs) {
+      // Bounded: ended windows go first, and a flood of new keys cannot grow the map without end.
+      if (this.rateLimits.size >= RATE_LIMIT_KEYS) {
+        for (const [k, v] of this.rateLimits) if (v.resetAtMs <= nowMs) this.rateLimits.delete(k);
+        if (this.rateLimits.size >= RATE_LIMIT_KEYS) this.rateLimits.clear();
+      }
+      hit = { count: 0, resetAtMs: nowMs + windowMs };
+      this.rateLimits.set(key, hit);
+    }
+    hit.count++;
+    return { ...hit };
+  }
+
   async audit(entries: readonly AuditEntry[]): Promise<void> {
     const insert = this.sql(
       `INSERT INTO audit (at, actor, solution, action, target, outcome, correlation_id, duration_ms, detail)
@@ -369,6 +390,9 @@ function migrate(db: Database.Database): void {
     })();
   }
 }
+
+/** How many rate-limit keys are kept at most. */
+const RATE_LIMIT_KEYS = 50_000;
 
 function now(): string {
   return new Date().toISOString();
