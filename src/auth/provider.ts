@@ -14,6 +14,12 @@ export interface CredentialRecords {
   setTokens(key: string, tokens: Omit<TokenSet, 'kind'>): void | Promise<void>;
   /** Forgets the tokens, only while the stored refresh token is still `ifRefreshToken` when given. */
   clearTokens(key: string, ifRefreshToken?: string): boolean | Promise<boolean>;
+  /**
+   * Runs `work` while no other process holds the same key's lock (several platform instances on
+   * one database): a token refresh then happens once across all of them. Absent: this process's
+   * own single flight is enough.
+   */
+  exclusive?<T>(key: string, work: () => Promise<T>): Promise<T>;
 }
 
 /** Tokens this close to expiry are refreshed before the call. */
@@ -70,41 +76,55 @@ export class StoreCredentialProvider implements CredentialProvider {
     // One flight per key from here on: the stored tokens may be read asynchronously, and a second
     // call meanwhile must wait for this one rather than refresh again.
     const flight = (async () => {
-      const current = await this.store!.getTokens(key);
-      const now = this.clock.now();
-      if (
-        current &&
-        !forceRefresh &&
-        (current.expiresAt === undefined || current.expiresAt - EXPIRY_SKEW_MS > now)
-      ) {
-        return current.accessToken;
-      }
-      let next: Awaited<ReturnType<typeof refreshGrant>>;
-      if (current?.refreshToken) {
-        try {
-          next = await refreshGrant(credential, current.refreshToken, now, signal, this.fetchWith);
-        } catch (error) {
-          // Only a refused grant means a new login; an outage of the token endpoint stays what it is.
-          if (!(error instanceof CredentialError && error.code === 'LOGIN_REQUIRED')) throw error;
-          // The refresh token is useless now: forget it so the next run asks to log in. Unless
-          // another process rotated it meanwhile (a server that rotates refresh tokens refuses the
-          // old one): its fresh tokens are kept and used.
-          if (await this.store!.clearTokens(key, current.refreshToken)) throw loginRequired(key, error);
-          const rotated = await this.store!.getTokens(key);
-          if (!rotated) throw loginRequired(key, error);
-          return rotated.accessToken;
-        }
-      } else if (credential.grantType === 'client_credentials') {
-        next = await clientCredentialsGrant(credential, now, signal, this.fetchWith);
-      } else {
-        throw loginRequired(key);
-      }
-      // Saved before use: a rotated refresh token must never be lost with the process.
-      await this.store!.setTokens(key, next);
-      return next.accessToken;
+      const store = this.store!;
+      const current = await store.getTokens(key);
+      const usable = (tokens: TokenSet | undefined): tokens is TokenSet =>
+        tokens !== undefined &&
+        (tokens.expiresAt === undefined || tokens.expiresAt - EXPIRY_SKEW_MS > this.clock.now());
+      if (usable(current) && !forceRefresh) return current.accessToken;
+      if (!store.exclusive) return this.refresh(key, credential, current, signal);
+      return store.exclusive(key, async () => {
+        // Another process may have refreshed while this one waited for the lock: its tokens do.
+        const latest = await store.getTokens(key);
+        if (usable(latest) && latest.accessToken !== current?.accessToken) return latest.accessToken;
+        return this.refresh(key, credential, latest, signal);
+      });
     })();
     this.inFlight.set(key, flight);
     return flight.finally(() => this.inFlight.delete(key));
+  }
+
+  /** New tokens from the refresh token (or the client's credentials), saved before they are used. */
+  private async refresh(
+    key: string,
+    credential: OAuthCredential,
+    current: TokenSet | undefined,
+    signal?: AbortSignal,
+  ): Promise<string> {
+    const now = this.clock.now();
+    let next: Awaited<ReturnType<typeof refreshGrant>>;
+    if (current?.refreshToken) {
+      try {
+        next = await refreshGrant(credential, current.refreshToken, now, signal, this.fetchWith);
+      } catch (error) {
+        // Only a refused grant means a new login; an outage of the token endpoint stays what it is.
+        if (!(error instanceof CredentialError && error.code === 'LOGIN_REQUIRED')) throw error;
+        // The refresh token is useless now: forget it so the next run asks to log in. Unless
+        // another process rotated it meanwhile (a server that rotates refresh tokens refuses the
+        // old one): its fresh tokens are kept and used.
+        if (await this.store!.clearTokens(key, current.refreshToken)) throw loginRequired(key, error);
+        const rotated = await this.store!.getTokens(key);
+        if (!rotated) throw loginRequired(key, error);
+        return rotated.accessToken;
+      }
+    } else if (credential.grantType === 'client_credentials') {
+      next = await clientCredentialsGrant(credential, now, signal, this.fetchWith);
+    } else {
+      throw loginRequired(key);
+    }
+    // Saved before use: a rotated refresh token must never be lost with the process.
+    await this.store!.setTokens(key, next);
+    return next.accessToken;
   }
 }
 

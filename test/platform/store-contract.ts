@@ -364,6 +364,41 @@ export function storeContract(engine: string, harness: StoreHarness): void {
       },
     );
 
+    withStore(
+      'exclusive: one holder of a name at a time, in turn; other names do not wait',
+      async ({ store }) => {
+        const log: string[] = [];
+        let release!: () => void;
+        const held = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        const first = store.exclusive('oauth:a', async () => {
+          log.push('first in');
+          await held;
+          log.push('first out');
+          return 1;
+        });
+        await new Promise((r) => setTimeout(r, 50));
+        const second = store.exclusive('oauth:a', async () => {
+          log.push('second in');
+          return 2;
+        });
+        const failing = store.exclusive('oauth:a', async () => {
+          throw new Error('refused');
+        });
+        // Another name runs while `oauth:a` is held.
+        expect(await store.exclusive('oauth:b', async () => 'b')).toBe('b');
+        expect(log).toEqual(['first in']);
+        release();
+        expect(await first).toBe(1);
+        expect(await second).toBe(2);
+        await expect(failing).rejects.toThrow('refused');
+        expect(log).toEqual(['first in', 'first out', 'second in']);
+        // A failed holder leaves the lock free.
+        expect(await store.exclusive('oauth:a', async () => 3)).toBe(3);
+      },
+    );
+
     withStore('a schema migrated by a newer restfn is refused with STORE_SCHEMA_NEWER', async (opened) => {
       await opened.bumpSchema();
       await expect(opened.reopen()).rejects.toMatchObject({ code: 'STORE_SCHEMA_NEWER' });

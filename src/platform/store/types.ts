@@ -166,6 +166,12 @@ export interface PlatformStore {
    */
   rateLimitHit(key: string, windowMs: number, nowMs: number): Promise<{ count: number; resetAtMs: number }>;
 
+  /**
+   * Runs `work` while holding the lock `name`, which one caller at a time holds across every
+   * instance on the same state (an OAuth token refresh happens once in a cluster).
+   */
+  exclusive<T>(name: string, work: () => Promise<T>): Promise<T>;
+
   // Audit.
   /** Appends entries, in one transaction. */
   audit(entries: readonly AuditEntry[]): Promise<void>;

@@ -76,6 +76,7 @@ export class Vault {
         }
         return this.store.deleteCredential(solution, name);
       },
+      exclusive: (key, work) => this.store.exclusive(`oauth-refresh:${solution}:${key}`, work),
     };
   }
 

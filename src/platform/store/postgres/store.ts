@@ -19,6 +19,8 @@ import { PG_MIGRATIONS } from './migrations.js';
 const MIGRATION_LOCK = 741_322;
 /** Taken per solution (key: a hash of its name) while its next version number is chosen. */
 const VERSION_LOCK = 741_323;
+/** Taken by `exclusive` (key: a hash of the name), for as long as its work runs. */
+const NAMED_LOCK = 741_324;
 /** The channel instances tell each other of changes on. */
 const CHANNEL = 'restfn_changes';
 /** How soon a dropped notification connection is tried again. */
@@ -36,10 +38,19 @@ export class PostgresPlatformStore implements PlatformStore {
   private listening: pg.Client | undefined;
   private closed = false;
 
+  /**
+   * Connections that only hold `exclusive` locks, apart from the pool the locked work queries
+   * with: holders waiting on the main pool while holding all its connections would deadlock.
+   */
+  private readonly lockPool: pg.Pool;
+
   private constructor(
     private readonly pool: pg.Pool,
     private readonly url: string,
-  ) {}
+  ) {
+    this.lockPool = new pg.Pool({ connectionString: url, max: 4, connectionTimeoutMillis: 5000 });
+    this.lockPool.on('error', () => undefined);
+  }
 
   /** Connects, and migrates the schema (once across instances starting together). */
   static async open(url: string): Promise<PostgresPlatformStore> {
@@ -391,6 +402,25 @@ export class PostgresPlatformStore implements PlatformStore {
     return { count: row.count, resetAtMs: Number(row.reset_at) };
   }
 
+  async exclusive<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const client = await this.guard(() => this.lockPool.connect());
+    try {
+      // A transaction-scoped lock: released at COMMIT, or by the server when this connection
+      // drops (an instance killed mid-refresh does not hold it forever).
+      await this.guard(async () => {
+        await client.query('BEGIN');
+        await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [NAMED_LOCK, name]);
+      });
+      try {
+        return await work();
+      } finally {
+        await client.query('COMMIT').catch(() => undefined);
+      }
+    } finally {
+      client.release();
+    }
+  }
+
   async audit(entries: readonly AuditEntry[]): Promise<void> {
     if (entries.length === 0) return;
     // One statement for the batch: the audit log writes many lines at once.
@@ -442,7 +472,7 @@ export class PostgresPlatformStore implements PlatformStore {
   async close(): Promise<void> {
     this.closed = true;
     await this.listening?.end().catch(() => undefined);
-    await this.pool.end();
+    await Promise.all([this.pool.end(), this.lockPool.end()]);
   }
 
   private async user(by: 'id' | 'name', value: string): Promise<UserRecord | undefined> {

@@ -26,6 +26,8 @@ export class SqlitePlatformStore implements PlatformStore {
   private readonly statements = new Map<string, Database.Statement>();
   /** One process holds the file: its own listeners are everyone who must hear of a change. */
   private readonly listeners = new Set<(change: StoreChange) => void>();
+  /** Locks by name: each holder's end (see `exclusive`). */
+  private readonly locks = new Map<string, Promise<void>>();
   /** Rate-limit windows by key: in memory, since one process holds the file. */
   private readonly rateLimits = new Map<string, { count: number; resetAtMs: number }>();
 
@@ -303,6 +305,22 @@ export class SqlitePlatformStore implements PlatformStore {
     }
     hit.count++;
     return { ...hit };
+  }
+
+  async exclusive<T>(name: string, work: () => Promise<T>): Promise<T> {
+    // One process holds the file: a queue per name in its memory is the whole lock.
+    const before = this.locks.get(name) ?? Promise.resolve();
+    const run = before.then(work, work);
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.locks.set(name, settled);
+    try {
+      return await run;
+    } finally {
+      if (this.locks.get(name) === settled) this.locks.delete(name);
+    }
   }
 
   async audit(entries: readonly AuditEntry[]): Promise<void> {
