@@ -378,7 +378,7 @@ export function storeContract(engine: string, harness: StoreHarness): void {
           log.push('first out');
           return 1;
         });
-        await new Promise((r) => setTimeout(r, 50));
+        await expect.poll(() => log).toEqual(['first in']);
         const second = store.exclusive('oauth:a', async () => {
           log.push('second in');
           return 2;
