@@ -62,8 +62,10 @@ export async function startPostgres() {
   const start = () =>
     pgRun('pg_ctl', ['-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start']);
   start();
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    url,
+    createDatabase: () => createDatabase(url),
     /** Stops the server (fast shutdown: connections are cut), keeping its data. */
     pause: () => pgRun('pg_ctl', ['-D', data, '-m', 'fast', '-w', '-t', '60', 'stop']),
     /** Starts it again on the same port. */
@@ -79,18 +81,30 @@ export async function startPostgres() {
   };
 }
 
-/** A fresh database on a server someone else runs; dropped at stop. */
-async function onServer(url) {
+/** A new, empty database on the server of `url`; its URL. */
+async function createDatabase(url) {
   const { default: pg } = await import('pg');
   const name = `restfn_test_${process.pid}_${Date.now().toString(36)}_${Math.random().toString(36).slice(2, 8)}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
+  try {
+    await admin.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await admin.end();
+  }
   const target = new URL(url);
   target.pathname = `/${name}`;
+  return target.toString();
+}
+
+/** A fresh database on a server someone else runs; dropped at stop. */
+async function onServer(url) {
+  const { default: pg } = await import('pg');
+  const own = await createDatabase(url);
+  const name = new URL(own).pathname.slice(1);
   return {
-    url: target.toString(),
+    url: own,
+    createDatabase: () => createDatabase(url),
     pause() {
       throw new Error('pausing needs a cluster of the test own: unset RESTFN_TEST_DATABASE_URL');
     },

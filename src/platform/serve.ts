@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { CredentialError } from '../errors/credential-error.js';
 import { UsageError } from '../errors/restfn-error.js';
+import { privateFolder } from '../local/private-path.js';
 import { buildApp } from './app.js';
 import { AuditLog } from './audit-log.js';
 import { hashToken, newToken } from './auth/tokens.js';
@@ -73,6 +74,8 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
     ...(options.masterKeyFile ? { file: options.masterKeyFile } : {}),
     env,
   });
+  // The owner's only, whatever holds the state: it keeps the copies of published versions.
+  privateFolder(dataDir);
   const store = await openStore(dataDir, options.databaseUrl ?? (env[DATABASE_URL_ENV] || undefined));
   try {
     // A wrong key would only show at the first execution, and new credentials would then be

@@ -32,11 +32,17 @@ export interface ApiAnswer {
  * ends.
  */
 export async function startPlatformProcess(
-  options: { args?: string[]; env?: Record<string, string>; root?: string } = {},
+  options: {
+    args?: string[];
+    env?: Record<string, string>;
+    root?: string;
+    /** Another instance's master key file (instances on one database share the key). */
+    keyFile?: string;
+  } = {},
 ): Promise<PlatformProcess> {
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'restfn-platform-'));
   const dataDir = join(root, 'data');
-  const keyFile = join(root, 'keys', 'master.key');
+  const keyFile = options.keyFile ?? join(root, 'keys', 'master.key');
   const { child, done } = startCli(
     ['serve', '--port', '0', '--data', dataDir, '--master-key-file', keyFile, ...(options.args ?? [])],
     { env: { XDG_CONFIG_HOME: join(root, 'config'), ...options.env } },

@@ -34,7 +34,6 @@ storeContract('SQLite', {
 });
 
 let cluster: PostgresCluster;
-let databases = 0;
 beforeAll(async () => {
   cluster = await startPostgres();
 }, 120_000);
@@ -42,21 +41,9 @@ afterAll(async () => {
   await cluster?.stop();
 });
 
-/** A new, empty database on the test cluster. */
-async function freshDatabase(): Promise<string> {
-  const name = `contract_${++databases}`;
-  const admin = new pg.Client({ connectionString: cluster.url });
-  await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
-  await admin.end();
-  const url = new URL(cluster.url);
-  url.pathname = `/${name}`;
-  return url.toString();
-}
-
 storeContract('PostgreSQL', {
   async fresh() {
-    const url = await freshDatabase();
+    const url = await cluster.createDatabase();
     const store = await PostgresPlatformStore.open(url);
     return {
       store,
@@ -74,7 +61,7 @@ storeContract('PostgreSQL', {
 
 describe('PostgreSQL: what only a networked engine has', () => {
   it('instances starting together on an empty database migrate it once', async () => {
-    const url = await freshDatabase();
+    const url = await cluster.createDatabase();
     const stores = await Promise.all(Array.from({ length: 6 }, () => PostgresPlatformStore.open(url)));
     const c = new pg.Client({ connectionString: url });
     await c.connect();
@@ -87,7 +74,7 @@ describe('PostgreSQL: what only a networked engine has', () => {
   });
 
   it('a database that cannot be reached is STORE_UNAVAILABLE, and the store recovers when it is back', async () => {
-    const url = await freshDatabase();
+    const url = await cluster.createDatabase();
     const store = await PostgresPlatformStore.open(url);
     await store.createUser({ id: 'u1', name: 'ada', role: 'admin', passwordHash: null, solutions: [] });
     cluster.pause();
@@ -102,7 +89,7 @@ describe('PostgreSQL: what only a networked engine has', () => {
   });
 
   it("one instance hears another's changes; after the database restarts, it hears that it may have missed some", async () => {
-    const url = await freshDatabase();
+    const url = await cluster.createDatabase();
     const a = await PostgresPlatformStore.open(url);
     const b = await PostgresPlatformStore.open(url);
     const heard: StoreChange[] = [];

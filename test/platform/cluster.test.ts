@@ -1,0 +1,230 @@
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type PostgresCluster, startPostgres } from '../../scripts/pg-cluster.mjs';
+import { encodings } from '../helpers/encodings.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { authServer, CLIENT_ID, CLIENT_SECRET } from '../helpers/oauth-server.js';
+import { type PlatformProcess, startPlatformProcess } from '../helpers/platform.js';
+
+/**
+ * Scale-out (issue 16): two real `restfn serve` processes on one real PostgreSQL, as an operator
+ * runs them behind a load balancer. Any instance answers any request; what one writes, the other
+ * uses at once; a killed instance or a restarted database loses nothing.
+ */
+
+const ADMIN = 'rfn_cluster_admin_0123456789abcdefghijklmnop';
+const SECRET = 'sk-cluster-8Hq3vXz9LmR4tWp7Kc2N';
+
+let cluster: PostgresCluster;
+beforeAll(async () => {
+  cluster = await startPostgres();
+}, 120_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+/** Two instances on a new database, sharing the master key (as they must). */
+async function twoInstances(
+  args: string[] = [],
+): Promise<{ a: PlatformProcess; b: PlatformProcess; url: string }> {
+  const url = await cluster.createDatabase();
+  const common = ['--database', url, '--allow-private-targets', ...args];
+  const a = await startPlatformProcess({ args: common, env: { RESTFN_ADMIN_TOKEN: ADMIN } });
+  const b = await startPlatformProcess({
+    args: common,
+    env: { RESTFN_ADMIN_TOKEN: ADMIN },
+    keyFile: a.keyFile,
+  });
+  return { a, b, url };
+}
+
+const getFunction = (url: string, transform = '') =>
+  `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${url}/things\nparameters:\n  x-api-key: { location: header, type: secret, value: api-key }\n${transform}`;
+
+const execute = (p: PlatformProcess, token = ADMIN) =>
+  p.api('POST', '/api/v1/solutions/crm/functions/rest-get-things/execute', { token, body: {} });
+
+describe('two instances on one PostgreSQL', () => {
+  it('publish through A runs through B; a credential set through B is used through A; tokens, audit and rate limits are shared', async () => {
+    const service = await testServer((req, res) =>
+      req.headers['x-api-key'] === SECRET ? json(res, 200, { n: 1, echo: SECRET }) : json(res, 401, {}),
+    );
+    const { a, b, url } = await twoInstances(['--rate-limit', '40']);
+    const published = await a.api('PUT', '/api/v1/solutions/crm', {
+      token: ADMIN,
+      body: { files: { 'functions/rest-get-things.platform': getFunction(service.url) } },
+    });
+    expect(published.status).toBe(201);
+    // B runs what A published: the credential is not there yet, so the platform says which.
+    expect((await execute(b)).body).toMatchObject({ code: 'CREDENTIAL_NOT_FOUND' });
+    const put = await b.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
+      token: ADMIN,
+      body: { kind: 'secret', value: SECRET },
+    });
+    expect(put.status).toBe(201);
+    const ran = await execute(a);
+    expect(ran.body).toMatchObject({ status: 'ok', output: { n: 1, echo: '***' }, version: 1 });
+
+    // A new version through A is what B runs next (the change is told by NOTIFY).
+    await a.api('PUT', '/api/v1/solutions/crm', {
+      token: ADMIN,
+      body: {
+        files: {
+          'functions/rest-get-things.platform': getFunction(
+            service.url,
+            'outputTransform: \'{ "m": n + 1 }\'\n',
+          ),
+        },
+      },
+    });
+    await expect.poll(async () => (await execute(b)).body.version).toBe(2);
+    expect((await execute(b)).body.output).toEqual({ m: 2 });
+
+    // A token made through A works through B; revoked through B, A refuses it.
+    await a.api('POST', '/api/v1/users', {
+      token: ADMIN,
+      body: { name: 'bob', role: 'user', solutions: ['crm'] },
+    });
+    const made = await a.api('POST', '/api/v1/users/bob/tokens', { token: ADMIN, body: {} });
+    const bob = made.body.token as string;
+    expect((await execute(a, bob)).status).toBe(200);
+    expect((await execute(b, bob)).status).toBe(200);
+    await b.api('DELETE', `/api/v1/users/bob/tokens/${made.body.id}`, { token: ADMIN });
+    await expect.poll(async () => (await execute(a, bob)).status).toBe(401);
+
+    // The audit is one log: B lists what A did.
+    const audit = await b.api('GET', '/api/v1/solutions/crm/executions?limit=100', { token: ADMIN });
+    const actions = audit.body.entries.map((e: { action: string }) => e.action);
+    expect(actions.filter((x: string) => x === 'publish')).toHaveLength(2);
+    expect(actions).toContain('credential.put');
+    expect(audit.body.entries.filter((e: { actor: string }) => e.actor === 'bob')).toHaveLength(2);
+
+    // One count per token across the instances: 40 a minute in all, wherever they land.
+    const statuses: number[] = [];
+    for (let i = 0; i < 44; i++)
+      statuses.push((await (i % 2 ? a : b).api('GET', '/api/v1/me', { token: ADMIN })).status);
+    expect(statuses.filter((s) => s === 429).length).toBeGreaterThan(0);
+    expect(statuses.filter((s) => s === 200).length).toBeLessThan(40);
+
+    // The secret is in no answer, log line or row of the database (sealed there).
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    const rows = JSON.stringify((await db.query('SELECT * FROM credentials')).rows);
+    const audited = JSON.stringify((await db.query('SELECT * FROM audit')).rows);
+    await db.end();
+    for (const form of encodings(SECRET)) {
+      expect(JSON.stringify([ran.body, audit.body])).not.toContain(form);
+      expect(a.output() + b.output()).not.toContain(form);
+      expect(rows + audited).not.toContain(form);
+    }
+  });
+
+  it('an OAuth token is fetched once for the whole cluster, however many executions need it at once', async () => {
+    const as = await authServer('http://127.0.0.1:1/callback');
+    const service = await testServer(async (req, res) =>
+      (await as.isValid(req.headers.authorization?.replace(/^Bearer /, '')))
+        ? json(res, 200, { ok: true })
+        : json(res, 401, {}),
+    );
+    const { a, b } = await twoInstances();
+    await a.api('PUT', '/api/v1/solutions/crm', {
+      token: ADMIN,
+      body: {
+        files: {
+          'functions/rest-get-things.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/me\nparameters:\n  accessToken: { location: header, type: test.oauth, value: api }\n`,
+        },
+      },
+    });
+    await b.api('PUT', '/api/v1/solutions/crm/credentials/api', {
+      token: ADMIN,
+      body: {
+        kind: 'oauth',
+        tokenEndpoint: as.tokenEndpoint,
+        clientId: CLIENT_ID,
+        clientSecret: CLIENT_SECRET,
+        scopes: ['api'],
+        grantType: 'client_credentials',
+      },
+    });
+    const answers = await Promise.all(Array.from({ length: 16 }, (_, i) => execute(i % 2 ? a : b)));
+    expect(answers.map((r) => r.status)).toEqual(Array(16).fill(200));
+    expect(as.grants).toEqual(['client_credentials']);
+    for (const form of encodings(CLIENT_SECRET)) expect(a.output() + b.output()).not.toContain(form);
+  });
+});
+
+describe('faults', () => {
+  it('an instance killed (SIGKILL) under load: the other goes on answering; nothing answered is missing', async () => {
+    const service = await testServer((_req, res) => json(res, 200, { n: 1 }));
+    const { a, b } = await twoInstances();
+    await a.api('PUT', '/api/v1/solutions/crm', {
+      token: ADMIN,
+      body: { files: { 'functions/rest-get-things.platform': getFunction(service.url) } },
+    });
+    await a.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
+      token: ADMIN,
+      body: { kind: 'secret', value: SECRET },
+    });
+    const answered: string[] = [];
+    const failedOnB: number[] = [];
+    let killed = false;
+    // Four clients, each alternating between A and B; A dies a quarter of the way through.
+    await Promise.all(
+      Array.from({ length: 4 }, async (_, client) => {
+        for (let i = 0; i < 40; i++) {
+          if (client === 0 && i === 10) {
+            killed = true;
+            await a.stop('SIGKILL');
+          }
+          const target = (i + client) % 2 === 0 ? a : b;
+          if (target === a && killed) continue;
+          try {
+            const r = await execute(target);
+            if (r.status === 200) answered.push(r.body.correlationId);
+            else if (target === b) failedOnB.push(r.status);
+          } catch (error) {
+            // A request in flight on A when it died has no answer: the client would retry elsewhere.
+            if (target === b) throw error;
+          }
+        }
+      }),
+    );
+    expect(killed).toBe(true);
+    expect(failedOnB).toEqual([]);
+    // Every execution answered, through either instance, has its audit row.
+    const audit = await b.api('GET', '/api/v1/solutions/crm/executions?limit=1000', { token: ADMIN });
+    const logged = new Set(audit.body.entries.map((e: { correlationId: string }) => e.correlationId));
+    expect(answered.length).toBeGreaterThan(60);
+    expect(answered.filter((id) => !logged.has(id))).toEqual([]);
+    // The solution and its credential are all there for B.
+    expect((await execute(b)).body).toMatchObject({ status: 'ok', output: { n: 1 } });
+  });
+
+  it('PostgreSQL stopped under load: STORE_UNAVAILABLE (503) while it is down, answers again by themselves when it is back', async () => {
+    const service = await testServer((_req, res) => json(res, 200, { n: 1 }));
+    const { a, b } = await twoInstances();
+    await a.api('PUT', '/api/v1/solutions/crm', {
+      token: ADMIN,
+      body: { files: { 'functions/rest-get-things.platform': getFunction(service.url) } },
+    });
+    await a.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
+      token: ADMIN,
+      body: { kind: 'secret', value: SECRET },
+    });
+    expect((await execute(a)).status).toBe(200);
+    cluster.pause();
+    try {
+      const down = await Promise.all([execute(a), execute(b), execute(a), execute(b)]);
+      for (const answer of down) {
+        expect(answer.status).toBe(503);
+        expect(answer.body).toMatchObject({ status: 'error', code: 'STORE_UNAVAILABLE' });
+      }
+    } finally {
+      cluster.resume();
+    }
+    await expect.poll(async () => (await execute(a)).status, { timeout: 30_000 }).toBe(200);
+    await expect.poll(async () => (await execute(b)).status, { timeout: 30_000 }).toBe(200);
+    // Both processes stayed up the whole time.
+    expect(a.output() + b.output()).not.toMatch(/uncaught|unhandled/i);
+  });
+});
