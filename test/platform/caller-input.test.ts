@@ -81,3 +81,35 @@ continuation:
     expect(platform.output()).not.toContain(SECRET);
   });
 });
+
+describe("a caller's value for a credential parameter", () => {
+  it('is refused on execute and call: the credential is the one the function names', async () => {
+    const service = await testServer((req, res) => json(res, 200, { ok: true, url: req.url }));
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const { user } = await crm(platform, {
+      'functions/rest-get-orders.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${service.url}/orders
+parameters:
+  x-api-key: { location: header, type: secret, value: api-key }
+`,
+    });
+    const path = '/api/v1/solutions/crm/functions/rest-get-orders';
+    for (const [route, body] of [
+      ['execute', { parameters: { 'x-api-key': 'other-key' } }],
+      ['execute', { parameters: { 'x-api-key': 'other-key' }, pages: true }],
+      ['call', { values: { 'x-api-key': 'other-key' } }],
+    ] as const) {
+      const refused = await platform.api('POST', `${path}/${route}`, { token: user, body });
+      expect(refused.status, route).toBe(400);
+      expect(refused.body).toMatchObject({ status: 'error', code: 'REQUEST_INVALID' });
+      expect(refused.body.message).toContain("parameter 'x-api-key' is a credential");
+    }
+    expect(service.requests).toEqual([]);
+
+    // Without it, the function's own credential goes out.
+    const ran = await platform.api('POST', `${path}/execute`, { token: user, body: {} });
+    expect(ran.body).toMatchObject({ status: 'ok', output: { ok: true } });
+    expect(service.requests.map((r) => r.headers['x-api-key'])).toEqual([SECRET]);
+  });
+});

@@ -1,9 +1,11 @@
 import { once } from 'node:events';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RestfnError } from '../../errors/restfn-error.js';
+import { functionFile } from '../../runtime/pipeline.js';
+import { parametersPlan, planOf } from '../../runtime/plan.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import type { PlatformContext } from '../context.js';
-import { errorBody } from '../errors.js';
+import { errorBody, PlatformError } from '../errors.js';
 import { SOLUTION_NAME } from '../publish.js';
 
 interface ExecuteBody {
@@ -69,6 +71,7 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
         });
       const { runtime, version } = await ctx.runtimes.get(solution);
       const parameters = req.body?.parameters ?? {};
+      refuseCredentialValues(runtime, name, parameters, false);
       const context = { ...(req.body?.context ?? {}), user: { id: req.user.id, name: req.user.name } };
       if (req.body?.pages === true) {
         return streamPages(runtime, req, reply, {
@@ -146,6 +149,7 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
       });
       const { runtime, version } = await ctx.runtimes.get(solution);
       const continuation = req.body?.continuation;
+      refuseCredentialValues(runtime, name, req.body?.values ?? {}, continuation !== undefined);
       try {
         const response = await runtime.callStep(name, req.body?.values ?? {}, {
           ...(continuation ? { continuation: { url: continuation.url } } : {}),
@@ -245,4 +249,28 @@ function detailOf(error: unknown): string | null {
 
 function codeOf(error: unknown): string {
   return error instanceof RestfnError ? error.code : 'INTERNAL';
+}
+
+/**
+ * A caller's value for a credential parameter would choose which of the solution's credentials
+ * goes where (another service's key in this function's header): on the platform the key is the one
+ * the function names. A device never sends these values (its `/call` leaves credentials out).
+ */
+function refuseCredentialValues(
+  runtime: Runtime,
+  name: string,
+  given: Readonly<Record<string, unknown>>,
+  continuation: boolean,
+): void {
+  const definition = functionFile(runtime.solution, name).definition;
+  const declared = continuation
+    ? parametersPlan(definition.continuation?.parameters)
+    : planOf(definition).parameters;
+  const named = declared.list.find((p) => p.credential !== undefined && Object.hasOwn(given, p.name));
+  if (named) {
+    throw new PlatformError(
+      'REQUEST_INVALID',
+      `parameter '${named.name}' is a credential: the platform uses the credential the function names, so leave it out`,
+    );
+  }
 }
