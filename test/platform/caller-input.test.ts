@@ -113,3 +113,25 @@ parameters:
     expect(service.requests.map((r) => r.headers['x-api-key'])).toEqual([SECRET]);
   });
 });
+
+describe('a publish whose solution.yaml names another solution', () => {
+  it('is refused and changes nothing', async () => {
+    const platform = await startPlatformProcess();
+    const admin = platform.adminToken;
+    const fn = 'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: https://example.com/x\n';
+    const first = await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: { files: { 'solution.yaml': 'name: crm\n', 'functions/rest-get-x.platform': fn } },
+    });
+    expect(first.status).toBe(201);
+    const other = await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: { files: { 'solution.yaml': 'name: billing\n' } },
+    });
+    expect(other.status).toBe(400);
+    expect(other.body).toMatchObject({ status: 'error', code: 'REQUEST_INVALID' });
+    expect(other.body.message).toContain("solution.yaml names the solution 'billing', not 'crm'");
+    const current = await platform.api('GET', '/api/v1/solutions/crm', { token: admin });
+    expect(current.body).toMatchObject({ version: 1, functions: ['rest-get-x'] });
+  });
+});
