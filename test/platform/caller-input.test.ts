@@ -135,3 +135,42 @@ describe('a publish whose solution.yaml names another solution', () => {
     expect(current.body).toMatchObject({ version: 1, functions: ['rest-get-x'] });
   });
 });
+
+describe('an execution refused before its call', () => {
+  it('still answers a correlation id, the one its audit entry has', async () => {
+    const platform = await startPlatformProcess();
+    const admin = platform.adminToken;
+    await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: {
+        files: {
+          'functions/rest-get-order.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: https://example.com/orders/{id}
+parameters:
+  id: { location: path, type: string, required: true }
+  x-api-key: { location: header, type: secret, value: never-stored }
+`,
+        },
+      },
+    });
+    const path = '/api/v1/solutions/crm/functions/rest-get-order';
+    for (const [route, body, code] of [
+      ['execute', {}, 'PARAMETER_REQUIRED'],
+      ['execute', { parameters: { id: 'o-1' } }, 'CREDENTIAL_NOT_FOUND'],
+      ['call', { values: { id: 'o-1' }, correlationId: 'device-7' }, 'CREDENTIAL_NOT_FOUND'],
+    ] as const) {
+      const answer = await platform.api('POST', `${path}/${route}`, { token: admin, body });
+      expect(answer.body).toMatchObject({ status: 'error', code });
+      const id = answer.body.correlationId as string;
+      expect(typeof id, code).toBe('string');
+      if (route === 'call') expect(id).toBe('device-7');
+      const audit = await platform.api('GET', `/api/v1/solutions/crm/executions?correlationId=${id}`, {
+        token: admin,
+      });
+      expect(audit.body.entries).toMatchObject([
+        { target: 'rest-get-order', outcome: code, correlationId: id },
+      ]);
+    }
+  });
+});

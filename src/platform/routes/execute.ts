@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { RestfnError } from '../../errors/restfn-error.js';
@@ -89,11 +90,8 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
           ? { status: 'ok', output: result.output, correlationId: result.correlationId, version }
           : { status: 'skipped', reason: result.reason, correlationId: result.correlationId, version };
       } catch (error) {
-        await audited(
-          codeOf(error),
-          (error as { correlationId?: string }).correlationId ?? null,
-          detailOf(error),
-        );
+        const correlationId = withCorrelationId(error, randomUUID());
+        await audited(codeOf(error), correlationId, detailOf(error));
         throw error;
       }
     },
@@ -167,12 +165,13 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
         });
         return { ...response, version };
       } catch (error) {
+        const correlationId = withCorrelationId(error, req.body?.correlationId ?? randomUUID());
         await ctx.audit(req, {
           solution,
           action: 'call',
           target: name,
           outcome: codeOf(error),
-          correlationId: (error as { correlationId?: string }).correlationId ?? null,
+          correlationId,
           durationMs: Date.now() - started,
           detail: detailOf(error),
         });
@@ -220,7 +219,7 @@ async function streamPages(
     await line({ status: 'ok', pages, stopped, correlationId });
     await run.audited('ok', correlationId);
   } catch (error) {
-    await run.audited(codeOf(error), (error as { correlationId?: string }).correlationId ?? correlationId);
+    await run.audited(codeOf(error), withCorrelationId(error, correlationId ?? randomUUID()));
     if (!out.destroyed) {
       const coded =
         error instanceof RestfnError
@@ -273,4 +272,16 @@ function refuseCredentialValues(
       `parameter '${named.name}' is a credential: the platform uses the credential the function names, so leave it out`,
     );
   }
+}
+
+/**
+ * The error's correlation id; one is given to a coded error found before any call (a parameter,
+ * credential or definition problem), so the answer and the audit entry name the same execution.
+ */
+function withCorrelationId(error: unknown, id: string): string | null {
+  if (!(error instanceof RestfnError)) return null;
+  const held = (error as { correlationId?: string }).correlationId;
+  if (held !== undefined) return held;
+  Object.defineProperty(error, 'correlationId', { value: id, writable: true, configurable: true });
+  return id;
 }
