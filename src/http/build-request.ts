@@ -200,6 +200,28 @@ export function buildUrl(
 }
 
 /**
+ * The origin (scheme, host and port) of the addresses `template` builds, its base placeholders
+ * filled from `values` as `buildUrl` fills them; undefined when that cannot be told (a base
+ * placeholder without a usable value, or no absolute http(s) address).
+ */
+export function originOf(template: string, values: Readonly<Record<string, unknown>>): string | undefined {
+  const parsed = parseUrlTemplate(template);
+  let unknown = false;
+  const base = parsed.address
+    .slice(0, parsed.pathAt)
+    .replace(PLACEHOLDER, (_, name: string, offset: number) => {
+      const placeholder = parsed.placeholders.find((p) => p.index === offset)!;
+      const given = Object.hasOwn(values, name) ? values[name] : undefined;
+      const value = given === undefined || given === null ? undefined : text(given);
+      if (value === undefined || baseValueProblem(value, parsed, placeholder) !== undefined) unknown = true;
+      return value ?? '';
+    });
+  if (unknown) return undefined;
+  const url = URL.parse(base.trim());
+  return url !== null && (url.protocol === 'http:' || url.protocol === 'https:') ? url.origin : undefined;
+}
+
+/**
  * A path value, percent-encoded as one segment. `.` and `..` are refused: URL parsers treat them,
  * and their encoded forms `%2E`/`%2E%2E`, as dot segments that move the request to another path.
  */

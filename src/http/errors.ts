@@ -178,8 +178,15 @@ export class ResponseTooDeepError extends CallError {
  * private, link-local, ...), on the first request or on a redirect.
  */
 export class TargetRefusedError extends CallError {
-  constructor(request: RequestSummary, detail: string, options?: { cause?: unknown }) {
-    super('TARGET_REFUSED', `${request.method} ${request.url} was not sent: ${detail}`, request, options);
+  constructor(request: RequestSummary, detail: string, options?: { cause?: unknown; redirected?: boolean }) {
+    super(
+      'TARGET_REFUSED',
+      options?.redirected
+        ? `${request.method} ${request.url} redirects to a target that is refused; not followed: ${detail}`
+        : `${request.method} ${request.url} was not sent: ${detail}`,
+      request,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
   }
 }
 

@@ -76,13 +76,15 @@ export class Transport {
     const passOn = () => aborts.abort(signal?.reason);
     if (signal?.aborted) passOn();
     else signal?.addEventListener('abort', passOn, { once: true });
+    // Redirects followed so far: a refused target after one is the redirect's, not the request's.
+    let hops = 0;
     try {
       let current = req;
       let visited: Set<string> | undefined;
-      for (let hops = 0; ; hops++) {
+      for (; ; hops++) {
         // A host that is an IP needs no lookup, so the guard sees it here (every hop).
         const refused = this.guard && checkLiteral(this.guard, new URL(current.url));
-        if (refused) throw new TargetRefusedError(summary, refused);
+        if (refused) throw new TargetRefusedError(summary, refused, { redirected: hops > 0 });
         const res = await request(current.url, {
           dispatcher: this.dispatcher,
           method: current.method as Dispatcher.HttpMethod,
@@ -141,7 +143,7 @@ export class Transport {
       if (timedOut && !signal?.aborted) {
         throw new TimeoutError(summary, 'request', this.options.requestTimeoutMs, error);
       }
-      throw this.translate(error, summary);
+      throw this.translate(error, summary, hops > 0);
     } finally {
       timer.clear();
       signal?.removeEventListener('abort', passOn);
@@ -152,7 +154,7 @@ export class Transport {
     return this.dispatcher.close();
   }
 
-  private translate(error: unknown, summary: RequestSummary): unknown {
+  private translate(error: unknown, summary: RequestSummary, redirected: boolean): unknown {
     // Raised here already (redirect limits, a body over the size limit): nothing to translate.
     if (error instanceof CallError) return error;
     // By undici's stable error codes (lib/core/errors.js), not classes or message texts: a second
@@ -169,7 +171,7 @@ export class Transport {
       case 'ABORT_ERR':
         return new AbortedError(summary, error);
       case 'TARGET_REFUSED':
-        return new TargetRefusedError(summary, (error as Error).message, { cause: error });
+        return new TargetRefusedError(summary, (error as Error).message, { cause: error, redirected });
     }
     if ((error as Error)?.name === 'AbortError') return new AbortedError(summary, error);
     const detail =

@@ -71,6 +71,15 @@ export async function validateUpload(
   try {
     writeFiles(root, files);
     const solution = loadSolution(root, { displayBase: root });
+    // `restfn publish` uploads under the name solution.yaml gives; another name would make
+    // `@ctx.solution.name` and the device's `--server` calls disagree with the platform's.
+    const declared = solution.settings?.definition?.name;
+    if (declared !== undefined && declared !== name) {
+      throw new PlatformError(
+        'REQUEST_INVALID',
+        `solution.yaml names the solution '${declared}', not '${name}': publish it under its own name`,
+      );
+    }
     const { diagnostics, errors, warnings } = await validateSolution(solution);
     return { diagnostics, errors, warnings };
   } finally {

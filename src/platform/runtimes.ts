@@ -2,6 +2,7 @@ import { StoreCredentialProvider } from '../auth/provider.js';
 import { loadSolution } from '../definition/solution.js';
 import { SYSTEM_CLOCK } from '../errors/clock.js';
 import type { AddressGuard } from '../http/address-guard.js';
+import { DEFAULT_HTTP } from '../http/options.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { PlatformError } from './errors.js';
 import { materialise } from './publish.js';
@@ -9,6 +10,13 @@ import { guardedFetch } from './ssrf.js';
 import type { PlatformStore, VersionRecord } from './store/types.js';
 import type { TtlCache } from './ttl-cache.js';
 import type { Vault } from './vault/vault.js';
+
+/**
+ * The largest response body the platform reads for any solution: an author's
+ * `settings.http.maxResponseMb` may lower it, not raise it (every solution shares the process's
+ * memory).
+ */
+export const PLATFORM_MAX_RESPONSE_BYTES = DEFAULT_HTTP.maxResponseBytes;
 
 /** How long a replaced version's runtime stays open for executions still running on it. */
 const RETIRE_AFTER_MS = 60_000;
@@ -63,7 +71,13 @@ export class Runtimes {
     const root = materialise(dataDir, solution, version, files);
     const loaded = loadSolution(root, { displayBase: root });
     const guard = guardFor(solution);
+    const askedMb = loaded.settings?.definition?.settings?.http?.maxResponseMb;
+    const maxResponseBytes = Math.min(
+      askedMb == null ? PLATFORM_MAX_RESPONSE_BYTES : Math.round(askedMb * 1024 * 1024),
+      PLATFORM_MAX_RESPONSE_BYTES,
+    );
     const runtime = createRuntime(loaded, {
+      http: { maxResponseBytes },
       credentials: new StoreCredentialProvider(
         () => vault.records(solution),
         SYSTEM_CLOCK,

@@ -87,7 +87,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
         `the master key given (id ${keyIdOf(key)}) does not open this data: its credentials are sealed under key ${foreign.keyId}; start with that key (RESTFN_MASTER_KEY or --master-key-file), or the one 'restfn serve rotate-key' wrote`,
       );
     }
-    const adminToken = await ensureAdmin(store, env);
+    checkAdminToken(env);
     const vault = new Vault(store, key);
     const auditLog = new AuditLog(store);
     const tokens = new TtlCache<string, Awaited<ReturnType<PlatformStore['tokenByHash']>>>(CACHE_TTL_MS);
@@ -146,6 +146,15 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
         'LISTEN_FAILED',
       );
     }
+    // The first admin is made once the server listens: a start that fails (a busy port) must not
+    // make an admin whose token, printed only now, nobody saw.
+    let adminToken: string | undefined;
+    try {
+      adminToken = await ensureAdmin(store, env);
+    } catch (error) {
+      await app.close();
+      throw error;
+    }
     const close = () => {
       closing ??= (async () => {
         const timeout = options.shutdownTimeoutMs ?? 10_000;
@@ -173,6 +182,16 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
   }
 }
 
+/** `RESTFN_ADMIN_TOKEN`, when set, must be long enough to be a token (checked before listening). */
+function checkAdminToken(env: NodeJS.ProcessEnv): void {
+  const given = env[ADMIN_TOKEN_ENV] || undefined;
+  if (given !== undefined && given.length < 32) {
+    throw new UsageError(
+      `${ADMIN_TOKEN_ENV} is too short to be a token: use at least 32 random characters (openssl rand -base64 32)`,
+    );
+  }
+}
+
 /**
  * The first admin: with `RESTFN_ADMIN_TOKEN` set, a user `admin` whose token is that value (an
  * operator's deployment chooses it); otherwise a fresh token, returned to be shown once. Nothing
@@ -181,11 +200,6 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
 async function ensureAdmin(store: PlatformStore, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   if ((await store.countAdmins()) > 0) return undefined;
   const given = env[ADMIN_TOKEN_ENV] || undefined;
-  if (given !== undefined && given.length < 32) {
-    throw new UsageError(
-      `${ADMIN_TOKEN_ENV} is too short to be a token: use at least 32 random characters (openssl rand -base64 32)`,
-    );
-  }
   const token = given ?? newToken();
   const taken = await store.userByName('admin');
   const user = await store.createUser({

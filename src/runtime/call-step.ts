@@ -1,14 +1,16 @@
 import { randomUUID } from 'node:crypto';
+import { printable } from '../errors/printable.js';
 import type { AbortLike } from '../http/abort.js';
-import { CallError } from '../http/errors.js';
+import { originOf } from '../http/build-request.js';
+import { CallError, TargetRefusedError } from '../http/errors.js';
 import { callWithRetries } from './call.js';
-import { createContext } from './context.js';
-import type { Engine, RemoteResponse } from './engine.js';
-import { fieldsOf } from './field.js';
+import { createContext, type ExecutionContext } from './context.js';
+import type { Engine, FunctionFile, RemoteResponse } from './engine.js';
+import { type Field, fieldsOf } from './field.js';
 import { maskJson } from './mask.js';
 import { resolveParameters } from './parameters.js';
 import { functionFile } from './pipeline.js';
-import { parametersPlan, placeholderNames, planOf } from './plan.js';
+import { type FunctionPlan, parametersPlan, placeholderNames, planOf } from './plan.js';
 import { parameterInput } from './transform-input.js';
 
 /**
@@ -55,6 +57,8 @@ export async function callStep(
   );
   const parameters = pending instanceof Promise ? await pending : pending;
   ctx.parameters = Object.fromEntries(parameters.map((p) => [p.name, p.value]));
+  if (continuation?.url !== undefined)
+    await checkContinuation(definition, plan, continuation.url, ctx, field);
   const inputTransform = definition.inputTransform;
   const called = callWithRetries({
     engine,
@@ -84,4 +88,38 @@ export async function callStep(
     body: maskJson(parsed, secrets),
     correlationId: ctx.correlationId,
   };
+}
+
+/**
+ * A next link that comes from the caller (a device computed it from the previous page) could name
+ * any address, and the continuation's credentials would go there: it must have the origin the
+ * function itself calls, as a redirect of a request with credentials must. The function's own
+ * address is built as for a first page (a url expression evaluated; base placeholders filled from
+ * the parameters, else the function's fixed defaults).
+ */
+async function checkContinuation(
+  definition: FunctionFile['definition'],
+  plan: FunctionPlan,
+  url: string,
+  ctx: ExecutionContext,
+  field: Field,
+): Promise<void> {
+  const values: Record<string, unknown> = {};
+  for (const p of plan.parameters.list)
+    if (p.literal && p.definition.value !== undefined) values[p.name] = p.definition.value;
+  Object.assign(values, ctx.parameters);
+  const own = originOf(
+    plan.urlIsExpression ? String(await field(['url'], definition.url, ctx)) : definition.url,
+    values,
+  );
+  const next = originOf(url, values);
+  if (own !== undefined && own === next) return;
+  const error = new TargetRefusedError(
+    { method: definition.method, url: printable(url) },
+    own === undefined
+      ? "a continuation page goes only to the origin the function calls, and that origin cannot be told without the parameters that fill the url's host"
+      : `a continuation page goes only to the origin the function calls (${own}), not to ${next ?? 'an address without one'}`,
+  );
+  error.correlationId = ctx.correlationId;
+  throw error;
 }

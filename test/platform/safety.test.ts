@@ -62,6 +62,10 @@ describe('the platform does not call its own network (SSRF)', () => {
     expect((await execute('rest-allowed')).body).toMatchObject({ status: 'ok', output: { ok: '/allowed' } });
     const hop = await execute('rest-hop-open');
     expect(hop.body).toMatchObject({ code: 'TARGET_REFUSED' });
+    // The request was sent; its redirect was not followed (not "was not sent").
+    expect(hop.body.message).toBe(
+      `GET http://localhost:${port}/hop redirects to a target that is refused; not followed: the target 127.0.0.1 is a loopback address; the platform does not call such addresses unless the operator allows it (restfn serve --allow-target SOLUTION=HOST, or --allow-private-targets)`,
+    );
     expect(hits).toEqual(['/allowed', '/hop']);
 
     // Without the allowlist, the name that resolves to loopback is refused at connect time.

@@ -4,6 +4,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { httpStatusOf } from '../../errors/codes.js';
 import { RestfnError } from '../../errors/restfn-error.js';
 import type { ExecutionEvent } from '../../runtime/events.js';
+import { functionFile } from '../../runtime/pipeline.js';
+import { parametersPlan, planOf } from '../../runtime/plan.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { authorize } from '../auth/authorize.js';
 import type { PlatformContext } from '../context.js';
@@ -81,6 +83,7 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
         });
       const { runtime, version } = await ctx.runtimes.get(solution);
       const parameters = req.body?.parameters ?? {};
+      refuseCredentialValues(runtime, name, parameters, false);
       const context = { ...(req.body?.context ?? {}), user: { id: req.user.id, name: req.user.name } };
       if (req.body?.pages === true) {
         return streamPages(runtime, req, reply, {
@@ -105,7 +108,8 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
             : { status: 'skipped', reason: result.reason, correlationId, version };
         return trace ? { ...answer, trace: trace.exchanges } : answer;
       } catch (error) {
-        await audited(codeOf(error), correlationId, detailOf(error));
+        // Errors found before the call (parameters, credentials) carry the execution's id too.
+        await audited(codeOf(error), withCorrelationId(error, correlationId), detailOf(error));
         if (!trace || !(error instanceof RestfnError)) throw error;
         return reply.status(httpStatusOf(error.code)).send({ ...errorBody(error), trace: trace.exchanges });
       } finally {
@@ -164,6 +168,7 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
       });
       const { runtime, version } = await ctx.runtimes.get(solution);
       const continuation = req.body?.continuation;
+      refuseCredentialValues(runtime, name, req.body?.values ?? {}, continuation !== undefined);
       try {
         const response = await runtime.callStep(name, req.body?.values ?? {}, {
           ...(continuation ? { continuation: { url: continuation.url } } : {}),
@@ -181,12 +186,13 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
         });
         return { ...response, version };
       } catch (error) {
+        const correlationId = withCorrelationId(error, req.body?.correlationId ?? randomUUID());
         await ctx.audit(req, {
           solution,
           action: 'call',
           target: name,
           outcome: codeOf(error),
-          correlationId: (error as { correlationId?: string }).correlationId ?? null,
+          correlationId,
           durationMs: Date.now() - started,
           detail: detailOf(error),
         });
@@ -234,7 +240,7 @@ async function streamPages(
     await line({ status: 'ok', pages, stopped, correlationId });
     await run.audited('ok', correlationId);
   } catch (error) {
-    await run.audited(codeOf(error), (error as { correlationId?: string }).correlationId ?? correlationId);
+    await run.audited(codeOf(error), withCorrelationId(error, correlationId ?? randomUUID()));
     if (!out.destroyed) {
       const coded =
         error instanceof RestfnError
@@ -294,4 +300,40 @@ function detailOf(error: unknown): string | null {
 
 function codeOf(error: unknown): string {
   return error instanceof RestfnError ? error.code : 'INTERNAL';
+}
+
+/**
+ * A caller's value for a credential parameter would choose which of the solution's credentials
+ * goes where (another service's key in this function's header): on the platform the key is the one
+ * the function names. A device never sends these values (its `/call` leaves credentials out).
+ */
+function refuseCredentialValues(
+  runtime: Runtime,
+  name: string,
+  given: Readonly<Record<string, unknown>>,
+  continuation: boolean,
+): void {
+  const definition = functionFile(runtime.solution, name).definition;
+  const declared = continuation
+    ? parametersPlan(definition.continuation?.parameters)
+    : planOf(definition).parameters;
+  const named = declared.list.find((p) => p.credential !== undefined && Object.hasOwn(given, p.name));
+  if (named) {
+    throw new PlatformError(
+      'REQUEST_INVALID',
+      `parameter '${named.name}' is a credential: the platform uses the credential the function names, so leave it out`,
+    );
+  }
+}
+
+/**
+ * The error's correlation id; one is given to a coded error found before any call (a parameter,
+ * credential or definition problem), so the answer and the audit entry name the same execution.
+ */
+function withCorrelationId(error: unknown, id: string): string | null {
+  if (!(error instanceof RestfnError)) return null;
+  const held = (error as { correlationId?: string }).correlationId;
+  if (held !== undefined) return held;
+  Object.defineProperty(error, 'correlationId', { value: id, writable: true, configurable: true });
+  return id;
 }
