@@ -1,10 +1,22 @@
+import { randomBytes } from 'node:crypto';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type PostgresCluster, startPostgres } from '../../scripts/pg-cluster.mjs';
+import { login } from '../../src/auth/login.js';
+import { StoreCredentialProvider } from '../../src/auth/provider.js';
+import { CredentialStore, type OAuthCredential } from '../../src/auth/store.js';
+import { loadSolution } from '../../src/definition/solution.js';
+import { PostgresPlatformStore } from '../../src/platform/store/postgres/store.js';
+import { Vault } from '../../src/platform/vault/vault.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { recordingClock } from '../helpers/clock.js';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
-import { authServer, CLIENT_ID, CLIENT_SECRET } from '../helpers/oauth-server.js';
+import { actAsUser, authServer, CLIENT_ID, CLIENT_SECRET } from '../helpers/oauth-server.js';
 import { type PlatformProcess, startPlatformProcess } from '../helpers/platform.js';
+import { tempSolution } from '../helpers/temp-solution.js';
 
 /**
  * Scale-out (issue 16): two real `restfn serve` processes on one real PostgreSQL, as an operator
@@ -150,6 +162,79 @@ describe('two instances on one PostgreSQL', () => {
     expect(answers.map((r) => r.status)).toEqual(Array(16).fill(200));
     expect(as.grants).toEqual(['client_credentials']);
     for (const form of encodings(CLIENT_SECRET)) expect(a.output() + b.output()).not.toContain(form);
+  });
+});
+
+describe('OAuth refresh across instances', () => {
+  it('expired tokens with a rotating refresh token: one refresh for ten executions on two instances; the rotated token kept', async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const redirectUri = `http://127.0.0.1:${(probe.address() as { port: number }).port}/callback`;
+    await new Promise((resolve) => probe.close(resolve));
+    const as = await authServer(redirectUri, 60);
+    const service = await testServer(async (req, res) =>
+      (await as.isValid(req.headers.authorization?.replace(/^Bearer /, '')))
+        ? json(res, 200, { ok: true })
+        : json(res, 401, {}),
+    );
+    const credential: OAuthCredential = {
+      kind: 'oauth',
+      tokenEndpoint: as.tokenEndpoint,
+      authorizationEndpoint: as.authorizationEndpoint,
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      scopes: ['api', 'offline_access'],
+      grantType: 'authorization_code',
+      redirectUri,
+    };
+    // A user's login (played here on a device store) gives the tokens the platform then holds.
+    const root = tempSolution({
+      'functions/rest-me.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/me\nparameters:\n  accessToken: { location: header, type: test.oauth, value: web }\n`,
+    });
+    const device = new CredentialStore(join(root, 'device.db'), randomBytes(32));
+    device.set('web', credential);
+    const clock = recordingClock(Date.now());
+    let user: Promise<URL> | undefined;
+    await login(device, 'web', {
+      clock,
+      onUrl: (url) => {
+        user = actAsUser(url);
+      },
+    });
+    await user;
+    const loggedIn = device.getTokens('web')!;
+    expect(loggedIn.refreshToken).toBeTruthy();
+
+    // Two instances: each its own connections to one database, one master key.
+    const url = await cluster.createDatabase();
+    const master = randomBytes(32);
+    const instances = await Promise.all(
+      [0, 1].map(async () => {
+        const store = await PostgresPlatformStore.open(url);
+        const vault = new Vault(store, master);
+        const runtime = createRuntime(loadSolution(root), {
+          credentials: new StoreCredentialProvider(() => vault.records('crm'), clock),
+          clock,
+        });
+        onTestFinished(async () => {
+          await runtime.close();
+          await store.close();
+        });
+        return { vault, runtime };
+      }),
+    );
+    await instances[0]!.vault.put('crm', 'web', credential, 'ada');
+    // Expired: every execution needs new tokens before its call.
+    await instances[0]!.vault.records('crm').setTokens('web', { ...loggedIn, expiresAt: 0 });
+
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => instances[i % 2]!.runtime.execute('rest-me')),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill('ok'));
+    expect(as.grants.filter((g) => g === 'refresh_token')).toHaveLength(1);
+    const held = await instances[1]!.vault.records('crm').getTokens('web');
+    expect(held?.refreshToken).toBeTruthy();
+    expect(held?.refreshToken).not.toBe(loggedIn.refreshToken);
   });
 });
 
