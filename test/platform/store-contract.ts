@@ -341,24 +341,27 @@ export function storeContract(engine: string, harness: StoreHarness): void {
     });
 
     withStore(
-      'rate limits: one count per key and window, a new window when the last one ended',
+      'rate limits: counts added per key and window; a new window when the last ended',
       async ({ store }) => {
         const t = 1_800_000_000_000;
-        expect(await store.rateLimitHit('token:a', 60_000, t)).toEqual({ count: 1, resetAtMs: t + 60_000 });
-        expect(await store.rateLimitHit('token:a', 60_000, t + 10)).toEqual({
-          count: 2,
+        expect(await store.rateLimitAdd('token:a', 1, 60_000, t)).toEqual({
+          count: 1,
           resetAtMs: t + 60_000,
         });
-        expect(await store.rateLimitHit('token:b', 60_000, t + 20)).toEqual({
-          count: 1,
+        expect(await store.rateLimitAdd('token:a', 3, 60_000, t + 10)).toEqual({
+          count: 4,
+          resetAtMs: t + 60_000,
+        });
+        expect(await store.rateLimitAdd('token:b', 2, 60_000, t + 20)).toEqual({
+          count: 2,
           resetAtMs: t + 60_020,
         });
         const many = await Promise.all(
-          Array.from({ length: 5 }, () => store.rateLimitHit('token:a', 60_000, t + 30)),
+          Array.from({ length: 5 }, () => store.rateLimitAdd('token:a', 1, 60_000, t + 30)),
         );
-        expect(many.map((h) => h.count).sort((x, y) => x - y)).toEqual([3, 4, 5, 6, 7]);
-        expect(await store.rateLimitHit('token:a', 60_000, t + 60_000)).toEqual({
-          count: 1,
+        expect(many.map((h) => h.count).sort((x, y) => x - y)).toEqual([5, 6, 7, 8, 9]);
+        expect(await store.rateLimitAdd('token:a', 2, 60_000, t + 60_000)).toEqual({
+          count: 2,
           resetAtMs: t + 120_000,
         });
       },

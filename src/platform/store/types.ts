@@ -160,11 +160,16 @@ export interface PlatformStore {
 
   // Rate limits (per token, per address): one count per fixed window.
   /**
-   * Counts one request for `key` in its current window (a new window of `windowMs` starts when the
-   * last one ended at `nowMs`); the count so far and when the window ends. Shared by every
-   * instance on the same state.
+   * Adds `count` requests to `key`'s current window (a new window of `windowMs` starts when the
+   * last one ended at `nowMs`); the window's total so far, from every instance on the same state,
+   * and when it ends.
    */
-  rateLimitHit(key: string, windowMs: number, nowMs: number): Promise<{ count: number; resetAtMs: number }>;
+  rateLimitAdd(
+    key: string,
+    count: number,
+    windowMs: number,
+    nowMs: number,
+  ): Promise<{ count: number; resetAtMs: number }>;
 
   /**
    * Runs `work` while holding the lock `name`, which one caller at a time holds across every

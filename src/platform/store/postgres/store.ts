@@ -382,8 +382,9 @@ export class PostgresPlatformStore implements PlatformStore {
     });
   }
 
-  async rateLimitHit(
+  async rateLimitAdd(
     key: string,
+    count: number,
     windowMs: number,
     nowMs: number,
   ): Promise<{ count: number; resetAtMs: number }> {
@@ -391,12 +392,12 @@ export class PostgresPlatformStore implements PlatformStore {
     if (Math.random() < 0.01)
       await this.query('DELETE FROM rate_limits WHERE reset_at < $1', [nowMs - windowMs]);
     const rows = await this.query<{ count: number; reset_at: string }>(
-      `INSERT INTO rate_limits (key, count, reset_at) VALUES ($1, 1, $2::bigint + $3::bigint)
+      `INSERT INTO rate_limits (key, count, reset_at) VALUES ($1, $4, $2::bigint + $3::bigint)
          ON CONFLICT (key) DO UPDATE SET
-           count = CASE WHEN rate_limits.reset_at <= $2 THEN 1 ELSE rate_limits.count + 1 END,
+           count = CASE WHEN rate_limits.reset_at <= $2 THEN $4 ELSE rate_limits.count + $4 END,
            reset_at = CASE WHEN rate_limits.reset_at <= $2 THEN $2::bigint + $3::bigint ELSE rate_limits.reset_at END
          RETURNING count, reset_at`,
-      [key, nowMs, windowMs],
+      [key, nowMs, windowMs, count],
     );
     const row = rows[0]!;
     return { count: row.count, resetAtMs: Number(row.reset_at) };

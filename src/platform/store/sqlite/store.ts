@@ -288,8 +288,9 @@ export class SqlitePlatformStore implements PlatformStore {
     })();
   }
 
-  async rateLimitHit(
+  async rateLimitAdd(
     key: string,
+    count: number,
     windowMs: number,
     nowMs: number,
   ): Promise<{ count: number; resetAtMs: number }> {
@@ -303,7 +304,7 @@ export class SqlitePlatformStore implements PlatformStore {
       hit = { count: 0, resetAtMs: nowMs + windowMs };
       this.rateLimits.set(key, hit);
     }
-    hit.count++;
+    hit.count += count;
     return { ...hit };
   }
 
