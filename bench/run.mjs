@@ -5,7 +5,17 @@
 // One script can also run alone: node bench/NAME.mjs [--quick]
 import { spawn } from 'node:child_process';
 
-const SCRIPTS = ['startup', 'validate', 'execute', 'regex', 'sync', 'queue', 'platform', 'cluster', 'console'];
+const SCRIPTS = [
+  'startup',
+  'validate',
+  'execute',
+  'regex',
+  'sync',
+  'queue',
+  'platform',
+  'cluster',
+  'console',
+];
 
 /** The target table, in its order: what a figure is when no script reported it. */
 const FIGURES = [
