@@ -42,7 +42,7 @@ for (const name of wanted.length > 0 ? wanted : SCRIPTS) {
 }
 const seconds = ((performance.now() - started) / 1000).toFixed(0);
 console.log(
-  `\ntarget figures (issues 11, 12, 14; ${passed.includes('--quick') ? 'quick, ' : ''}${seconds} s in all)`,
+  `\ntarget figures (issues 11, 12, 14, 15, 16; ${passed.includes('--quick') ? 'quick, ' : ''}${seconds} s in all)`,
 );
 printTable(
   [
