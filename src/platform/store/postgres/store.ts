@@ -1,5 +1,17 @@
 import pg from 'pg';
 import { PlatformError } from '../../errors.js';
+import {
+  type AuditRow,
+  auditOf,
+  type CredentialDbRow,
+  credentialOf,
+  type TokenRow,
+  tokenOf,
+  type UserRow,
+  userOf,
+  type VersionRow,
+  versionOf,
+} from '../rows.js';
 import type {
   AuditEntry,
   AuditFilter,
@@ -152,8 +164,8 @@ export class PostgresPlatformStore implements PlatformStore {
   }
 
   async listUsers(): Promise<UserRecord[]> {
-    const rows = await this.query<UserRow>(`${USER_SELECT} ORDER BY u.name COLLATE "C"`);
-    return rows.map(userOf);
+    const rows = await this.query<UserWithSolutions>(`${USER_SELECT} ORDER BY u.name COLLATE "C"`);
+    return rows.map((r) => userOf(r, r.solutions));
   }
 
   async addMembership(userId: string, solution: string): Promise<void> {
@@ -457,17 +469,7 @@ export class PostgresPlatformStore implements PlatformStore {
        ORDER BY seq DESC LIMIT $5`,
       [solution, filter.target ?? null, filter.outcome ?? null, filter.correlationId ?? null, limit],
     );
-    return rows.map((r) => ({
-      at: r.at,
-      actor: r.actor,
-      solution: r.solution,
-      action: r.action,
-      target: r.target,
-      outcome: r.outcome,
-      correlationId: r.correlation_id,
-      durationMs: r.duration_ms,
-      detail: r.detail,
-    }));
+    return rows.map(auditOf);
   }
 
   async close(): Promise<void> {
@@ -477,8 +479,8 @@ export class PostgresPlatformStore implements PlatformStore {
   }
 
   private async user(by: 'id' | 'name', value: string): Promise<UserRecord | undefined> {
-    const rows = await this.query<UserRow>(`${USER_SELECT} WHERE u.${by} = $1`, [value]);
-    return rows[0] && userOf(rows[0]);
+    const rows = await this.query<UserWithSolutions>(`${USER_SELECT} WHERE u.${by} = $1`, [value]);
+    return rows[0] && userOf(rows[0], rows[0].solutions);
   }
 
   private async query<R extends pg.QueryResultRow>(text: string, values: unknown[] = []): Promise<R[]> {
@@ -599,86 +601,5 @@ const USER_SELECT = `SELECT u.*, coalesce(
     '{}') AS solutions
   FROM users u`;
 
-interface UserRow {
-  id: string;
-  name: string;
-  role: Role;
-  password_hash: string | null;
-  created: string;
-  solutions: string[];
-}
-interface TokenRow {
-  id: string;
-  user_id: string;
-  name: string;
-  created: string;
-  revoked: string | null;
-}
-interface VersionRow {
-  solution: string;
-  version: number;
-  created: string;
-  created_by: string;
-  digest: string;
-}
-interface CredentialDbRow {
-  solution: string;
-  key: string;
-  kind: string;
-  meta: string;
-  key_id: string;
-  wrapped_key: Buffer;
-  data: Buffer;
-  updated: string;
-  updated_by: string;
-}
-interface AuditRow {
-  at: string;
-  actor: string;
-  solution: string | null;
-  action: string;
-  target: string | null;
-  outcome: string;
-  correlation_id: string | null;
-  duration_ms: number | null;
-  detail: string | null;
-}
-
-function userOf(row: UserRow): UserRecord {
-  return {
-    id: row.id,
-    name: row.name,
-    role: row.role,
-    passwordHash: row.password_hash,
-    solutions: row.solutions,
-    created: row.created,
-  };
-}
-
-function tokenOf(row: TokenRow): TokenRecord {
-  return { id: row.id, userId: row.user_id, name: row.name, created: row.created, revoked: row.revoked };
-}
-
-function versionOf(row: VersionRow): VersionRecord {
-  return {
-    solution: row.solution,
-    version: row.version,
-    created: row.created,
-    createdBy: row.created_by,
-    digest: row.digest,
-  };
-}
-
-function credentialOf(row: CredentialDbRow): CredentialRow {
-  return {
-    solution: row.solution,
-    key: row.key,
-    kind: row.kind,
-    meta: JSON.parse(row.meta) as Record<string, unknown>,
-    keyId: row.key_id,
-    wrappedKey: row.wrapped_key,
-    data: row.data,
-    updated: row.updated,
-    updatedBy: row.updated_by,
-  };
-}
+/** A user's row with their solutions, as USER_SELECT gives it. */
+type UserWithSolutions = UserRow & { solutions: string[] };

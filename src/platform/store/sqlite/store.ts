@@ -3,6 +3,18 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { privateFile } from '../../../local/private-path.js';
 import { PlatformError } from '../../errors.js';
+import {
+  type AuditRow,
+  auditOf,
+  type CredentialDbRow,
+  credentialOf,
+  type TokenRow,
+  tokenOf,
+  type UserRow,
+  userOf,
+  type VersionRow,
+  versionOf,
+} from '../rows.js';
 import type {
   AuditEntry,
   AuditFilter,
@@ -145,20 +157,20 @@ export class SqlitePlatformStore implements PlatformStore {
       | undefined;
     if (!row) return undefined;
     const user = await this.userById(row.user_id);
-    return user && { token: token(row), user };
+    return user && { token: tokenOf(row), user };
   }
 
   async listTokens(userId: string): Promise<TokenRecord[]> {
     return (
       this.sql('SELECT * FROM tokens WHERE user_id = ? ORDER BY created').all(userId) as TokenRow[]
-    ).map(token);
+    ).map(tokenOf);
   }
 
   async revokeToken(id: string): Promise<TokenRecord | undefined> {
     this.sql('UPDATE tokens SET revoked = ? WHERE id = ? AND revoked IS NULL').run(now(), id);
     this.changed({ kind: 'access' });
     const row = this.sql('SELECT * FROM tokens WHERE id = ?').get(id) as TokenRow | undefined;
-    return row && token(row);
+    return row && tokenOf(row);
   }
 
   async createSession(hash: string, session: SessionRecord): Promise<void> {
@@ -225,7 +237,7 @@ export class SqlitePlatformStore implements PlatformStore {
     const row = this.sql(
       'SELECT solution, version, created, created_by, digest FROM versions WHERE solution = ? ORDER BY version DESC LIMIT 1',
     ).get(solution) as VersionRow | undefined;
-    return row && version(row);
+    return row && versionOf(row);
   }
 
   async versionFiles(solution: string, v: number): Promise<Record<string, string> | undefined> {
@@ -241,7 +253,7 @@ export class SqlitePlatformStore implements PlatformStore {
         `SELECT solution, version, created, created_by, digest FROM versions v
            WHERE version = (SELECT max(version) FROM versions WHERE solution = v.solution) ORDER BY solution`,
       ).all() as VersionRow[]
-    ).map(version);
+    ).map(versionOf);
   }
 
   async putCredential(row: CredentialRow): Promise<void> {
@@ -258,13 +270,13 @@ export class SqlitePlatformStore implements PlatformStore {
     const row = this.sql('SELECT * FROM credentials WHERE solution = ? AND key = ?').get(solution, key) as
       | CredentialDbRow
       | undefined;
-    return row && credential(row);
+    return row && credentialOf(row);
   }
 
   async listCredentials(solution: string): Promise<CredentialRow[]> {
     return (
       this.sql('SELECT * FROM credentials WHERE solution = ? ORDER BY key').all(solution) as CredentialDbRow[]
-    ).map(credential);
+    ).map(credentialOf);
   }
 
   async deleteCredential(solution: string, key: string): Promise<boolean> {
@@ -273,7 +285,7 @@ export class SqlitePlatformStore implements PlatformStore {
 
   async allCredentials(): Promise<CredentialRow[]> {
     return (this.sql('SELECT * FROM credentials ORDER BY solution, key').all() as CredentialDbRow[]).map(
-      credential,
+      credentialOf,
     );
   }
 
@@ -348,17 +360,7 @@ export class SqlitePlatformStore implements PlatformStore {
       outcome: filter.outcome ?? null,
       correlationId: filter.correlationId ?? null,
     }) as AuditRow[];
-    return rows.map((r) => ({
-      at: r.at,
-      actor: r.actor,
-      solution: r.solution,
-      action: r.action,
-      target: r.target,
-      outcome: r.outcome,
-      correlationId: r.correlation_id,
-      durationMs: r.duration_ms,
-      detail: r.detail,
-    }));
+    return rows.map(auditOf);
   }
 
   async close(): Promise<void> {
@@ -382,14 +384,7 @@ export class SqlitePlatformStore implements PlatformStore {
         solution: string;
       }>
     ).map((m) => m.solution);
-    return {
-      id: row.id,
-      name: row.name,
-      role: row.role,
-      passwordHash: row.password_hash,
-      solutions,
-      created: row.created,
-    };
+    return userOf(row, solutions);
   }
 }
 
@@ -415,76 +410,4 @@ const RATE_LIMIT_KEYS = 50_000;
 
 function now(): string {
   return new Date().toISOString();
-}
-
-interface UserRow {
-  id: string;
-  name: string;
-  role: Role;
-  password_hash: string | null;
-  created: string;
-}
-interface TokenRow {
-  id: string;
-  user_id: string;
-  name: string;
-  created: string;
-  revoked: string | null;
-}
-interface VersionRow {
-  solution: string;
-  version: number;
-  created: string;
-  created_by: string;
-  digest: string;
-}
-interface CredentialDbRow {
-  solution: string;
-  key: string;
-  kind: string;
-  meta: string;
-  key_id: string;
-  wrapped_key: Buffer;
-  data: Buffer;
-  updated: string;
-  updated_by: string;
-}
-interface AuditRow {
-  at: string;
-  actor: string;
-  solution: string | null;
-  action: string;
-  target: string | null;
-  outcome: string;
-  correlation_id: string | null;
-  duration_ms: number | null;
-  detail: string | null;
-}
-
-function token(row: TokenRow): TokenRecord {
-  return { id: row.id, userId: row.user_id, name: row.name, created: row.created, revoked: row.revoked };
-}
-
-function version(row: VersionRow): VersionRecord {
-  return {
-    solution: row.solution,
-    version: row.version,
-    created: row.created,
-    createdBy: row.created_by,
-    digest: row.digest,
-  };
-}
-
-function credential(row: CredentialDbRow): CredentialRow {
-  return {
-    solution: row.solution,
-    key: row.key,
-    kind: row.kind,
-    meta: JSON.parse(row.meta) as Record<string, unknown>,
-    keyId: row.key_id,
-    wrappedKey: row.wrapped_key,
-    data: row.data,
-    updated: row.updated,
-    updatedBy: row.updated_by,
-  };
 }
