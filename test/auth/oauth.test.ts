@@ -5,7 +5,6 @@ import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { login } from '../../src/auth/login.js';
 import { refreshGrant } from '../../src/auth/oauth.js';
 import { StoreCredentialProvider } from '../../src/auth/provider.js';
 import { CredentialStore, type OAuthCredential } from '../../src/auth/store.js';
@@ -14,7 +13,7 @@ import { createRuntime } from '../../src/runtime/runtime.js';
 import { CLI, runCli } from '../helpers/cli.js';
 import { recordingClock } from '../helpers/clock.js';
 import { json, testServer } from '../helpers/http-server.js';
-import { actAsUser, authServer, CLIENT_ID, CLIENT_SECRET } from '../helpers/oauth-server.js';
+import { actAsUser, authServer, CLIENT_ID, CLIENT_SECRET, loginAsUser } from '../helpers/oauth-server.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
 async function freePort(): Promise<number> {
@@ -67,17 +66,6 @@ async function setup(grantType: OAuthCredential['grantType'], accessTokenTtl = 3
   });
   onTestFinished(() => runtime.close());
   return { as, api, seen, root, store, credential, clock, runtime, redirectUri };
-}
-
-async function loginAsUser(store: CredentialStore, clock: ReturnType<typeof recordingClock>) {
-  let user: Promise<URL> | undefined;
-  await login(store, 'web', {
-    clock,
-    onUrl: (url) => {
-      user = actAsUser(url);
-    },
-  });
-  await user;
 }
 
 test('an outage of the token endpoint is not a request to log in again, and keeps the tokens', async () => {

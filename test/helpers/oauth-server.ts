@@ -2,6 +2,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Provider from 'oidc-provider';
 import { onTestFinished } from 'vitest';
+import { login } from '../../src/auth/login.js';
+import type { CredentialStore } from '../../src/auth/store.js';
+import type { Clock } from '../../src/errors/clock.js';
 
 export const CLIENT_ID = 'restfn-test';
 export const CLIENT_SECRET = 'cs-9fK2mQ7xL4pW8vR3tY6n';
@@ -145,4 +148,16 @@ export async function actAsUser(authorizationUrl: string, user = 'ada'): Promise
     url = new URL(after, url).href;
   }
   throw new Error('too many steps');
+}
+
+/** `restfn login`'s flow for credential `key` of `store`, with the test playing the user. */
+export async function loginAsUser(store: CredentialStore, clock: Clock, key = 'web'): Promise<void> {
+  let user: Promise<URL> | undefined;
+  await login(store, key, {
+    clock,
+    onUrl: (url) => {
+      user = actAsUser(url);
+    },
+  });
+  await user;
 }

@@ -4,7 +4,6 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type PostgresCluster, startPostgres } from '../../scripts/pg-cluster.mjs';
-import { login } from '../../src/auth/login.js';
 import { StoreCredentialProvider } from '../../src/auth/provider.js';
 import { CredentialStore, type OAuthCredential } from '../../src/auth/store.js';
 import { loadSolution } from '../../src/definition/solution.js';
@@ -14,7 +13,7 @@ import { createRuntime } from '../../src/runtime/runtime.js';
 import { recordingClock } from '../helpers/clock.js';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
-import { actAsUser, authServer, CLIENT_ID, CLIENT_SECRET } from '../helpers/oauth-server.js';
+import { authServer, CLIENT_ID, CLIENT_SECRET, loginAsUser } from '../helpers/oauth-server.js';
 import { type PlatformProcess, startPlatformProcess } from '../helpers/platform.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
@@ -198,14 +197,7 @@ describe('OAuth refresh across instances', () => {
     const device = new CredentialStore(join(root, 'device.db'), randomBytes(32));
     device.set('web', credential);
     const clock = recordingClock(Date.now());
-    let user: Promise<URL> | undefined;
-    await login(device, 'web', {
-      clock,
-      onUrl: (url) => {
-        user = actAsUser(url);
-      },
-    });
-    await user;
+    await loginAsUser(device, clock);
     const loggedIn = device.getTokens('web')!;
     expect(loggedIn.refreshToken).toBeTruthy();
 
@@ -242,18 +234,24 @@ describe('OAuth refresh across instances', () => {
   });
 });
 
+/** Two instances, a service answering `{n: 1}`, and through A its function and credential. */
+async function publishedOnTwo() {
+  const service = await testServer((_req, res) => json(res, 200, { n: 1 }));
+  const instances = await twoInstances();
+  await instances.a.api('PUT', '/api/v1/solutions/crm', {
+    token: ADMIN,
+    body: { files: { 'functions/rest-get-things.platform': getFunction(service.url) } },
+  });
+  await instances.a.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
+    token: ADMIN,
+    body: { kind: 'secret', value: SECRET },
+  });
+  return instances;
+}
+
 describe('faults', () => {
   it('an instance killed (SIGKILL) under load: the other goes on answering; nothing answered is missing', async () => {
-    const service = await testServer((_req, res) => json(res, 200, { n: 1 }));
-    const { a, b } = await twoInstances();
-    await a.api('PUT', '/api/v1/solutions/crm', {
-      token: ADMIN,
-      body: { files: { 'functions/rest-get-things.platform': getFunction(service.url) } },
-    });
-    await a.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
-      token: ADMIN,
-      body: { kind: 'secret', value: SECRET },
-    });
+    const { a, b } = await publishedOnTwo();
     const answered: string[] = [];
     const failedOnB: number[] = [];
     let killed = false;
@@ -290,16 +288,7 @@ describe('faults', () => {
   });
 
   it('PostgreSQL stopped under load: STORE_UNAVAILABLE (503) while it is down, answers again by themselves when it is back', async () => {
-    const service = await testServer((_req, res) => json(res, 200, { n: 1 }));
-    const { a, b } = await twoInstances();
-    await a.api('PUT', '/api/v1/solutions/crm', {
-      token: ADMIN,
-      body: { files: { 'functions/rest-get-things.platform': getFunction(service.url) } },
-    });
-    await a.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
-      token: ADMIN,
-      body: { kind: 'secret', value: SECRET },
-    });
+    const { a, b } = await publishedOnTwo();
     expect((await execute(a)).status).toBe(200);
     cluster.pause();
     try {
