@@ -3,7 +3,7 @@
 // same remote); then one instance on SQLite against one on PostgreSQL. Nothing may be lost: every
 // answer is a 200 and every execution has its audit row. Starts its own throwaway PostgreSQL
 // (scripts/pg-cluster.mjs), or uses RESTFN_TEST_DATABASE_URL's server.
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,9 +11,8 @@ import pg from 'pg';
 import { startPostgres } from '../scripts/pg-cluster.mjs';
 import { meets, printFigure, QUICK } from './figures.mjs';
 import { load as loadOn } from './load.mjs';
+import { startServe } from './serve.mjs';
 
-const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist', 'bin', 'restfn.js');
 const CONCURRENCY = 64;
 const REQUESTS = QUICK ? 4_000 : 16_000;
 const WARMUP = QUICK ? 1_000 : 3_000;
@@ -31,36 +30,16 @@ outputTransform: '{ "count": $count(items), "first": items[0].name }'
 const cluster = await startPostgres();
 const servers = [];
 
-/** A `restfn serve` on port 0; its URL once it listens. */
-async function serve(name, extra) {
-  const child = spawn(
-    process.execPath,
-    [
-      CLI,
-      'serve',
-      '--port',
-      '0',
-      '--data',
-      join(work, name),
-      '--master-key-file',
-      join(work, 'master.key'),
-      '--allow-private-targets',
-      '--rate-limit',
-      '100000000',
-      ...extra,
-    ],
-    { env: { ...process.env, RESTFN_ADMIN_TOKEN: TOKEN }, stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  servers.push(child);
-  return new Promise((resolve, reject) => {
-    let out = '';
-    child.stdout.on('data', (c) => {
-      out += c;
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    child.once('exit', (code) => reject(new Error(`restfn serve exited ${code}`)));
+/** A `restfn serve` of this run (its state in `name`, the run's one master key); its URL. */
+async function serve(name, args) {
+  const server = await startServe({
+    dataDir: join(work, name),
+    keyFile: join(work, 'master.key'),
+    token: TOKEN,
+    args,
   });
+  servers.push(server.child);
+  return server.url;
 }
 
 const headers = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };

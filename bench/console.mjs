@@ -2,16 +2,14 @@
 // remote answers in 10 ms, measured in the browser (the console times each preview from the click
 // to the answer, and shows it with the result), median of 20, through a real `restfn serve` and
 // Debian's Chromium.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import { meets, printFigure, QUICK } from './figures.mjs';
+import { startServe } from './serve.mjs';
 
-const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist', 'bin', 'restfn.js');
 const TOKEN = 'rfn_bench_console_0123456789abcdefghijklmnop';
 const PASSWORD = 'bench-password-12345';
 const RUNS = QUICK ? 10 : 20;
@@ -31,39 +29,15 @@ const remote = createServer((_req, res) =>
   }, 10),
 );
 await new Promise((resolve) => remote.listen(0, '127.0.0.1', resolve));
-const server = spawn(
-  process.execPath,
-  [
-    CLI,
-    'serve',
-    '--port',
-    '0',
-    '--data',
-    join(work, 'data'),
-    '--master-key-file',
-    join(work, 'key'),
-    '--allow-private-targets',
-    '--log-level',
-    'warn',
-  ],
-  { env: { ...process.env, RESTFN_ADMIN_TOKEN: TOKEN }, stdio: ['ignore', 'pipe', 'ignore'] },
-);
+const server = await startServe({
+  dataDir: join(work, 'data'),
+  keyFile: join(work, 'key'),
+  token: TOKEN,
+  args: ['--log-level', 'warn'],
+});
 let browser;
 try {
-  const url = await new Promise((resolve) => {
-    let out = '';
-    server.stdout.on('data', (c) => {
-      out += c;
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-  });
-  const api = (method, path, body) =>
-    fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
+  const { url, api } = server;
   await api('POST', '/api/v1/users', {
     name: 'bench',
     role: 'author',
@@ -128,7 +102,7 @@ try {
   });
 } finally {
   await browser?.close();
-  server.kill('SIGTERM');
+  server.child.kill('SIGTERM');
   remote.close();
   rmSync(work, { recursive: true, force: true });
 }

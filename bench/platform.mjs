@@ -3,15 +3,15 @@
 // `restfn serve` over HTTP, 32 connections in a closed loop (bench/load.mjs), against the same
 // remote server.
 // Reported: throughput platform / library (target >= 0.8) and the p50 the platform adds (< 1 ms).
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { meets, printFigure, QUICK } from './figures.mjs';
 import { load as loadOn } from './load.mjs';
+import { startServe } from './serve.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
-const CLI = join(ROOT, 'dist', 'bin', 'restfn.js');
 const { loadSolution } = await import(join(ROOT, 'dist', 'definition', 'solution.js'));
 const { createRuntime } = await import(join(ROOT, 'dist', 'runtime', 'runtime.js'));
 
@@ -62,38 +62,9 @@ try {
   await runtime.close();
 
   // 2. The platform as a subprocess, its default logging on (to a pipe nobody reads).
-  server = spawn(
-    process.execPath,
-    [
-      CLI,
-      'serve',
-      '--port',
-      '0',
-      '--data',
-      join(work, 'data'),
-      '--master-key-file',
-      join(work, 'key'),
-      '--allow-private-targets',
-      '--rate-limit',
-      '100000000',
-    ],
-    { env: { ...process.env, RESTFN_ADMIN_TOKEN: TOKEN }, stdio: ['ignore', 'pipe', 'ignore'] },
-  );
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    server.stdout.on('data', (c) => {
-      out += c;
-      const m = /listening on (\S+)/.exec(out);
-      if (m) resolve(m[1]);
-    });
-    server.once('exit', (code) => reject(new Error(`restfn serve exited ${code}`)));
-  });
-  const api = (method, path, body) =>
-    fetch(`${url}${path}`, {
-      method,
-      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    }).then((r) => r.json());
+  server = await startServe({ dataDir: join(work, 'data'), keyFile: join(work, 'key'), token: TOKEN });
+  const { url } = server;
+  const api = (method, path, body) => server.api(method, path, body).then((r) => r.json());
   await api('PUT', '/api/v1/solutions/crm', { files: { 'functions/rest-get-things.platform': fn } });
   const check = await api('POST', '/api/v1/solutions/crm/functions/rest-get-things/execute', {});
   if (check.status !== 'ok' || check.output.count !== 100)
@@ -108,9 +79,9 @@ try {
       amount,
     });
   await load(WARMUP);
-  const cpuBefore = cpuOf(server.pid);
+  const cpuBefore = cpuOf(server.child.pid);
   const result = await load(REQUESTS);
-  const cpuMs = (cpuOf(server.pid) - cpuBefore) / REQUESTS;
+  const cpuMs = (cpuOf(server.child.pid) - cpuBefore) / REQUESTS;
   if (result.non2xx > 0) throw new Error(`${result.non2xx} answers were not 2xx`);
   const platform = { ...result, cpuMs };
 
@@ -142,7 +113,7 @@ try {
     detail: `p50 ${platform.p50.toFixed(2)} vs ${inProcess.p50.toFixed(2)} ms; p99 ${platform.p99.toFixed(2)} vs ${inProcess.p99.toFixed(2)} ms`,
   });
 } finally {
-  server?.kill('SIGTERM');
+  server?.child.kill('SIGTERM');
   remote.kill();
   rmSync(work, { recursive: true, force: true });
 }
