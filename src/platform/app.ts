@@ -58,6 +58,8 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: options.bodyLimit,
+    // One line per request, when it is answered (below), instead of fastify's two.
+    disableRequestLogging: true,
     // A property the schema does not allow is an error (REQUEST_INVALID), not silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
   });
@@ -133,6 +135,13 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
     const solution = (req.params as { solution?: string } | undefined)?.solution;
     const decision = authorize(req.user, permission, solution);
     if (!decision.allowed) throw new PlatformError('FORBIDDEN', decision.reason);
+  });
+
+  app.addHook('onResponse', async (req, reply) => {
+    req.log.info(
+      { method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      'request completed',
+    );
   });
 
   // A keep-alive connection whose request was in flight at shutdown would hold the close open.
