@@ -15,7 +15,9 @@ import { startServe } from './serve.mjs';
 
 const CONCURRENCY = 64;
 const REQUESTS = QUICK ? 4_000 : 16_000;
-const WARMUP = QUICK ? 1_000 : 3_000;
+// Per instance: a server reaches its steady speed only after some thousands of executions (JIT);
+// each instance is warmed alike, so the one-instance run does not race a colder second instance.
+const WARMUP = QUICK ? 4_000 : 10_000;
 const ROUNDS = QUICK ? 2 : 3;
 const TOKEN = 'rfn_bench_cluster_0123456789abcdefghijklmnop';
 
@@ -96,8 +98,7 @@ try {
     });
     if (!res.ok) throw new Error(`publish answered ${res.status}`);
   }
-  await load([a, b], WARMUP);
-  await load([lite], WARMUP);
+  for (const url of [a, b, lite]) await load([url], WARMUP);
 
   // Interleaved rounds: one instance, two instances, SQLite; medians.
   const one = [];
@@ -119,7 +120,7 @@ try {
   await db.connect();
   const { rows } = await db.query(`SELECT count(*)::int AS n FROM audit WHERE action = 'execute'`);
   await db.end();
-  const sent = WARMUP + ROUNDS * 2 * REQUESTS;
+  const sent = 2 * WARMUP + ROUNDS * 2 * REQUESTS;
   if (rows[0].n !== sent) throw new Error(`${sent} executions sent, ${rows[0].n} audited`);
 
   console.log(`${REQUESTS} executions per round, ${ROUNDS} rounds, ${CONCURRENCY} connections in all`);
