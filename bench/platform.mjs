@@ -17,7 +17,9 @@ const { createRuntime } = await import(join(ROOT, 'dist', 'runtime', 'runtime.js
 
 const CONCURRENCY = 32;
 const REQUESTS = QUICK ? 4_000 : 20_000;
-const WARMUP = QUICK ? 1_000 : 4_000;
+// Both warmed alike and long enough: a server reaches its steady speed after some thousands of
+// executions (JIT), later than the library in process.
+const WARMUP = QUICK ? 5_000 : 10_000;
 const TOKEN = 'rfn_bench_0123456789abcdefghijklmnopqrstuvwxyz';
 
 const work = mkdtempSync(join(tmpdir(), 'restfn-bench-platform-'));
