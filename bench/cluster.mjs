@@ -3,7 +3,6 @@
 // same remote); then one instance on SQLite against one on PostgreSQL. Nothing may be lost: every
 // answer is a 200 and every execution has its audit row. Starts its own throwaway PostgreSQL
 // (scripts/pg-cluster.mjs), or uses RESTFN_TEST_DATABASE_URL's server.
-import { fork } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +10,7 @@ import pg from 'pg';
 import { startPostgres } from '../scripts/pg-cluster.mjs';
 import { meets, printFigure, QUICK } from './figures.mjs';
 import { load as loadOn } from './load.mjs';
-import { startServe } from './serve.mjs';
+import { itemService, startServe } from './serve.mjs';
 
 const CONCURRENCY = 64;
 const REQUESTS = QUICK ? 4_000 : 16_000;
@@ -22,13 +21,7 @@ const ROUNDS = QUICK ? 2 : 3;
 const TOKEN = 'rfn_bench_cluster_0123456789abcdefghijklmnop';
 
 const work = mkdtempSync(join(tmpdir(), 'restfn-bench-cluster-'));
-const remote = fork(join(import.meta.dirname, 'item-server.mjs'));
-const { port } = await new Promise((resolve) => remote.once('message', resolve));
-const fn = `provider: DATA_PROVIDER_REST
-method: GET
-url: http://127.0.0.1:${port}/things/1
-outputTransform: '{ "count": $count(items), "first": items[0].name }'
-`;
+const { remote, fn } = await itemService();
 const cluster = await startPostgres();
 const servers = [];
 

@@ -3,13 +3,12 @@
 // `restfn serve` over HTTP, 32 connections in a closed loop (bench/load.mjs), against the same
 // remote server.
 // Reported: throughput platform / library (target >= 0.8) and the p50 the platform adds (< 1 ms).
-import { fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { meets, printFigure, QUICK } from './figures.mjs';
 import { load as loadOn } from './load.mjs';
-import { startServe } from './serve.mjs';
+import { itemService, startServe } from './serve.mjs';
 
 const ROOT = join(import.meta.dirname, '..');
 const { loadSolution } = await import(join(ROOT, 'dist', 'definition', 'solution.js'));
@@ -23,13 +22,7 @@ const WARMUP = QUICK ? 5_000 : 10_000;
 const TOKEN = 'rfn_bench_0123456789abcdefghijklmnopqrstuvwxyz';
 
 const work = mkdtempSync(join(tmpdir(), 'restfn-bench-platform-'));
-const remote = fork(join(import.meta.dirname, 'item-server.mjs'));
-const { port } = await new Promise((resolve) => remote.once('message', resolve));
-const fn = `provider: DATA_PROVIDER_REST
-method: GET
-url: http://127.0.0.1:${port}/things/1
-outputTransform: '{ "count": $count(items), "first": items[0].name }'
-`;
+const { remote, fn } = await itemService();
 mkdirSync(join(work, 'crm', 'functions'), { recursive: true });
 writeFileSync(join(work, 'crm', 'functions', 'rest-get-things.platform'), fn);
 

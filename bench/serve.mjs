@@ -1,6 +1,6 @@
 // `restfn serve` for the benchmarks: the real CLI as a subprocess on a free port, its first admin's
 // token given, its default logging on (to a pipe nobody reads); and a JSON API client for it.
-import { spawn } from 'node:child_process';
+import { fork, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 const CLI = join(import.meta.dirname, '..', 'dist', 'bin', 'restfn.js');
@@ -46,4 +46,20 @@ export async function startServe({ dataDir, keyFile, token, args = [] }) {
       body: body === undefined ? undefined : JSON.stringify(body),
     });
   return { url, child, api };
+}
+
+/**
+ * The remote service of the platform benchmarks (bench/item-server.mjs, in its own process) and a
+ * function that GETs its 100 items and reshapes them.
+ * @returns {Promise<{ remote: import('node:child_process').ChildProcess, fn: string }>}
+ */
+export async function itemService() {
+  const remote = fork(join(import.meta.dirname, 'item-server.mjs'));
+  const { port } = await new Promise((resolve) => remote.once('message', resolve));
+  const fn = `provider: DATA_PROVIDER_REST
+method: GET
+url: http://127.0.0.1:${port}/things/1
+outputTransform: '{ "count": $count(items), "first": items[0].name }'
+`;
+  return { remote, fn };
 }
