@@ -195,20 +195,23 @@ function checkAdminToken(env: NodeJS.ProcessEnv): void {
 /**
  * The first admin: with `RESTFN_ADMIN_TOKEN` set, a user `admin` whose token is that value (an
  * operator's deployment chooses it); otherwise a fresh token, returned to be shown once. Nothing
- * happens when an admin exists.
+ * happens when an admin exists. Instances starting together on one empty database take turns
+ * (a lock across them): the first makes the admin, the others find it.
  */
-async function ensureAdmin(store: PlatformStore, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  if ((await store.countAdmins()) > 0) return undefined;
-  const given = env[ADMIN_TOKEN_ENV] || undefined;
-  const token = given ?? newToken();
-  const taken = await store.userByName('admin');
-  const user = await store.createUser({
-    id: randomUUID(),
-    name: taken ? `admin-${randomUUID().slice(0, 8)}` : 'admin',
-    role: 'admin',
-    passwordHash: null,
-    solutions: [],
+export async function ensureAdmin(store: PlatformStore, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  return store.exclusive('first-admin', async () => {
+    if ((await store.countAdmins()) > 0) return undefined;
+    const given = env[ADMIN_TOKEN_ENV] || undefined;
+    const token = given ?? newToken();
+    const taken = await store.userByName('admin');
+    const user = await store.createUser({
+      id: randomUUID(),
+      name: taken ? `admin-${randomUUID().slice(0, 8)}` : 'admin',
+      role: 'admin',
+      passwordHash: null,
+      solutions: [],
+    });
+    await store.createToken({ id: randomUUID(), userId: user.id, name: 'bootstrap' }, hashToken(token));
+    return given ? undefined : token;
   });
-  await store.createToken({ id: randomUUID(), userId: user.id, name: 'bootstrap' }, hashToken(token));
-  return given ? undefined : token;
 }

@@ -7,6 +7,7 @@ import { type PostgresCluster, startPostgres } from '../../scripts/pg-cluster.mj
 import { StoreCredentialProvider } from '../../src/auth/provider.js';
 import { CredentialStore, type OAuthCredential } from '../../src/auth/store.js';
 import { loadSolution } from '../../src/definition/solution.js';
+import { ensureAdmin } from '../../src/platform/serve.js';
 import { PostgresPlatformStore } from '../../src/platform/store/postgres/store.js';
 import { Vault } from '../../src/platform/vault/vault.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
@@ -304,5 +305,19 @@ describe('faults', () => {
     await expect.poll(async () => (await execute(b)).status, { timeout: 30_000 }).toBe(200);
     // Both processes stayed up the whole time.
     expect(a.output() + b.output()).not.toMatch(/uncaught|unhandled/i);
+  });
+});
+
+describe('starting', () => {
+  it('instances starting together on an empty database make one first admin, and none of them fails', async () => {
+    const url = await cluster.createDatabase();
+    const stores = await Promise.all(Array.from({ length: 4 }, () => PostgresPlatformStore.open(url)));
+    onTestFinished(() => Promise.all(stores.map((s) => s.close())).then(() => undefined));
+    // What each `restfn serve` does once it listens, all at once (without a lock across them, each
+    // saw no admin and all but one failed on the user name).
+    const tokens = await Promise.all(stores.map((s) => ensureAdmin(s, {})));
+    expect(tokens.filter((t) => t !== undefined)).toHaveLength(1);
+    const users = await stores[0]!.listUsers();
+    expect(users.map((u) => [u.name, u.role])).toEqual([['admin', 'admin']]);
   });
 });
