@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -11,6 +13,7 @@ import { ensureAdmin } from '../../src/platform/serve.js';
 import { PostgresPlatformStore } from '../../src/platform/store/postgres/store.js';
 import { Vault } from '../../src/platform/vault/vault.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
+import { runCli } from '../helpers/cli.js';
 import { recordingClock } from '../helpers/clock.js';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
@@ -319,5 +322,48 @@ describe('starting', () => {
     expect(tokens.filter((t) => t !== undefined)).toHaveLength(1);
     const users = await stores[0]!.listUsers();
     expect(users.map((u) => [u.name, u.role])).toEqual([['admin', 'admin']]);
+  });
+});
+
+describe('a wrong database URL', () => {
+  const PASSWORD = 'pw-Never-Shown-4Xq9';
+  let root: string;
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'restfn-url-'));
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const serveOn = (url: string) =>
+    runCli(['serve', '--port', '0', '--data', join(root, 'data')], {
+      env: { RESTFN_DATABASE_URL: url, RESTFN_MASTER_KEY: randomBytes(32).toString('base64') },
+    });
+
+  it('a user or database PostgreSQL refuses is STORE_REFUSED (exit 2), the password in no line', async () => {
+    const given = new URL(cluster.url);
+    const noUser = new URL(given);
+    noUser.username = 'nobody';
+    noUser.password = PASSWORD;
+    const noDatabase = new URL(given);
+    noDatabase.password = PASSWORD;
+    noDatabase.pathname = '/no_such_database';
+    for (const url of [noUser, noDatabase]) {
+      const r = await serveOn(url.toString());
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^restfn: error STORE_REFUSED: the platform database \(PostgreSQL\) refused/m);
+      expect(r.stdout + r.stderr).not.toContain(PASSWORD);
+    }
+  });
+
+  it('a URL that is not postgres:// is USAGE (exit 2), before any connection, the password in no line', async () => {
+    const port = new URL(cluster.url).port;
+    for (const url of [
+      `mysql://restfn:${PASSWORD}@127.0.0.1:${port}/restfn`,
+      `postgres://restfn:${PASSWORD}@127.0.0.1:not-a-port/restfn`,
+      `restfn ${PASSWORD}`,
+    ]) {
+      const r = await serveOn(url);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^restfn: error USAGE: the database URL is not a /m);
+      expect(r.stdout + r.stderr).not.toContain(PASSWORD);
+    }
   });
 });

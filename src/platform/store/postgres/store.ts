@@ -509,7 +509,10 @@ export class PostgresPlatformStore implements PlatformStore {
     });
   }
 
-  /** A database that cannot be reached is `STORE_UNAVAILABLE`; anything else stays what it is. */
+  /**
+   * A database that cannot be reached is `STORE_UNAVAILABLE`, one that refuses the connection (the
+   * URL's user, password or database) `STORE_REFUSED`; anything else stays what it is.
+   */
   private async guard<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
@@ -518,6 +521,13 @@ export class PostgresPlatformStore implements PlatformStore {
         throw new PlatformError(
           'STORE_UNAVAILABLE',
           'the platform database (PostgreSQL) cannot be reached; try again shortly',
+        );
+      }
+      if (isRefused(error)) {
+        // PostgreSQL's own words name the user or the database, never the password.
+        throw new PlatformError(
+          'STORE_REFUSED',
+          `the platform database (PostgreSQL) refused the connection (${(error as Error).message}): check the user, password and database name of the database URL (--database or RESTFN_DATABASE_URL)`,
         );
       }
       throw error;
@@ -580,6 +590,15 @@ function isUnavailable(error: unknown): boolean {
     code.startsWith('08') ||
     code.startsWith('57P')
   );
+}
+
+/**
+ * The server answered, and said no: SQLSTATE class 28 (invalid authorization: a wrong password,
+ * no such role, pg_hba.conf), 3D000 (no such database), 42501 (no CONNECT or no rights).
+ */
+function isRefused(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('28') || code === '3D000' || code === '42501');
 }
 
 async function setMemberships(c: pg.PoolClient, userId: string, solutions: readonly string[]): Promise<void> {
