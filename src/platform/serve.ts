@@ -80,11 +80,16 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
   try {
     // A wrong key would only show at the first execution, and new credentials would then be
     // sealed under two keys: refuse to start instead.
-    const foreign = (await store.allCredentials()).find((row) => row.keyId !== keyIdOf(key));
-    if (foreign) {
+    // The key recorded at the first start counts too: instances on one database with different
+    // keys would otherwise all start while no credential is stored, then seal under both.
+    const keyId = keyIdOf(key);
+    const sealedUnder =
+      (await store.allCredentials()).find((row) => row.keyId !== keyId)?.keyId ??
+      (await store.masterKeyId(keyId));
+    if (sealedUnder !== keyId) {
       throw new CredentialError(
         'CREDENTIAL_KEY_INVALID',
-        `the master key given (id ${keyIdOf(key)}) does not open this data: its credentials are sealed under key ${foreign.keyId}; start with that key (RESTFN_MASTER_KEY or --master-key-file), or the one 'restfn serve rotate-key' wrote`,
+        `the master key given (id ${keyId}) does not open this data: it is sealed under key ${sealedUnder}; start with that key (RESTFN_MASTER_KEY or --master-key-file), or the one 'restfn serve rotate-key' wrote`,
       );
     }
     checkAdminToken(env);

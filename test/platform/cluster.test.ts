@@ -325,6 +325,44 @@ describe('starting', () => {
   });
 });
 
+describe('the master key', () => {
+  it('an instance with another key is refused before any credential is stored; a rotation records the new one', async () => {
+    const url = await cluster.createDatabase();
+    const common = ['--database', url, '--allow-private-targets'];
+    const a = await startPlatformProcess({ args: common, env: { RESTFN_ADMIN_TOKEN: ADMIN } });
+    // B has a key of its own (its own key file): it would seal what it is given under it, and A
+    // could not open that.
+    const b = await startPlatformProcess({ args: common, env: { RESTFN_ADMIN_TOKEN: ADMIN } }).catch(
+      (error: Error) => error,
+    );
+    expect(b).toBeInstanceOf(Error);
+    expect((b as Error).message).toContain('restfn: error CREDENTIAL_KEY_INVALID: the master key given');
+    await a.stop();
+
+    // A rotation records the new key, credentials or not.
+    const rotated = await runCli(['serve', 'rotate-key', '--database', url, '--master-key-file', a.keyFile]);
+    expect(rotated.stderr).toContain('restfn: 0 credential(s) re-encrypted');
+    expect(rotated.code).toBe(0);
+    const after = await startPlatformProcess({ args: common, keyFile: a.keyFile });
+    expect((await after.api('GET', '/api/v1/me', { token: ADMIN })).status).toBe(200);
+  });
+
+  it('rotate-key with a current key that is not the one the credentials are sealed under: CREDENTIAL_KEY_INVALID, exit 4', async () => {
+    const { a, url } = await publishedOnTwo();
+    await a.stop();
+    const r = await runCli(['serve', 'rotate-key', '--database', url], {
+      env: {
+        RESTFN_MASTER_KEY: randomBytes(32).toString('base64'),
+        RESTFN_NEW_MASTER_KEY: randomBytes(32).toString('base64'),
+      },
+    });
+    expect(r.stderr).toMatch(
+      /^restfn: error CREDENTIAL_KEY_INVALID: the master key given \(id \w+\) does not open this data/m,
+    );
+    expect(r.code).toBe(4);
+  });
+});
+
 describe('a wrong database URL', () => {
   const PASSWORD = 'pw-Never-Shown-4Xq9';
   let root: string;

@@ -153,10 +153,19 @@ export interface PlatformStore {
   deleteCredential(solution: string, key: string): Promise<boolean>;
   /** Every credential row, for re-wrapping under a new master key. */
   allCredentials(): Promise<CredentialRow[]>;
-  /** Replaces the wrapped data keys of many rows in one transaction (a key rotation). */
+  /**
+   * Replaces the wrapped data keys of many rows in one transaction (a key rotation), and records
+   * `keyId` as the master key's.
+   */
   rewrap(
     rows: ReadonlyArray<Pick<CredentialRow, 'solution' | 'key' | 'keyId' | 'wrappedKey'>>,
+    keyId: string,
   ): Promise<void>;
+  /**
+   * The id of the master key this state is sealed under, as recorded at its first start; with none
+   * recorded yet, records `keyId` and returns it (of instances starting together, one records).
+   */
+  masterKeyId(keyId: string): Promise<string>;
 
   // Rate limits (per token, per address): one count per fixed window.
   /**

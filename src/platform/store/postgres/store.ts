@@ -383,6 +383,7 @@ export class PostgresPlatformStore implements PlatformStore {
 
   async rewrap(
     rows: ReadonlyArray<Pick<CredentialRow, 'solution' | 'key' | 'keyId' | 'wrappedKey'>>,
+    keyId: string,
   ): Promise<void> {
     await this.transaction(async (c) => {
       for (const row of rows) {
@@ -391,7 +392,25 @@ export class PostgresPlatformStore implements PlatformStore {
           [row.keyId, row.wrappedKey, row.solution, row.key],
         );
       }
+      await c.query(
+        `INSERT INTO settings (name, value) VALUES ('master_key_id', $1)
+           ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+        [keyId],
+      );
     });
+  }
+
+  async masterKeyId(keyId: string): Promise<string> {
+    // Two statements: the SELECT's own snapshot sees the row another instance committed while this
+    // INSERT waited on it (one statement's snapshot would not).
+    await this.query(
+      `INSERT INTO settings (name, value) VALUES ('master_key_id', $1) ON CONFLICT (name) DO NOTHING`,
+      [keyId],
+    );
+    const rows = await this.query<{ value: string }>(
+      `SELECT value FROM settings WHERE name = 'master_key_id'`,
+    );
+    return rows[0]!.value;
   }
 
   async rateLimitAdd(
