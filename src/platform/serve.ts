@@ -78,6 +78,9 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
   privateFolder(dataDir);
   const store = await openStore(dataDir, options.databaseUrl ?? (env[DATABASE_URL_ENV] || undefined));
   try {
+    // Before the key is checked: a key rotation running now finishes first, and none starts while
+    // this instance serves.
+    await store.announce();
     // A wrong key would only show at the first execution, and new credentials would then be
     // sealed under two keys: refuse to start instead.
     // The key recorded at the first start counts too: instances on one database with different

@@ -326,7 +326,7 @@ describe('starting', () => {
 });
 
 describe('the master key', () => {
-  it('an instance with another key is refused before any credential is stored; a rotation records the new one', async () => {
+  it('an instance with another key is refused before any credential is stored; rotate-key is refused while an instance serves, and records the new key', async () => {
     const url = await cluster.createDatabase();
     const common = ['--database', url, '--allow-private-targets'];
     const a = await startPlatformProcess({ args: common, env: { RESTFN_ADMIN_TOKEN: ADMIN } });
@@ -337,6 +337,14 @@ describe('the master key', () => {
     );
     expect(b).toBeInstanceOf(Error);
     expect((b as Error).message).toContain('restfn: error CREDENTIAL_KEY_INVALID: the master key given');
+
+    // While A serves (from any host: its own data folder is elsewhere), a rotation is refused: A
+    // would go on with the old key.
+    const refused = await runCli(['serve', 'rotate-key', '--database', url, '--master-key-file', a.keyFile]);
+    expect(refused.stderr).toMatch(
+      /^restfn: error USAGE: 1 restfn serve instance\(s\) run on this database: stop every one/m,
+    );
+    expect(refused.code).toBe(2);
     await a.stop();
 
     // A rotation records the new key, credentials or not.
@@ -348,8 +356,8 @@ describe('the master key', () => {
   });
 
   it('rotate-key with a current key that is not the one the credentials are sealed under: CREDENTIAL_KEY_INVALID, exit 4', async () => {
-    const { a, url } = await publishedOnTwo();
-    await a.stop();
+    const { a, b, url } = await publishedOnTwo();
+    await Promise.all([a.stop(), b.stop()]);
     const r = await runCli(['serve', 'rotate-key', '--database', url], {
       env: {
         RESTFN_MASTER_KEY: randomBytes(32).toString('base64'),

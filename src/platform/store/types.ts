@@ -102,6 +102,18 @@ export interface PlatformStore {
    */
   onChange(listener: (change: StoreChange) => void): () => void;
 
+  /**
+   * Marks this process as an instance serving the state until it closes (`restfn serve`; called
+   * before `onChange`), so that `whileNoneServes` refuses meanwhile. Waits while such work runs. On SQLite, the data folder's
+   * pid file does this (one process holds the file): nothing to do.
+   */
+  announce(): Promise<void>;
+  /**
+   * Runs `work` (a master key rotation) while no instance serves the state, none starting
+   * meanwhile; refused (`USAGE`) while some do. On SQLite, runs `work` (the pid file is checked).
+   */
+  whileNoneServes<T>(work: () => Promise<T>): Promise<T>;
+
   // Users and their solutions.
   countAdmins(): Promise<number>;
   createUser(user: Omit<UserRecord, 'created'>): Promise<UserRecord>;

@@ -374,6 +374,12 @@ export class SqlitePlatformStore implements PlatformStore {
     return rows.map(auditOf);
   }
 
+  async announce(): Promise<void> {}
+
+  async whileNoneServes<T>(work: () => Promise<T>): Promise<T> {
+    return work();
+  }
+
   async close(): Promise<void> {
     this.db.close();
   }
