@@ -9,8 +9,11 @@ import { type PostgresCluster, startPostgres } from '../../scripts/pg-cluster.mj
 import { StoreCredentialProvider } from '../../src/auth/provider.js';
 import { CredentialStore, type OAuthCredential } from '../../src/auth/store.js';
 import { loadSolution } from '../../src/definition/solution.js';
+import { Runtimes } from '../../src/platform/runtimes.js';
 import { ensureAdmin } from '../../src/platform/serve.js';
 import { PostgresPlatformStore } from '../../src/platform/store/postgres/store.js';
+import type { VersionRecord } from '../../src/platform/store/types.js';
+import { TtlCache } from '../../src/platform/ttl-cache.js';
 import { Vault } from '../../src/platform/vault/vault.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { runCli } from '../helpers/cli.js';
@@ -308,6 +311,41 @@ describe('faults', () => {
     await expect.poll(async () => (await execute(b)).status, { timeout: 30_000 }).toBe(200);
     // Both processes stayed up the whole time.
     expect(a.output() + b.output()).not.toMatch(/uncaught|unhandled/i);
+  });
+});
+
+describe("a solution's runtime", () => {
+  it('made while PostgreSQL went away is made again once it is back (the failure was kept: 503 for good)', async () => {
+    const url = await cluster.createDatabase();
+    const store = await PostgresPlatformStore.open(url);
+    onTestFinished(() => store.close());
+    await store.addVersion(
+      'crm',
+      { 'functions/rest-get-things.platform': getFunction('http://127.0.0.1:9') },
+      'ada',
+      'd1',
+    );
+    // The current version is known (as for a second after a lookup), then the database goes away
+    // before the version's files are read: the runtime cannot be made.
+    const versions = new TtlCache<string, VersionRecord | undefined>(600_000);
+    const root = mkdtempSync(join(tmpdir(), 'restfn-runtimes-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const runtimes = new Runtimes({
+      dataDir: root,
+      store,
+      vault: new Vault(store, randomBytes(32)),
+      guardFor: () => undefined,
+      versions,
+    });
+    onTestFinished(() => runtimes.close());
+    await versions.get('crm', () => store.currentVersion('crm'));
+    cluster.pause();
+    try {
+      await expect(runtimes.get('crm')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    } finally {
+      cluster.resume();
+    }
+    await expect(runtimes.get('crm')).resolves.toMatchObject({ version: 1 });
   });
 });
 
