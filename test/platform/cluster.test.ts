@@ -370,9 +370,13 @@ describe('the master key', () => {
     const a = await startPlatformProcess({ args: common, env: { RESTFN_ADMIN_TOKEN: ADMIN } });
     // B has a key of its own (its own key file): it would seal what it is given under it, and A
     // could not open that.
-    const b = await startPlatformProcess({ args: common, env: { RESTFN_ADMIN_TOKEN: ADMIN } }).catch(
-      (error: Error) => error,
-    );
+    const bRoot = mkdtempSync(join(tmpdir(), 'restfn-platform-'));
+    onTestFinished(() => rmSync(bRoot, { recursive: true, force: true }));
+    const b = await startPlatformProcess({
+      root: bRoot,
+      args: common,
+      env: { RESTFN_ADMIN_TOKEN: ADMIN },
+    }).catch((error: Error) => error);
     expect(b).toBeInstanceOf(Error);
     expect((b as Error).message).toContain('restfn: error CREDENTIAL_KEY_INVALID: the master key given');
 
