@@ -177,6 +177,11 @@ export const ERROR_CODES = {
     "The platform's database (PostgreSQL) cannot be reached; requests fail until it is back.",
     503,
   ),
+  STORE_REFUSED: code(
+    'usage',
+    "The platform's database (PostgreSQL) refused its connection: wrong user or password, no such database, or not allowed.",
+    503,
+  ),
   STORE_SCHEMA_NEWER: code(
     'usage',
     "The platform's database was migrated by a newer restfn than this one: upgrade restfn.",

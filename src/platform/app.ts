@@ -7,7 +7,7 @@ import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
-import Fastify, { type FastifyError, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import { httpStatusOf } from '../errors/codes.js';
 import { RestfnError } from '../errors/restfn-error.js';
 import { authorize } from './auth/authorize.js';
@@ -58,8 +58,9 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: options.bodyLimit,
-    // One line per request, when it is answered (below), instead of fastify's two.
-    disableRequestLogging: true,
+    // One line per request, when it is answered (below), instead of fastify's two. (Through a
+    // LogController: the top-level option is deprecated and printed a warning at every start.)
+    logController: new LogController({ disableRequestLogging: true }),
     // A property the schema does not allow is an error (REQUEST_INVALID), not silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
   });

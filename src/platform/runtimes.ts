@@ -54,7 +54,13 @@ export class Runtimes {
     const held = this.current.get(solution);
     if (held?.version === latest.version) return { runtime: await held.runtime, version: latest.version };
     const runtime = this.make(solution, latest.version);
-    this.current.set(solution, { version: latest.version, runtime });
+    const entry = { version: latest.version, runtime };
+    this.current.set(solution, entry);
+    // One that could not be made (the database went away mid-way) is not kept: the next request
+    // makes it again, instead of getting this failure for as long as the version is current.
+    runtime.catch(() => {
+      if (this.current.get(solution) === entry) this.current.delete(solution);
+    });
     if (held)
       void held.runtime.then(
         (old) => this.retire(old),

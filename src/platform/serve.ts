@@ -78,13 +78,21 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
   privateFolder(dataDir);
   const store = await openStore(dataDir, options.databaseUrl ?? (env[DATABASE_URL_ENV] || undefined));
   try {
+    // Before the key is checked: a key rotation running now finishes first, and none starts while
+    // this instance serves.
+    await store.announce();
     // A wrong key would only show at the first execution, and new credentials would then be
     // sealed under two keys: refuse to start instead.
-    const foreign = (await store.allCredentials()).find((row) => row.keyId !== keyIdOf(key));
-    if (foreign) {
+    // The key recorded at the first start counts too: instances on one database with different
+    // keys would otherwise all start while no credential is stored, then seal under both.
+    const keyId = keyIdOf(key);
+    const sealedUnder =
+      (await store.allCredentials()).find((row) => row.keyId !== keyId)?.keyId ??
+      (await store.masterKeyId(keyId));
+    if (sealedUnder !== keyId) {
       throw new CredentialError(
         'CREDENTIAL_KEY_INVALID',
-        `the master key given (id ${keyIdOf(key)}) does not open this data: its credentials are sealed under key ${foreign.keyId}; start with that key (RESTFN_MASTER_KEY or --master-key-file), or the one 'restfn serve rotate-key' wrote`,
+        `the master key given (id ${keyId}) does not open this data: it is sealed under key ${sealedUnder}; start with that key (RESTFN_MASTER_KEY or --master-key-file), or the one 'restfn serve rotate-key' wrote`,
       );
     }
     checkAdminToken(env);
@@ -195,20 +203,23 @@ function checkAdminToken(env: NodeJS.ProcessEnv): void {
 /**
  * The first admin: with `RESTFN_ADMIN_TOKEN` set, a user `admin` whose token is that value (an
  * operator's deployment chooses it); otherwise a fresh token, returned to be shown once. Nothing
- * happens when an admin exists.
+ * happens when an admin exists. Instances starting together on one empty database take turns
+ * (a lock across them): the first makes the admin, the others find it.
  */
-async function ensureAdmin(store: PlatformStore, env: NodeJS.ProcessEnv): Promise<string | undefined> {
-  if ((await store.countAdmins()) > 0) return undefined;
-  const given = env[ADMIN_TOKEN_ENV] || undefined;
-  const token = given ?? newToken();
-  const taken = await store.userByName('admin');
-  const user = await store.createUser({
-    id: randomUUID(),
-    name: taken ? `admin-${randomUUID().slice(0, 8)}` : 'admin',
-    role: 'admin',
-    passwordHash: null,
-    solutions: [],
+export async function ensureAdmin(store: PlatformStore, env: NodeJS.ProcessEnv): Promise<string | undefined> {
+  return store.exclusive('first-admin', async () => {
+    if ((await store.countAdmins()) > 0) return undefined;
+    const given = env[ADMIN_TOKEN_ENV] || undefined;
+    const token = given ?? newToken();
+    const taken = await store.userByName('admin');
+    const user = await store.createUser({
+      id: randomUUID(),
+      name: taken ? `admin-${randomUUID().slice(0, 8)}` : 'admin',
+      role: 'admin',
+      passwordHash: null,
+      solutions: [],
+    });
+    await store.createToken({ id: randomUUID(), userId: user.id, name: 'bootstrap' }, hashToken(token));
+    return given ? undefined : token;
   });
-  await store.createToken({ id: randomUUID(), userId: user.id, name: 'bootstrap' }, hashToken(token));
-  return given ? undefined : token;
 }

@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -7,9 +9,14 @@ import { type PostgresCluster, startPostgres } from '../../scripts/pg-cluster.mj
 import { StoreCredentialProvider } from '../../src/auth/provider.js';
 import { CredentialStore, type OAuthCredential } from '../../src/auth/store.js';
 import { loadSolution } from '../../src/definition/solution.js';
+import { Runtimes } from '../../src/platform/runtimes.js';
+import { ensureAdmin } from '../../src/platform/serve.js';
 import { PostgresPlatformStore } from '../../src/platform/store/postgres/store.js';
+import type { VersionRecord } from '../../src/platform/store/types.js';
+import { TtlCache } from '../../src/platform/ttl-cache.js';
 import { Vault } from '../../src/platform/vault/vault.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
+import { runCli } from '../helpers/cli.js';
 import { recordingClock } from '../helpers/clock.js';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
@@ -304,5 +311,147 @@ describe('faults', () => {
     await expect.poll(async () => (await execute(b)).status, { timeout: 30_000 }).toBe(200);
     // Both processes stayed up the whole time.
     expect(a.output() + b.output()).not.toMatch(/uncaught|unhandled/i);
+  });
+});
+
+describe("a solution's runtime", () => {
+  it('made while PostgreSQL went away is made again once it is back (the failure was kept: 503 for good)', async () => {
+    const url = await cluster.createDatabase();
+    const store = await PostgresPlatformStore.open(url);
+    onTestFinished(() => store.close());
+    await store.addVersion(
+      'crm',
+      { 'functions/rest-get-things.platform': getFunction('http://127.0.0.1:9') },
+      'ada',
+      'd1',
+    );
+    // The current version is known (as for a second after a lookup), then the database goes away
+    // before the version's files are read: the runtime cannot be made.
+    const versions = new TtlCache<string, VersionRecord | undefined>(600_000);
+    const root = mkdtempSync(join(tmpdir(), 'restfn-runtimes-'));
+    onTestFinished(() => rmSync(root, { recursive: true, force: true }));
+    const runtimes = new Runtimes({
+      dataDir: root,
+      store,
+      vault: new Vault(store, randomBytes(32)),
+      guardFor: () => undefined,
+      versions,
+    });
+    onTestFinished(() => runtimes.close());
+    await versions.get('crm', () => store.currentVersion('crm'));
+    cluster.pause();
+    try {
+      await expect(runtimes.get('crm')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+    } finally {
+      cluster.resume();
+    }
+    await expect(runtimes.get('crm')).resolves.toMatchObject({ version: 1 });
+  });
+});
+
+describe('starting', () => {
+  it('instances starting together on an empty database make one first admin, and none of them fails', async () => {
+    const url = await cluster.createDatabase();
+    const stores = await Promise.all(Array.from({ length: 4 }, () => PostgresPlatformStore.open(url)));
+    onTestFinished(() => Promise.all(stores.map((s) => s.close())).then(() => undefined));
+    // What each `restfn serve` does once it listens, all at once (without a lock across them, each
+    // saw no admin and all but one failed on the user name).
+    const tokens = await Promise.all(stores.map((s) => ensureAdmin(s, {})));
+    expect(tokens.filter((t) => t !== undefined)).toHaveLength(1);
+    const users = await stores[0]!.listUsers();
+    expect(users.map((u) => [u.name, u.role])).toEqual([['admin', 'admin']]);
+  });
+});
+
+describe('the master key', () => {
+  it('an instance with another key is refused before any credential is stored; rotate-key is refused while an instance serves, and records the new key', async () => {
+    const url = await cluster.createDatabase();
+    const common = ['--database', url, '--allow-private-targets'];
+    const a = await startPlatformProcess({ args: common, env: { RESTFN_ADMIN_TOKEN: ADMIN } });
+    // B has a key of its own (its own key file): it would seal what it is given under it, and A
+    // could not open that.
+    const bRoot = mkdtempSync(join(tmpdir(), 'restfn-platform-'));
+    onTestFinished(() => rmSync(bRoot, { recursive: true, force: true }));
+    const b = await startPlatformProcess({
+      root: bRoot,
+      args: common,
+      env: { RESTFN_ADMIN_TOKEN: ADMIN },
+    }).catch((error: Error) => error);
+    expect(b).toBeInstanceOf(Error);
+    expect((b as Error).message).toContain('restfn: error CREDENTIAL_KEY_INVALID: the master key given');
+
+    // While A serves (from any host: its own data folder is elsewhere), a rotation is refused: A
+    // would go on with the old key.
+    const refused = await runCli(['serve', 'rotate-key', '--database', url, '--master-key-file', a.keyFile]);
+    expect(refused.stderr).toMatch(
+      /^restfn: error USAGE: 1 restfn serve instance\(s\) run on this database: stop every one/m,
+    );
+    expect(refused.code).toBe(2);
+    await a.stop();
+
+    // A rotation records the new key, credentials or not.
+    const rotated = await runCli(['serve', 'rotate-key', '--database', url, '--master-key-file', a.keyFile]);
+    expect(rotated.stderr).toContain('restfn: 0 credential(s) re-encrypted');
+    expect(rotated.code).toBe(0);
+    const after = await startPlatformProcess({ args: common, keyFile: a.keyFile });
+    expect((await after.api('GET', '/api/v1/me', { token: ADMIN })).status).toBe(200);
+  });
+
+  it('rotate-key with a current key that is not the one the credentials are sealed under: CREDENTIAL_KEY_INVALID, exit 4', async () => {
+    const { a, b, url } = await publishedOnTwo();
+    await Promise.all([a.stop(), b.stop()]);
+    const r = await runCli(['serve', 'rotate-key', '--database', url], {
+      env: {
+        RESTFN_MASTER_KEY: randomBytes(32).toString('base64'),
+        RESTFN_NEW_MASTER_KEY: randomBytes(32).toString('base64'),
+      },
+    });
+    expect(r.stderr).toMatch(
+      /^restfn: error CREDENTIAL_KEY_INVALID: the master key given \(id \w+\) does not open this data/m,
+    );
+    expect(r.code).toBe(4);
+  });
+});
+
+describe('a wrong database URL', () => {
+  const PASSWORD = 'pw-Never-Shown-4Xq9';
+  let root: string;
+  beforeAll(() => {
+    root = mkdtempSync(join(tmpdir(), 'restfn-url-'));
+  });
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
+  const serveOn = (url: string) =>
+    runCli(['serve', '--port', '0', '--data', join(root, 'data')], {
+      env: { RESTFN_DATABASE_URL: url, RESTFN_MASTER_KEY: randomBytes(32).toString('base64') },
+    });
+
+  it('a user or database PostgreSQL refuses is STORE_REFUSED (exit 2), the password in no line', async () => {
+    const given = new URL(cluster.url);
+    const noUser = new URL(given);
+    noUser.username = 'nobody';
+    noUser.password = PASSWORD;
+    const noDatabase = new URL(given);
+    noDatabase.password = PASSWORD;
+    noDatabase.pathname = '/no_such_database';
+    for (const url of [noUser, noDatabase]) {
+      const r = await serveOn(url.toString());
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^restfn: error STORE_REFUSED: the platform database \(PostgreSQL\) refused/m);
+      expect(r.stdout + r.stderr).not.toContain(PASSWORD);
+    }
+  });
+
+  it('a URL that is not postgres:// is USAGE (exit 2), before any connection, the password in no line', async () => {
+    const port = new URL(cluster.url).port;
+    for (const url of [
+      `mysql://restfn:${PASSWORD}@127.0.0.1:${port}/restfn`,
+      `postgres://restfn:${PASSWORD}@127.0.0.1:not-a-port/restfn`,
+      `restfn ${PASSWORD}`,
+    ]) {
+      const r = await serveOn(url);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/^restfn: error USAGE: the database URL is not a /m);
+      expect(r.stdout + r.stderr).not.toContain(PASSWORD);
+    }
   });
 });

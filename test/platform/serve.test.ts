@@ -94,6 +94,25 @@ async function publish(
 }
 
 describe('restfn serve', () => {
+  it("logs JSON lines, one per answered request (method, url, status, ms), and nothing else on stderr but restfn's own lines", async () => {
+    const platform = await startPlatformProcess();
+    expect((await platform.api('GET', '/api/v1/me', { token: platform.adminToken })).status).toBe(200);
+    expect((await platform.api('GET', '/api/v1/nowhere')).status).toBe(404);
+    await platform.stop();
+    const lines = platform.output().split('\n').filter(Boolean);
+    // No runtime warning (a deprecated fastify option printed one at every start).
+    expect(lines.filter((line) => !line.startsWith('restfn') && !line.startsWith('{'))).toEqual([]);
+    const requests = lines
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line))
+      .filter((entry) => entry.msg === 'request completed');
+    expect(requests.map((r) => [r.method, r.url, r.statusCode])).toEqual([
+      ['GET', '/api/v1/me', 200],
+      ['GET', '/api/v1/nowhere', 404],
+    ]);
+    expect(requests.every((r) => typeof r.ms === 'number')).toBe(true);
+  });
+
   it('answers health without a token; every API endpoint needs a live token and the right role and solution', async () => {
     const { platform, admin, author, user, other } = await setup();
     expect(await platform.api('GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });

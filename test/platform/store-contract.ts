@@ -204,6 +204,19 @@ export function storeContract(engine: string, harness: StoreHarness): void {
     );
 
     withStore(
+      'the master key id: recorded by the first start, kept for the next, replaced by a rotation',
+      async ({ store, reopen }) => {
+        expect(await store.masterKeyId('k1')).toBe('k1');
+        expect(await store.masterKeyId('k2')).toBe('k1');
+        const again = await reopen();
+        expect(await again.masterKeyId('k3')).toBe('k1');
+        await again.rewrap([], 'k2');
+        expect(await again.masterKeyId('k3')).toBe('k2');
+        await again.close();
+      },
+    );
+
+    withStore(
       'credentials: sealed bytes kept exactly, upserted, listed, rewrapped, removed',
       async ({ store }) => {
         const row = credential('crm', 'api-key', Buffer.from([0, 1, 2, 255, 254]));
@@ -230,10 +243,13 @@ export function storeContract(engine: string, harness: StoreHarness): void {
           'crm/api-key',
           'hr/api-key',
         ]);
-        await store.rewrap([
-          { solution: 'crm', key: 'api-key', keyId: 'k2', wrappedKey: Buffer.from('w2') },
-          { solution: 'hr', key: 'api-key', keyId: 'k2', wrappedKey: Buffer.from('w3') },
-        ]);
+        await store.rewrap(
+          [
+            { solution: 'crm', key: 'api-key', keyId: 'k2', wrappedKey: Buffer.from('w2') },
+            { solution: 'hr', key: 'api-key', keyId: 'k2', wrappedKey: Buffer.from('w3') },
+          ],
+          'k2',
+        );
         const rewrapped = await store.getCredential('hr', 'api-key');
         expect(rewrapped?.keyId).toBe('k2');
         expect(rewrapped?.wrappedKey.toString()).toBe('w3');

@@ -73,6 +73,14 @@ describe('PostgreSQL: what only a networked engine has', () => {
     await Promise.all(stores.map((s) => s.close()));
   });
 
+  it('instances starting together with different master keys: one key id is recorded, all of them read it', async () => {
+    const url = await cluster.createDatabase();
+    const stores = await Promise.all(Array.from({ length: 6 }, () => PostgresPlatformStore.open(url)));
+    const recorded = await Promise.all(stores.map((s, i) => s.masterKeyId(`k${i}`)));
+    expect(new Set(recorded).size).toBe(1);
+    await Promise.all(stores.map((s) => s.close()));
+  });
+
   it('a database that cannot be reached is STORE_UNAVAILABLE, and the store recovers when it is back', async () => {
     const url = await cluster.createDatabase();
     const store = await PostgresPlatformStore.open(url);

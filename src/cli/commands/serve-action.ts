@@ -90,7 +90,6 @@ export async function rotateKey(options: {
   const databaseUrl = options.database ?? (process.env[DATABASE_URL_ENV] || undefined);
   if (!databaseUrl && !existsSync(join(dataDir, 'platform.db')))
     throw new UsageError(`no platform state in ${dataDir} (--data)`);
-  // (On PostgreSQL other hosts' instances cannot be seen from here: docs/server.md says to stop them.)
   const pid = Number(existsSync(join(dataDir, PID_FILE)) ? readFileSync(join(dataDir, PID_FILE), 'utf8') : 0);
   if (processAlive(pid))
     throw new UsageError(
@@ -114,7 +113,8 @@ export async function rotateKey(options: {
   const store = await openStore(dataDir, databaseUrl);
   let count: number;
   try {
-    count = await rotateMasterKey(store, current.key, next);
+    // On PostgreSQL, instances on other hosts are seen by the database: refused while any serves.
+    count = await store.whileNoneServes(() => rotateMasterKey(store, current.key, next));
   } finally {
     await store.close();
   }

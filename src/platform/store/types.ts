@@ -102,6 +102,18 @@ export interface PlatformStore {
    */
   onChange(listener: (change: StoreChange) => void): () => void;
 
+  /**
+   * Marks this process as an instance serving the state until it closes (`restfn serve`; called
+   * before `onChange`), so that `whileNoneServes` refuses meanwhile. Waits while such work runs. On SQLite, the data folder's
+   * pid file does this (one process holds the file): nothing to do.
+   */
+  announce(): Promise<void>;
+  /**
+   * Runs `work` (a master key rotation) while no instance serves the state, none starting
+   * meanwhile; refused (`USAGE`) while some do. On SQLite, runs `work` (the pid file is checked).
+   */
+  whileNoneServes<T>(work: () => Promise<T>): Promise<T>;
+
   // Users and their solutions.
   countAdmins(): Promise<number>;
   createUser(user: Omit<UserRecord, 'created'>): Promise<UserRecord>;
@@ -153,10 +165,19 @@ export interface PlatformStore {
   deleteCredential(solution: string, key: string): Promise<boolean>;
   /** Every credential row, for re-wrapping under a new master key. */
   allCredentials(): Promise<CredentialRow[]>;
-  /** Replaces the wrapped data keys of many rows in one transaction (a key rotation). */
+  /**
+   * Replaces the wrapped data keys of many rows in one transaction (a key rotation), and records
+   * `keyId` as the master key's.
+   */
   rewrap(
     rows: ReadonlyArray<Pick<CredentialRow, 'solution' | 'key' | 'keyId' | 'wrappedKey'>>,
+    keyId: string,
   ): Promise<void>;
+  /**
+   * The id of the master key this state is sealed under, as recorded at its first start; with none
+   * recorded yet, records `keyId` and returns it (of instances starting together, one records).
+   */
+  masterKeyId(keyId: string): Promise<string>;
 
   // Rate limits (per token, per address): one count per fixed window.
   /**

@@ -129,6 +129,14 @@ export class Vault {
  */
 export async function rotateMasterKey(store: PlatformStore, current: Buffer, next: Buffer): Promise<number> {
   const rows = await store.allCredentials();
+  const currentId = keyIdOf(current);
+  const foreign = rows.find((row) => row.keyId !== currentId);
+  if (foreign) {
+    throw new CredentialError(
+      'CREDENTIAL_KEY_INVALID',
+      `the master key given (id ${currentId}) does not open this data: its credentials are sealed under key ${foreign.keyId}; rotate with that key as the current one (RESTFN_MASTER_KEY or --master-key-file)`,
+    );
+  }
   const nextId = keyIdOf(next);
   const rewrapped = rows.map((row) => {
     const dataKey = open(current, row.wrappedKey, wrapAad(row.solution, row.key));
@@ -136,7 +144,8 @@ export async function rotateMasterKey(store: PlatformStore, current: Buffer, nex
     dataKey.fill(0);
     return { solution: row.solution, key: row.key, keyId: nextId, wrappedKey };
   });
-  await store.rewrap(rewrapped);
+  // With no credential stored, nothing is sealed yet: the rotation only records the new key.
+  await store.rewrap(rewrapped, nextId);
   return rewrapped.length;
 }
 

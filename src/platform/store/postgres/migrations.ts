@@ -77,4 +77,7 @@ export const PG_MIGRATIONS: readonly string[] = [
      reset_at BIGINT NOT NULL
    );
    CREATE INDEX rate_limits_by_reset ON rate_limits (reset_at);`,
+  // 5: the id of the master key the credentials are sealed under, recorded at the first start, so
+  // an instance with another key is refused even before any credential is stored.
+  `CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
 ];

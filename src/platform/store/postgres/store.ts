@@ -1,4 +1,5 @@
 import pg from 'pg';
+import { UsageError } from '../../../errors/restfn-error.js';
 import { PlatformError } from '../../errors.js';
 import {
   type AuditRow,
@@ -33,6 +34,11 @@ const MIGRATION_LOCK = 741_322;
 const VERSION_LOCK = 741_323;
 /** Taken by `exclusive` (key: a hash of the name), for as long as its work runs. */
 const NAMED_LOCK = 741_324;
+/**
+ * Held shared by every serving instance (on its LISTEN connection), and exclusively by a key
+ * rotation: a rotation is refused while instances serve, and an instance starts after it.
+ */
+const SERVING_LOCK = 741_325;
 /** The channel instances tell each other of changes on. */
 const CHANNEL = 'restfn_changes';
 /** How soon a dropped notification connection is tried again. */
@@ -46,8 +52,12 @@ const RELISTEN_MS = 1000;
  */
 export class PostgresPlatformStore implements PlatformStore {
   private readonly listeners = new Set<(change: StoreChange) => void>();
-  /** The connection that LISTENs, opened with the first listener. */
+  /** The connection that LISTENs, opened with the first listener (or `announce`). */
   private listening: pg.Client | undefined;
+  /** Settles when the LISTEN connection's first attempt has (or has not) connected. */
+  private listened: Promise<void> | undefined;
+  /** This process serves the state: its LISTEN connection holds SERVING_LOCK shared. */
+  private serving = false;
   private closed = false;
 
   /**
@@ -87,8 +97,40 @@ export class PostgresPlatformStore implements PlatformStore {
 
   onChange(listener: (change: StoreChange) => void): () => void {
     this.listeners.add(listener);
-    if (!this.listening) void this.listen(false);
+    this.listened ??= this.listen(false);
     return () => this.listeners.delete(listener);
+  }
+
+  async announce(): Promise<void> {
+    this.serving = true;
+    this.listened ??= this.listen(false);
+    await this.listened;
+  }
+
+  async whileNoneServes<T>(work: () => Promise<T>): Promise<T> {
+    const client = await this.guard(() => this.lockPool.connect());
+    try {
+      const taken = await this.guard(() =>
+        client.query<{ ok: boolean }>('SELECT pg_try_advisory_lock($1, 0) AS ok', [SERVING_LOCK]),
+      );
+      if (!taken.rows[0]?.ok) {
+        const serving = await this.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM pg_locks
+             WHERE locktype = 'advisory' AND classid = $1 AND objid = 0 AND objsubid = 2 AND granted`,
+          [SERVING_LOCK],
+        );
+        throw new UsageError(
+          `${serving[0]?.n ?? 'some'} restfn serve instance(s) run on this database: stop every one (they hold the current key), then rotate the key`,
+        );
+      }
+      try {
+        return await work();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock($1, 0)', [SERVING_LOCK]).catch(() => undefined);
+      }
+    } finally {
+      client.release();
+    }
   }
 
   /**
@@ -118,6 +160,8 @@ export class PostgresPlatformStore implements PlatformStore {
     try {
       await client.connect();
       await client.query(`LISTEN ${CHANNEL}`);
+      // Held for as long as this connection lives (a killed instance's goes with it).
+      if (this.serving) await client.query('SELECT pg_advisory_lock_shared($1, 0)', [SERVING_LOCK]);
       if (again) this.emit({ kind: 'all' });
     } catch {
       retry();
@@ -383,6 +427,7 @@ export class PostgresPlatformStore implements PlatformStore {
 
   async rewrap(
     rows: ReadonlyArray<Pick<CredentialRow, 'solution' | 'key' | 'keyId' | 'wrappedKey'>>,
+    keyId: string,
   ): Promise<void> {
     await this.transaction(async (c) => {
       for (const row of rows) {
@@ -391,7 +436,25 @@ export class PostgresPlatformStore implements PlatformStore {
           [row.keyId, row.wrappedKey, row.solution, row.key],
         );
       }
+      await c.query(
+        `INSERT INTO settings (name, value) VALUES ('master_key_id', $1)
+           ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+        [keyId],
+      );
     });
+  }
+
+  async masterKeyId(keyId: string): Promise<string> {
+    // Two statements: the SELECT's own snapshot sees the row another instance committed while this
+    // INSERT waited on it (one statement's snapshot would not).
+    await this.query(
+      `INSERT INTO settings (name, value) VALUES ('master_key_id', $1) ON CONFLICT (name) DO NOTHING`,
+      [keyId],
+    );
+    const rows = await this.query<{ value: string }>(
+      `SELECT value FROM settings WHERE name = 'master_key_id'`,
+    );
+    return rows[0]!.value;
   }
 
   async rateLimitAdd(
@@ -509,7 +572,10 @@ export class PostgresPlatformStore implements PlatformStore {
     });
   }
 
-  /** A database that cannot be reached is `STORE_UNAVAILABLE`; anything else stays what it is. */
+  /**
+   * A database that cannot be reached is `STORE_UNAVAILABLE`, one that refuses the connection (the
+   * URL's user, password or database) `STORE_REFUSED`; anything else stays what it is.
+   */
   private async guard<T>(work: () => Promise<T>): Promise<T> {
     try {
       return await work();
@@ -518,6 +584,13 @@ export class PostgresPlatformStore implements PlatformStore {
         throw new PlatformError(
           'STORE_UNAVAILABLE',
           'the platform database (PostgreSQL) cannot be reached; try again shortly',
+        );
+      }
+      if (isRefused(error)) {
+        // PostgreSQL's own words name the user or the database, never the password.
+        throw new PlatformError(
+          'STORE_REFUSED',
+          `the platform database (PostgreSQL) refused the connection (${(error as Error).message}): check the user, password and database name of the database URL (--database or RESTFN_DATABASE_URL)`,
         );
       }
       throw error;
@@ -580,6 +653,15 @@ function isUnavailable(error: unknown): boolean {
     code.startsWith('08') ||
     code.startsWith('57P')
   );
+}
+
+/**
+ * The server answered, and said no: SQLSTATE class 28 (invalid authorization: a wrong password,
+ * no such role, pg_hba.conf), 3D000 (no such database), 42501 (no CONNECT or no rights).
+ */
+function isRefused(error: unknown): boolean {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' && (code.startsWith('28') || code === '3D000' || code === '42501');
 }
 
 async function setMemberships(c: pg.PoolClient, userId: string, solutions: readonly string[]): Promise<void> {

@@ -72,4 +72,7 @@ export const MIGRATIONS: readonly string[] = [
   // 4: rate-limit counters. One process holds this file, so they stay in its memory (PostgreSQL's
   // 4 is a table, shared by the instances); the number is kept so both lists mean the same.
   `SELECT 1;`,
+  // 5: the id of the master key the credentials are sealed under, recorded at the first start, so
+  // a start with another key is refused even before any credential is stored.
+  `CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
 ];

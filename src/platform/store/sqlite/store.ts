@@ -291,13 +291,24 @@ export class SqlitePlatformStore implements PlatformStore {
 
   async rewrap(
     rows: ReadonlyArray<Pick<CredentialRow, 'solution' | 'key' | 'keyId' | 'wrappedKey'>>,
+    keyId: string,
   ): Promise<void> {
     const update = this.sql(
       'UPDATE credentials SET key_id = @keyId, wrapped_key = @wrappedKey WHERE solution = @solution AND key = @key',
     );
     this.db.transaction(() => {
       for (const row of rows) update.run(row);
+      this.sql(
+        `INSERT INTO settings (name, value) VALUES ('master_key_id', ?)
+           ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+      ).run(keyId);
     })();
+  }
+
+  async masterKeyId(keyId: string): Promise<string> {
+    this.sql(`INSERT OR IGNORE INTO settings (name, value) VALUES ('master_key_id', ?)`).run(keyId);
+    return (this.sql(`SELECT value FROM settings WHERE name = 'master_key_id'`).get() as { value: string })
+      .value;
   }
 
   async rateLimitAdd(
@@ -361,6 +372,12 @@ export class SqlitePlatformStore implements PlatformStore {
       correlationId: filter.correlationId ?? null,
     }) as AuditRow[];
     return rows.map(auditOf);
+  }
+
+  async announce(): Promise<void> {}
+
+  async whileNoneServes<T>(work: () => Promise<T>): Promise<T> {
+    return work();
   }
 
   async close(): Promise<void> {
