@@ -83,13 +83,13 @@ function parseText(shown: string, text: string): Record<string, unknown> {
     }
   } else {
     try {
-      data = parse(text, { prettyErrors: false });
+      data = parse(text);
     } catch (error) {
       const at =
         error instanceof YAMLParseError && error.linePos
           ? `:${error.linePos[0].line}:${error.linePos[0].col}`
           : '';
-      const message = (error as Error).message.split('\n')[0];
+      const message = (error as Error).message.split('\n')[0]!.replace(/ at line \d+, column \d+:?$/, '');
       throw new ImportError(
         'IMPORT_UNREADABLE',
         `${shown}${at} is neither JSON nor valid YAML (${message}); fix the file or export it again`,
