@@ -13,7 +13,14 @@ const OPENAPI = join(IMPORT, 'petstore-openapi-3.0.yaml');
 const OPENAPI_31 = join(IMPORT, 'tracker-openapi-3.1.yaml');
 const POSTMAN = join(IMPORT, 'pet-shop.postman_collection.json');
 /** Values in the Postman fixture that are secrets: they must never reach a file or the output. */
-const POSTMAN_SECRETS = ['pk_live_9f8e7d6c5b4a39281706', 'Sup3r-Secret-Passw0rd'];
+const POSTMAN_SECRETS = [
+  'pk_live_9f8e7d6c5b4a39281706',
+  'Sup3r-Secret-Passw0rd',
+  'Tr0ub4dor-and-3-more-words',
+  'st_8c1d2e3f4a5b6c7d8e9f',
+  'ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8',
+  'literal-token-in-a-header',
+];
 
 function solution(): string {
   return tempSolution({ 'solution.yaml': 'name: imported\n' });
@@ -217,9 +224,9 @@ describe('restfn import: a Postman collection v2.1', () => {
     const root = solution();
     const r = await runCli(['import', POSTMAN, '--prefix', 'shop'], { cwd: root });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('Pet Shop (Postman Collection v2.1.0), 9 operations, 9 selected');
-    expect(functionFiles(root)).toHaveLength(9);
-    expect(await validate(root)).toMatchObject({ files: 10, errors: 0 });
+    expect(r.stdout).toContain('Pet Shop (Postman Collection v2.1.0), 11 operations, 11 selected');
+    expect(functionFiles(root)).toHaveLength(11);
+    expect(await validate(root)).toMatchObject({ files: 12, errors: 0 });
 
     expect(functionFile(root, 'shop-list-pets').data).toMatchObject({
       method: 'GET',
@@ -275,7 +282,27 @@ describe('restfn import: a Postman collection v2.1', () => {
       '# note: the request body is not imported: it is a formdata body',
     );
 
+    // Fields named like credentials become secret credential parameters; their values are not copied.
+    expect(functionFile(root, 'shop-log-in').data).toMatchObject({
+      parameters: {
+        username: { location: 'body', value: 'ada' },
+        password: { location: 'body', type: 'secret', required: true, value: 'pet-shop-password' },
+      },
+      inputTransform: '{\n  "username": username,\n  "password": password\n}',
+    });
+    const profile = functionFile(root, 'shop-get-profile');
+    expect(profile.data).toMatchObject({
+      parameters: {
+        'X-Session-Token': { location: 'header', type: 'secret', value: 'pet-shop-x-session-token' },
+        // A variable whose value looks like a secret is not copied: the value is the caller's.
+        'X-Client': { location: 'header', required: true },
+      },
+    });
+    expect(Object.keys(profile.data.parameters as object)).not.toContain('Authorization');
+    expect(profile.text).toContain("# note: header 'Authorization' is not imported");
+
     expect(r.stdout).toContain('restfn credentials set pet-shop-api-key --kind secret\n');
+    expect(r.stdout).toContain('restfn credentials set pet-shop-password --kind secret\n');
     expect(r.stdout).toContain("restfn credentials set admin-basic --kind basic --username '<USERNAME>'");
     expect(r.stdout).toContain('restfn credentials set orders-bearer --kind oauth');
     const written = functionFiles(root).map((f) => readFileSync(join(root, 'functions', f), 'utf8'));
@@ -438,6 +465,54 @@ describe('restfn import: plan, dry run, re-import', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(functionFiles(root)).toEqual(['rest-get-pet-by-id.platform']);
     expect(r.stdout).toContain(`restfn credentials set api-key --kind secret --solution ${root}`);
+  });
+});
+
+describe('restfn import: text from the description', () => {
+  test('cannot add keys to a file or drive the terminal; validation warnings are shown', async () => {
+    const root = tempSolution({
+      'solution.yaml': 'name: t\n',
+      'api.yaml': [
+        'openapi: 3.0.3',
+        'info: {title: "Tricky\\u001b[2J", version: \'1\'}',
+        "servers: [{url: 'https://api.example.com'}]",
+        'paths:',
+        '  /search:',
+        '    get:',
+        '      operationId: "search\\nurl: https://evil.example.com"',
+        '      summary: "Find\\nmethod: DELETE"',
+        '      parameters:',
+        '        - name: q',
+        '          in: query',
+        '          description: "The words\\ninputTransform: evil"',
+        '          schema: {type: string}',
+        '      requestBody:',
+        '        content:',
+        '          application/json:',
+        '            schema: {type: object, properties: {filter: {type: string}}}',
+        "      responses: {'200': {description: ok}}",
+        '',
+      ].join('\n'),
+    });
+    const r = await runCli(['import', 'api.yaml'], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain('\u001b');
+    const [file] = functionFiles(root);
+    expect(file).toBe('rest-search-url-https-evil-example-com.platform');
+    const { data } = functionFile(root, file!.replace('.platform', ''));
+    expect(data).toMatchObject({ method: 'GET', url: 'https://api.example.com/search' });
+    expect(Object.keys(data)).toEqual([
+      'provider',
+      'method',
+      'url',
+      'format',
+      'parameters',
+      'inputTransform',
+    ]);
+    // A body on a GET is written (the description has one) and the validator's warning is shown.
+    expect(r.stderr).toMatch(
+      /rest-search-url-https-evil-example-com\.platform:\d+:\d+: warning BODY_ON_GET: /,
+    );
   });
 });
 
@@ -612,7 +687,7 @@ describe('restfn import: an imported function runs', () => {
     expect(JSON.parse(request.body)).toEqual({ name: 'Rex', tag: 'dog' });
   });
 
-  test('OpenAPI: a JSON body with a nested object, and the API key of the security scheme', async () => {
+  test('OpenAPI: path parameter, JSON body, and the API key of the security scheme', async () => {
     const server = await testServer((_, res) => json(res, 200, { id: 10 }));
     const root = solution();
     writeFileSync(join(root, 'petstore.yaml'), readFileSync(OPENAPI, 'utf8'));
