@@ -1,7 +1,7 @@
-import { isExpression } from '../expression/source.js';
 import { objectBody, parameterReference } from './body.js';
 import { ImportError } from './errors.js';
 import { asObject, describeSchema, firstLine, objectShape, restfnType, type Schema } from './json-schema.js';
+import { literal } from './literal.js';
 import type {
   ImportedCredential,
   ImportedDescription,
@@ -340,11 +340,6 @@ function parameter(
     value: fallback === undefined || fallback === null ? undefined : literal(fallback),
     comment: describeSchema(p.description, schema, extra),
   };
-}
-
-/** A default written as `value`: a text starting with `=` would be read as an expression, so it is quoted in one. */
-export function literal(value: unknown): unknown {
-  return typeof value === 'string' && isExpression(value) ? `=${JSON.stringify(value)}` : value;
 }
 
 /**

@@ -4,13 +4,13 @@ import { suggestFileName } from '../definition/naming.js';
 import { objectBody, parameterReference } from './body.js';
 import { ImportError } from './errors.js';
 import { firstLine } from './json-schema.js';
+import { literal } from './literal.js';
 import type {
   ImportedCredential,
   ImportedDescription,
   ImportedOperation,
   ImportedParameter,
 } from './model.js';
-import { literal } from './openapi.js';
 import { ParameterSet } from './parameter-set.js';
 import { credentialFor, type SchemeSpec } from './security.js';
 import type { SourceDocument } from './source.js';
