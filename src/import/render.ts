@@ -95,7 +95,7 @@ export function oneLine(text: string): string {
 
 /** The origin recorded at the top of a file `restfn import` wrote, or undefined for any other file. */
 export function readOrigin(text: string): Partial<Origin> | undefined {
-  const lines = text.split('\n');
+  const lines = text.split(/\r?\n/);
   if (!lines[0]?.startsWith(`# ${MARKER}`)) return undefined;
   const origin: Record<string, string> = {};
   for (const line of lines.slice(1)) {
