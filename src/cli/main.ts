@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { printable } from '../errors/printable.js';
 import { registerAction } from './commands/action.js';
 import { registerCredentials } from './commands/credentials.js';
+import { registerImport } from './commands/import.js';
 import { registerNew } from './commands/new.js';
 import { registerPlatform } from './commands/platform.js';
 import { registerQuery } from './commands/query.js';
@@ -68,6 +69,7 @@ registerQueue(program);
 registerCredentials(program);
 registerSchema(program);
 registerNew(program);
+registerImport(program);
 registerServe(program);
 registerPlatform(program);
 

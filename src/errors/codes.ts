@@ -70,6 +70,33 @@ export const ERROR_CODES = {
     'usage',
     'A function needs a part this runtime was created without (a local store).',
   ),
+  // `restfn import`: the description given.
+  IMPORT_UNREADABLE: code(
+    'usage',
+    '`restfn import`: the description cannot be read, or is neither JSON nor YAML.',
+  ),
+  IMPORT_NOT_LOCAL: code('usage', '`restfn import` was given a web address: it reads local files only.'),
+  IMPORT_FORMAT: code(
+    'usage',
+    '`restfn import`: not OpenAPI 3.0/3.1, Swagger 2.0 or Postman Collection v2.1 (or unreadable as one).',
+  ),
+  IMPORT_REF_UNRESOLVED: code(
+    'usage',
+    '`restfn import`: a `$ref` of the description leads nowhere (or to the web).',
+  ),
+  IMPORT_VARIABLE_MISSING: code(
+    'usage',
+    '`restfn import`: the address of the API needs a variable with no value (pass --var name=value).',
+  ),
+  IMPORT_NAME_COLLISION: code(
+    'usage',
+    '`restfn import`: two operations would become functions of the same name.',
+  ),
+  IMPORT_ONLY_UNMATCHED: code(
+    'usage',
+    '`restfn import --only` names no tag, folder or operation of the description.',
+  ),
+  IMPORT_NO_OPERATIONS: code('usage', '`restfn import`: the description has no operation restfn can call.'),
   // The app author's mistakes.
   INVALID_DEFINITION: code('definition', 'A definition file has errors (`restfn validate` lists them).'),
   INVALID_URL: code('definition', 'The address a definition builds is not a valid http(s) URL.'),
@@ -83,6 +110,10 @@ export const ERROR_CODES = {
   SCRIPT_RESULT: code('definition', 'An expression script function returned something that is not JSON.'),
   QUERY_FAILED: code('definition', "A definition's SQL statement that SQLite rejects."),
   QUERY_CYCLE: code('definition', "A function's queries depend on each other in a cycle."),
+  IMPORT_INVALID_FUNCTION: code(
+    'definition',
+    '`restfn import`: an operation would give a function file with errors; nothing was written.',
+  ),
   // Credentials.
   CREDENTIAL_NOT_FOUND: code('credentials', 'The named credential is not stored.', 404),
   CREDENTIAL_KIND: code('credentials', 'The stored credential is of another kind than the parameter needs.'),

@@ -115,8 +115,33 @@ describe('start-up loads only what the command runs', () => {
       'oauth4webapi',
       'fast-xml-parser',
       'quickjs-emscripten-core',
+      '@readme/openapi-parser',
+      'postman-collection',
     ])
       expect(packages).not.toContain(heavy);
+  });
+
+  test('import loads the parser of its format only, and no HTTP client, database or OAuth client', async () => {
+    const root = tempSolution({ 'solution.yaml': 'name: t\n' });
+    const fixtures = join(import.meta.dirname, '..', 'fixtures', 'import');
+    const postman = await packagesLoaded(
+      ['import', join(fixtures, 'pet-shop.postman_collection.json'), '--dry-run'],
+      root,
+    );
+    expect(postman.stdout).toContain('dry run: nothing written');
+    expect(postman.packages).toContain('postman-collection');
+    expect(postman.packages).not.toContain('@readme/openapi-parser');
+    const openapi = await packagesLoaded(
+      ['import', join(fixtures, 'petstore-swagger-2.0.json'), '--dry-run'],
+      root,
+    );
+    expect(openapi.stdout).toContain('dry run: nothing written');
+    expect(openapi.packages).toContain('@readme/openapi-parser');
+    expect(openapi.packages).not.toContain('postman-collection');
+    for (const { packages } of [postman, openapi]) {
+      for (const heavy of ['undici', 'better-sqlite3', 'oauth4webapi', 'fast-xml-parser', 'fastify'])
+        expect(packages).not.toContain(heavy);
+    }
   });
 
   test('run of a GET without credentials loads no OAuth client, XML parser, database or HTTP/2 client', async () => {

@@ -1,0 +1,190 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, relative, resolve } from 'node:path';
+import { formatDiagnostic } from '../../definition/diagnostic.js';
+import { isValidFileName } from '../../definition/naming.js';
+import { findSolutionRoot, loadSolution } from '../../definition/solution.js';
+import { printable } from '../../errors/printable.js';
+import { UsageError } from '../../errors/restfn-error.js';
+import { checkFiles } from '../../import/check.js';
+import { ImportError } from '../../import/errors.js';
+import type { ImportedCredential, ImportedDescription } from '../../import/model.js';
+import {
+  type ImportPlan,
+  operationLabel,
+  type PlannedFile,
+  planImport,
+  recordedSource,
+} from '../../import/plan.js';
+import { readSource } from '../../import/source.js';
+import { ImportVariables } from '../../import/variables.js';
+import type { ImportOptions } from './import.js';
+
+/** `restfn import FILE`: reads the description, plans, validates, prints the plan, writes. */
+export async function importDescription(file: string, options: ImportOptions): Promise<void> {
+  const vars = new ImportVariables(options.var);
+  const prefix = options.prefix;
+  if (prefix !== '' && !isValidFileName(prefix)) {
+    throw new UsageError(
+      `--prefix '${prefix}' cannot start a function name: use lowercase letters, digits and '-' (or "" for none)`,
+      'INVALID_NAME',
+    );
+  }
+  const source = readSource(file);
+  const description: ImportedDescription =
+    source.format === 'postman'
+      ? (await import('../../import/postman.js')).readPostman(source, vars)
+      : await (await import('../../import/openapi.js')).readOpenApi(source, vars);
+  if (description.operations.length === 0) {
+    const skipped =
+      description.skipped.length > 0
+        ? ` (${description.skipped.length} skipped: ${description.skipped[0]!.reason})`
+        : '';
+    throw new ImportError(
+      'IMPORT_NO_OPERATIONS',
+      `${file} has no operation restfn can import${skipped}; nothing to write`,
+    );
+  }
+  for (const name of vars.unused()) {
+    process.stderr.write(`${printable(`restfn: warning: --var ${name} is not used by ${file}`)}\n`);
+  }
+
+  const root = resolve(options.solution ?? rootOrHere());
+  const solution = loadSolution(root);
+  const plan = planImport(description, solution, {
+    source: recordedSource(root, source.path),
+    only: options.only,
+    prefix,
+    date: new Date().toISOString().slice(0, 10),
+  });
+  const diagnostics = await checkFiles(
+    solution,
+    plan.files.filter((f) => f.status !== 'unchanged'),
+  );
+  printPlan(description, source.shown, plan);
+  for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+  const invalid = plan.files.filter((f) =>
+    diagnostics.some((d) => d.severity === 'error' && d.file === shown(f.path)),
+  );
+  if (invalid.length > 0) {
+    throw new ImportError(
+      'IMPORT_INVALID_FUNCTION',
+      `${invalid.map((f) => `${operationLabel(f.operation)} would give an invalid function '${f.name}'`).join('; ')} (the errors are listed above); nothing was written: fix the description, or leave ${invalid.length === 1 ? 'that operation' : 'those operations'} out with --only`,
+    );
+  }
+  const refused = plan.files.filter((f) => f.status === 'changed' || f.status === 'conflict');
+  if (options.dryRun) {
+    const force = refused.length > 0 ? `; ${refused.length} would be refused without --force` : '';
+    out(`dry run: nothing written${force}`);
+    printCredentials(plan.files, options.solution);
+    return;
+  }
+  if (refused.length > 0 && !options.force) {
+    throw new UsageError(
+      `${refused.map((f) => `${shown(f.path)} (${f.status === 'changed' ? 'changed since it was imported' : 'exists and was not imported from this file'})`).join(', ')} would be overwritten; nothing was written: rerun with --force to overwrite, or leave ${refused.length === 1 ? 'that operation' : 'those operations'} out with --only`,
+      'FILE_EXISTS',
+    );
+  }
+  const written = plan.files.filter((f) => f.status !== 'unchanged');
+  for (const f of written) write(f);
+  const unchanged = plan.files.length - written.length;
+  out(
+    `wrote ${written.length} file${written.length === 1 ? '' : 's'}${unchanged > 0 ? `; ${unchanged} unchanged, not rewritten` : ''}`,
+  );
+  printCredentials(plan.files, options.solution);
+}
+
+function rootOrHere(): string {
+  try {
+    return findSolutionRoot(process.cwd());
+  } catch {
+    return process.cwd();
+  }
+}
+
+function shown(path: string): string {
+  const rel = relative(process.cwd(), path);
+  return rel.startsWith('..') ? path : rel;
+}
+
+function out(line: string): void {
+  process.stdout.write(`${printable(line)}\n`);
+}
+
+function printPlan(description: ImportedDescription, file: string, plan: ImportPlan): void {
+  const title = description.title
+    ? `${description.title} (${description.formatName})`
+    : description.formatName;
+  out(
+    `${file}: ${title}, ${description.operations.length} operation${description.operations.length === 1 ? '' : 's'}, ${plan.files.length} selected`,
+  );
+  for (const f of plan.files) {
+    const changes = f.changes.length > 0 ? `: ${f.changes.join(', ')}` : '';
+    const refusal =
+      f.status === 'changed' || f.status === 'conflict'
+        ? f.status === 'conflict'
+          ? ' (exists and was not imported from this file; --force overwrites)'
+          : ' (--force overwrites)'
+        : '';
+    out(`  ${f.status.padEnd(9)} ${shown(f.path)}  ${operationLabel(f.operation)}${changes}${refusal}`);
+  }
+  for (const g of plan.gone) {
+    out(
+      `  ${'gone'.padEnd(9)} ${shown(g.path)}  ${g.operation || g.name}: no longer in the description (kept: delete it if nothing uses it)`,
+    );
+  }
+  for (const s of description.skipped) out(`  ${'skipped'.padEnd(9)} ${s.route}: ${s.reason}`);
+  for (const f of plan.files) {
+    for (const note of f.operation.notes) out(`  ${'note'.padEnd(9)} ${f.name}: ${note}`);
+  }
+}
+
+/** The `restfn credentials set` commands for the credentials the files name: keys and settings, never a value. */
+function printCredentials(files: readonly PlannedFile[], solution: string | undefined): void {
+  const byKey = new Map<
+    string,
+    { credential: ImportedCredential; scopes: Set<string>; functions: Set<string> }
+  >();
+  for (const f of files) {
+    for (const c of f.operation.credentials) {
+      const entry = byKey.get(c.key) ?? {
+        credential: c,
+        scopes: new Set<string>(),
+        functions: new Set<string>(),
+      };
+      for (const s of c.scopes ?? []) entry.scopes.add(s);
+      entry.functions.add(f.name);
+      byKey.set(c.key, entry);
+    }
+  }
+  if (byKey.size === 0) return;
+  out(
+    'credentials: store these before running the functions (secret values are read from standard input or a prompt, never from arguments; replace the <PLACEHOLDERS>):',
+  );
+  for (const { credential, scopes } of byKey.values()) {
+    const args = ['restfn', 'credentials', 'set', credential.key, ...credential.setArguments];
+    for (const s of scopes) args.push('--scope', s);
+    if (solution !== undefined) args.push('--solution', solution);
+    out(`  ${args.map(shellWord).join(' ')}`);
+  }
+}
+
+/** A word as a POSIX shell reads it: quoted when it holds anything but plain characters. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
+
+function write(f: PlannedFile): void {
+  mkdirSync(dirname(f.path), { recursive: true });
+  try {
+    // A new file is created with 'wx': never overwrite one that appeared since the plan was made.
+    writeFileSync(f.path, f.text, { flag: f.status === 'new' ? 'wx' : 'w' });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new UsageError(
+        `${shown(f.path)} appeared while importing; nothing more was written: run the import again`,
+        'FILE_EXISTS',
+      );
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,722 @@
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, test } from 'vitest';
+import { parse } from 'yaml';
+import { runCli } from '../helpers/cli.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { FIXTURES, tempSolution } from '../helpers/temp-solution.js';
+
+const IMPORT = join(FIXTURES, 'import');
+const SWAGGER = join(IMPORT, 'petstore-swagger-2.0.json');
+const OPENAPI = join(IMPORT, 'petstore-openapi-3.0.yaml');
+const OPENAPI_31 = join(IMPORT, 'tracker-openapi-3.1.yaml');
+const POSTMAN = join(IMPORT, 'pet-shop.postman_collection.json');
+/** Values in the Postman fixture that are secrets: they must never reach a file or the output. */
+const POSTMAN_SECRETS = [
+  'pk_live_9f8e7d6c5b4a39281706',
+  'Sup3r-Secret-Passw0rd',
+  'Tr0ub4dor-and-3-more-words',
+  'st_8c1d2e3f4a5b6c7d8e9f',
+  'ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8',
+  'literal-token-in-a-header',
+];
+
+function solution(): string {
+  return tempSolution({ 'solution.yaml': 'name: imported\n' });
+}
+
+function functionFiles(root: string): string[] {
+  const dir = join(root, 'functions');
+  return existsSync(dir) ? readdirSync(dir).sort() : [];
+}
+
+function functionFile(root: string, name: string): { text: string; data: Record<string, unknown> } {
+  const text = readFileSync(join(root, 'functions', `${name}.platform`), 'utf8');
+  return { text, data: parse(text) as Record<string, unknown> };
+}
+
+/** `restfn validate --format json` of the whole solution. */
+async function validate(root: string): Promise<{ files: number; errors: number; warnings: number }> {
+  const r = await runCli(['validate', '--format', 'json'], { cwd: root });
+  return JSON.parse(r.stdout);
+}
+
+describe('restfn import: the Swagger Petstore 2.0', () => {
+  test('one valid function file per operation, with parameters, body, security and its origin', async () => {
+    const root = solution();
+    const r = await runCli(['import', SWAGGER], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Swagger Petstore (Swagger 2.0), 16 operations, 16 selected');
+    expect(r.stdout).toMatch(
+      /new\s+functions\/rest-get-pet-by-id\.platform\s+getPetById \(GET \/pet\/\{petId\}\)/,
+    );
+    expect(r.stdout).toContain('wrote 16 files');
+    expect(functionFiles(root)).toHaveLength(16);
+    expect(await validate(root)).toMatchObject({ files: 17, errors: 0 });
+
+    const byId = functionFile(root, 'rest-get-pet-by-id');
+    expect(byId.data).toMatchObject({
+      provider: 'DATA_PROVIDER_REST',
+      method: 'GET',
+      url: 'https://petstore.swagger.io/v2/pet/{petId}',
+      format: 'json',
+      parameters: {
+        petId: { location: 'path', type: 'int', required: true },
+        api_key: { location: 'header', type: 'secret', required: true, value: 'api-key' },
+      },
+    });
+    // The origin, for a later import to compare with.
+    expect(byId.text).toMatch(/^# Imported by restfn import/);
+    expect(byId.text).toMatch(/^# source: .*petstore-swagger-2\.0\.json$/m);
+    expect(byId.text).toContain('# operation: getPetById (GET /pet/{petId})');
+    expect(byId.text).toMatch(/^# date: \d{4}-\d{2}-\d{2}$/m);
+
+    // A JSON body: its top-level properties are body parameters, and the inputTransform builds it.
+    const addPet = functionFile(root, 'rest-add-pet');
+    expect(addPet.data).toMatchObject({
+      method: 'POST',
+      parameters: {
+        name: { location: 'body', type: 'string', required: true },
+        photoUrls: { location: 'body', type: 'array', required: true },
+        category: { location: 'body', type: 'object', required: false },
+        status: { location: 'body', type: 'string', required: false },
+        accessToken: {
+          location: 'header',
+          type: 'petstore-auth.oauth',
+          required: true,
+          value: 'petstore-auth',
+        },
+      },
+    });
+    expect(addPet.data.inputTransform).toContain('"photoUrls": photoUrls');
+    // A list body is one parameter.
+    expect(functionFile(root, 'rest-create-users-with-list-input').data).toMatchObject({
+      parameters: { body: { location: 'body', type: 'array', required: true } },
+      inputTransform: 'body',
+    });
+    // Form data is not imported, and the file says so.
+    expect(functionFile(root, 'rest-update-pet-with-form').text).toContain(
+      '# note: the form fields name, status are not imported',
+    );
+    // Swagger's `multi` list is sent with the key repeated, as restfn sends arrays in a query.
+    expect(functionFile(root, 'rest-find-pets-by-status').data).toMatchObject({
+      parameters: { status: { location: 'query', type: 'array', required: true } },
+    });
+
+    // The credentials to store, by key and kind: never a value.
+    expect(r.stdout).toContain('restfn credentials set api-key --kind secret\n');
+    expect(r.stdout).toContain(
+      "restfn credentials set petstore-auth --kind oauth --authorize-url https://petstore.swagger.io/oauth/authorize --token-url '<TOKEN_URL>' --client-id '<CLIENT_ID>' --scope write:pets --scope read:pets",
+    );
+  });
+});
+
+describe('restfn import: the OpenAPI 3 Petstore (YAML, a relative server)', () => {
+  test('a relative server needs --var baseUrl; with it every file validates', async () => {
+    const root = solution();
+    const without = await runCli(['import', OPENAPI], { cwd: root });
+    expect(without.code).toBe(2);
+    expect(without.stderr).toContain('restfn: error IMPORT_VARIABLE_MISSING:');
+    expect(without.stderr).toContain('--var baseUrl=https://HOST/api/v3');
+    expect(functionFiles(root)).toEqual([]);
+
+    const r = await runCli(['import', OPENAPI, '--var', 'baseUrl=https://petstore3.swagger.io/api/v3'], {
+      cwd: root,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Swagger Petstore - OpenAPI 3.0 (OpenAPI 3.0.4), 15 operations, 15 selected');
+    expect(functionFiles(root)).toHaveLength(15);
+    expect(await validate(root)).toMatchObject({ files: 16, errors: 0 });
+    expect(functionFile(root, 'rest-find-pets-by-status').data).toMatchObject({
+      url: 'https://petstore3.swagger.io/api/v3/pet/findByStatus',
+      parameters: { status: { location: 'query', type: 'string', required: false, value: 'available' } },
+    });
+    // Of the security alternatives, the first; the others are named in a note.
+    const byId = functionFile(root, 'rest-get-pet-by-id');
+    expect(Object.keys(byId.data.parameters as object)).toEqual(['petId', 'api_key']);
+    expect(byId.text).toContain('# note: security: the first of 2 alternatives is used (api_key)');
+    // A JSON body among other media types is imported; an octet-stream body is not.
+    expect(functionFile(root, 'rest-update-pet').data.inputTransform).toContain('"name": name');
+    expect(functionFile(root, 'rest-upload-file').text).toContain(
+      '# note: the request body is not imported: it is sent as application/octet-stream',
+    );
+  });
+});
+
+describe('restfn import: OpenAPI 3.1', () => {
+  test('server variables, 3.1 types, allOf bodies, renamed body properties, OAuth flows, skipped methods', async () => {
+    const root = solution();
+    const r = await runCli(['import', OPENAPI_31, '--var', 'region=us', '--prefix', 'tracker'], {
+      cwd: root,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/skipped\s+OPTIONS \/projects\/\{projectId\}\/issues: restfn calls only/);
+    expect(functionFiles(root)).toEqual([
+      'tracker-create-issue.platform',
+      'tracker-get-report.platform',
+      'tracker-list-issues.platform',
+    ]);
+    expect(await validate(root)).toMatchObject({ errors: 0 });
+
+    const list = functionFile(root, 'tracker-list-issues');
+    expect(list.data).toMatchObject({
+      url: 'https://us.tracker.example.com/v2/projects/{projectId}/issues',
+      parameters: {
+        projectId: { location: 'path', type: 'int', required: true },
+        state: { location: 'query', type: 'string', value: 'open' },
+        // style form, explode false: one text, as the service reads it.
+        labels: { location: 'query', type: 'string' },
+        // A default starting with '=' stays a text (written as an expression giving that text).
+        formula: { location: 'query', value: '="=state"' },
+        'X-Trace': { location: 'header', type: 'boolean', required: true },
+        accessToken: { type: 'bearer-auth.oauth', value: 'bearer-auth' },
+      },
+    });
+    expect(Object.keys(list.data.parameters as object)).not.toContain('session');
+    expect(Object.keys(list.data.parameters as object)).not.toContain('Accept');
+    expect(list.text).toContain("# note: cookie parameter 'session' is not imported");
+
+    const create = functionFile(root, 'tracker-create-issue');
+    expect(create.data).toMatchObject({
+      parameters: {
+        'Content-Type': { location: 'header', value: 'application/merge-patch+json' },
+        title: { location: 'body', type: 'string', required: true },
+        body: { location: 'body', type: 'string', required: false },
+        priority: { location: 'body', type: 'int', required: false },
+        // The body's projectId would clash with the path parameter: renamed, mapped back.
+        body_projectId: { location: 'body', type: 'int' },
+      },
+    });
+    expect(Object.keys(create.data.parameters as object)).not.toContain('id'); // readOnly
+    expect(create.data.inputTransform).toContain('"projectId": body_projectId');
+    // The service's default of a body property is not sent (an update would overwrite with it).
+    expect((create.data.parameters as Record<string, { value?: unknown }>).priority!.value).toBeUndefined();
+
+    expect(functionFile(root, 'tracker-get-report').data).toMatchObject({
+      format: 'xml',
+      parameters: {
+        reportId: { location: 'path', required: true },
+        accessToken: { type: 'client-auth.oauth' },
+      },
+    });
+    expect(r.stdout).toContain(
+      'restfn credentials set client-auth --kind oauth --token-url https://auth.tracker.example.com/oauth/token',
+    );
+    expect(r.stdout).toContain('--grant client_credentials --scope reports:read');
+  });
+
+  test('server variables take their defaults; an unused --var is a warning', async () => {
+    const root = solution();
+    const r = await runCli(['import', OPENAPI_31, '--var', 'regoin=us', '--dry-run'], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('restfn: warning: --var regoin is not used by');
+    const real = await runCli(['import', OPENAPI_31], { cwd: root });
+    expect(real.code, real.stderr).toBe(0);
+    expect(functionFile(root, 'rest-list-issues').data.url).toBe(
+      'https://eu.tracker.example.com/v2/projects/{projectId}/issues',
+    );
+  });
+});
+
+describe('restfn import: a Postman collection v2.1', () => {
+  test('folders, {{baseUrl}}, path variables, auth of the collection and of folders; no secret copied', async () => {
+    const root = solution();
+    const r = await runCli(['import', POSTMAN, '--prefix', 'shop'], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('Pet Shop (Postman Collection v2.1.0), 11 operations, 11 selected');
+    expect(functionFiles(root)).toHaveLength(11);
+    expect(await validate(root)).toMatchObject({ files: 12, errors: 0 });
+
+    expect(functionFile(root, 'shop-list-pets').data).toMatchObject({
+      method: 'GET',
+      url: 'https://petshop.example.com/api/v1/pets',
+      parameters: {
+        limit: { location: 'query', type: 'string', required: false, value: '20' },
+        status: { location: 'query', value: 'available' },
+        // The collection's API key auth: a secret header under the name it has there.
+        'X-API-Key': { location: 'header', type: 'secret', required: true, value: 'pet-shop-api-key' },
+      },
+    });
+    // Disabled query parameters are left out.
+    expect(Object.keys(functionFile(root, 'shop-list-pets').data.parameters as object)).not.toContain(
+      'debug',
+    );
+    expect(functionFile(root, 'shop-get-pet').data).toMatchObject({
+      url: 'https://petshop.example.com/api/v1/pets/{petId}',
+      parameters: { petId: { location: 'path', required: true, value: '1' } },
+    });
+    // A path variable without a value ({{orderId}}) is a required path parameter.
+    expect(functionFile(root, 'shop-get-order').data).toMatchObject({
+      url: 'https://petshop.example.com/api/v1/orders/{orderId}',
+      parameters: {
+        orderId: { location: 'path', required: true },
+        // The Orders folder's bearer token.
+        accessToken: { location: 'header', type: 'orders-bearer.oauth', value: 'orders-bearer' },
+      },
+    });
+    expect(functionFile(root, 'shop-reset-store').data).toMatchObject({
+      parameters: { basicAuth: { location: 'header', type: 'secret', value: 'admin-basic' } },
+    });
+    // `noauth` on the request: no credential.
+    expect(functionFile(root, 'shop-health').data.parameters).toBeUndefined();
+    // The raw JSON body: its properties with their values as defaults; {{petName}} has none.
+    const update = functionFile(root, 'shop-update-pet');
+    expect(update.data).toMatchObject({
+      method: 'PUT',
+      parameters: {
+        notify: { location: 'query', value: 'true' },
+        'X-Request-Source': { location: 'header', value: 'restfn' },
+        name: { location: 'body', type: 'string', required: true },
+        tag: { location: 'body', type: 'string', required: false, value: 'dog' },
+      },
+    });
+    expect(Object.keys(update.data.parameters as object)).not.toContain('Content-Type');
+    expect(functionFile(root, 'shop-create-pet').data).toMatchObject({
+      parameters: {
+        age: { location: 'body', type: 'number', value: 3 },
+        vaccinated: { location: 'body', type: 'boolean', value: true },
+      },
+    });
+    expect(functionFile(root, 'shop-upload-photo').text).toContain(
+      '# note: the request body is not imported: it is a formdata body',
+    );
+
+    // Fields named like credentials become secret credential parameters; their values are not copied.
+    expect(functionFile(root, 'shop-log-in').data).toMatchObject({
+      parameters: {
+        username: { location: 'body', value: 'ada' },
+        password: { location: 'body', type: 'secret', required: true, value: 'pet-shop-password' },
+      },
+      inputTransform: '{\n  "username": username,\n  "password": password\n}',
+    });
+    const profile = functionFile(root, 'shop-get-profile');
+    expect(profile.data).toMatchObject({
+      parameters: {
+        'X-Session-Token': { location: 'header', type: 'secret', value: 'pet-shop-x-session-token' },
+        // A variable whose value looks like a secret is not copied: the value is the caller's.
+        'X-Client': { location: 'header', required: true },
+      },
+    });
+    expect(Object.keys(profile.data.parameters as object)).not.toContain('Authorization');
+    expect(profile.text).toContain("# note: header 'Authorization' is not imported");
+
+    expect(r.stdout).toContain('restfn credentials set pet-shop-api-key --kind secret\n');
+    expect(r.stdout).toContain('restfn credentials set pet-shop-password --kind secret\n');
+    expect(r.stdout).toContain("restfn credentials set admin-basic --kind basic --username '<USERNAME>'");
+    expect(r.stdout).toContain('restfn credentials set orders-bearer --kind oauth');
+    const written = functionFiles(root).map((f) => readFileSync(join(root, 'functions', f), 'utf8'));
+    for (const secret of POSTMAN_SECRETS) {
+      expect(r.stdout + r.stderr).not.toContain(secret);
+      for (const text of written) expect(text).not.toContain(secret);
+    }
+  });
+
+  test('--var replaces {{baseUrl}}; a variable the address needs and nobody gives is an error', async () => {
+    const root = solution();
+    const r = await runCli(
+      ['import', POSTMAN, '--var', 'baseUrl=http://127.0.0.1:9/v9', '--only', 'Health'],
+      {
+        cwd: root,
+      },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(functionFile(root, 'rest-health').data.url).toBe('http://127.0.0.1:9/v9/health');
+
+    const collection = JSON.parse(readFileSync(POSTMAN, 'utf8'));
+    collection.variable = collection.variable.filter((v: { key: string }) => v.key !== 'baseUrl');
+    const copy = join(root, 'no-base-url.postman_collection.json');
+    writeFileSync(copy, JSON.stringify(collection));
+    const missing = await runCli(['import', copy, '--force'], { cwd: root });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('restfn: error IMPORT_VARIABLE_MISSING:');
+    expect(missing.stderr).toContain('pass --var baseUrl=https://api.example.com');
+  });
+});
+
+describe('restfn import: plan, dry run, re-import', () => {
+  test('--dry-run prints the plan and writes nothing', async () => {
+    const root = solution();
+    const r = await runCli(['import', SWAGGER, '--dry-run'], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/new\s+functions\/rest-add-pet\.platform\s+addPet \(POST \/pet\)/);
+    expect(r.stdout).toContain('dry run: nothing written');
+    expect(r.stdout).toContain('restfn credentials set api-key --kind secret');
+    expect(existsSync(join(root, 'functions'))).toBe(false);
+  });
+
+  test('a re-import says unchanged, changed (refused without --force), conflict, and gone', async () => {
+    const root = solution();
+    expect((await runCli(['import', SWAGGER], { cwd: root })).code).toBe(0);
+    const path = join(root, 'functions', 'rest-get-pet-by-id.platform');
+    const modified = statSync(path).mtimeMs;
+
+    // The same description again: every file unchanged, none rewritten.
+    const again = await runCli(['import', SWAGGER], { cwd: root });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/unchanged\s+functions\/rest-get-pet-by-id\.platform/);
+    expect(again.stdout).toContain('wrote 0 files; 16 unchanged, not rewritten');
+    expect(statSync(path).mtimeMs).toBe(modified);
+
+    // A file edited since it was imported is changed: the import would undo the edit.
+    writeFileSync(path, readFileSync(path, 'utf8').replace('type: int', 'type: string'));
+    const edited = await runCli(['import', SWAGGER, '--dry-run'], { cwd: root });
+    expect(edited.stdout).toMatch(
+      /changed\s+functions\/rest-get-pet-by-id\.platform\s+getPetById \(GET \/pet\/\{petId\}\): parameters \(~petId\) \(--force overwrites\)/,
+    );
+
+    // A description that changed: a new operation, one gone, one changed.
+    const description = JSON.parse(readFileSync(SWAGGER, 'utf8'));
+    description.paths['/store/inventory'].get.operationId = 'getStock';
+    description.paths['/user/login'].get.parameters[0].required = false;
+    const copy = join(root, 'petstore.json');
+    writeFileSync(copy, JSON.stringify(description));
+    // A description imported from another file is another source: import the copy over the first.
+    const other = await runCli(['import', copy, '--dry-run'], { cwd: root });
+    expect(other.stdout).toMatch(/conflict\s+functions\/rest-get-pet-by-id\.platform/);
+
+    // The same file changed: write the copy where the first import read from.
+    const moved = tempSolution({
+      'solution.yaml': 'name: moved\n',
+      'api.json': readFileSync(SWAGGER, 'utf8'),
+    });
+    expect((await runCli(['import', 'api.json'], { cwd: moved })).code).toBe(0);
+    writeFileSync(join(moved, 'api.json'), JSON.stringify(description));
+    const handWritten = join(moved, 'functions', 'rest-delete-order.platform');
+    writeFileSync(handWritten, 'provider: DATA_PROVIDER_REST\nmethod: DELETE\nurl: https://example.com/x\n');
+    const plan = await runCli(['import', 'api.json', '--dry-run'], { cwd: moved });
+    expect(plan.code, plan.stderr).toBe(0);
+    expect(plan.stdout).toMatch(/new\s+functions\/rest-get-stock\.platform\s+getStock/);
+    expect(plan.stdout).toMatch(
+      /changed\s+functions\/rest-login-user\.platform\s+loginUser \(GET \/user\/login\): parameters \(~username\) \(--force overwrites\)/,
+    );
+    expect(plan.stdout).toMatch(/conflict\s+functions\/rest-delete-order\.platform\s+deleteOrder .*: url/);
+    expect(plan.stdout).toMatch(
+      /gone\s+functions\/rest-get-inventory\.platform\s+getInventory \(GET \/store\/inventory\): no longer in the description/,
+    );
+    expect(plan.stdout).toContain('dry run: nothing written; 2 would be refused without --force');
+    expect(existsSync(join(moved, 'functions', 'rest-get-stock.platform'))).toBe(false);
+
+    // Without --force nothing is written, not even the new file.
+    const refused = await runCli(['import', 'api.json'], { cwd: moved });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('restfn: error FILE_EXISTS:');
+    expect(refused.stderr).toContain('functions/rest-login-user.platform (changed since it was imported)');
+    expect(refused.stderr).toContain(
+      'functions/rest-delete-order.platform (exists and was not imported from this file)',
+    );
+    expect(existsSync(join(moved, 'functions', 'rest-get-stock.platform'))).toBe(false);
+    expect(readFileSync(handWritten, 'utf8')).toContain('https://example.com/x');
+
+    const forced = await runCli(['import', 'api.json', '--force'], { cwd: moved });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toContain('wrote 3 files; 13 unchanged, not rewritten');
+    expect(functionFile(moved, 'rest-login-user').data).toMatchObject({
+      parameters: { username: { required: false } },
+    });
+    expect(readFileSync(handWritten, 'utf8')).toContain('# operation: deleteOrder');
+    // A gone operation's file is kept.
+    expect(existsSync(join(moved, 'functions', 'rest-get-inventory.platform'))).toBe(true);
+    expect(await validate(moved)).toMatchObject({ errors: 0 });
+  });
+
+  test('--only selects by tag, operationId or function name; a name matching nothing is an error', async () => {
+    const root = solution();
+    const r = await runCli(['import', SWAGGER, '--only', 'store', 'getUserByName', 'rest-login-user'], {
+      cwd: root,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('16 operations, 6 selected');
+    expect(functionFiles(root)).toEqual([
+      'rest-delete-order.platform',
+      'rest-get-inventory.platform',
+      'rest-get-order-by-id.platform',
+      'rest-get-user-by-name.platform',
+      'rest-login-user.platform',
+      'rest-place-order.platform',
+    ]);
+    // Postman: folders and request names.
+    const shop = solution();
+    const p = await runCli(['import', POSTMAN, '--only', 'Orders,Health'], { cwd: shop });
+    expect(p.code, p.stderr).toBe(0);
+    expect(functionFiles(shop)).toEqual([
+      'rest-get-order.platform',
+      'rest-health.platform',
+      'rest-place-order.platform',
+    ]);
+
+    const wrong = await runCli(['import', SWAGGER, '--only', 'usr'], { cwd: solution() });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(
+      "restfn: error IMPORT_ONLY_UNMATCHED: --only 'usr' (did you mean 'user'?)",
+    );
+  });
+
+  test('--solution and a file:// URL; the credentials commands name the solution', async () => {
+    const root = solution();
+    const r = await runCli([
+      'import',
+      pathToFileURL(SWAGGER).href,
+      '--solution',
+      root,
+      '--only',
+      'getPetById',
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(functionFiles(root)).toEqual(['rest-get-pet-by-id.platform']);
+    expect(r.stdout).toContain(`restfn credentials set api-key --kind secret --solution ${root}`);
+  });
+});
+
+describe('restfn import: text from the description', () => {
+  test('cannot add keys to a file or drive the terminal; validation warnings are shown', async () => {
+    const root = tempSolution({
+      'solution.yaml': 'name: t\n',
+      'api.yaml': [
+        'openapi: 3.0.3',
+        'info: {title: "Tricky\\u001b[2J", version: \'1\'}',
+        "servers: [{url: 'https://api.example.com'}]",
+        'paths:',
+        '  /search:',
+        '    get:',
+        '      operationId: "search\\nurl: https://evil.example.com"',
+        '      summary: "Find\\nmethod: DELETE"',
+        '      parameters:',
+        '        - name: q',
+        '          in: query',
+        '          description: "The words\\ninputTransform: evil"',
+        '          schema: {type: string}',
+        '      requestBody:',
+        '        content:',
+        '          application/json:',
+        '            schema: {type: object, properties: {filter: {type: string}}}',
+        "      responses: {'200': {description: ok}}",
+        '',
+      ].join('\n'),
+    });
+    const r = await runCli(['import', 'api.yaml'], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout + r.stderr).not.toContain('\u001b');
+    const [file] = functionFiles(root);
+    expect(file).toBe('rest-search-url-https-evil-example-com.platform');
+    const { data } = functionFile(root, file!.replace('.platform', ''));
+    expect(data).toMatchObject({ method: 'GET', url: 'https://api.example.com/search' });
+    expect(Object.keys(data)).toEqual([
+      'provider',
+      'method',
+      'url',
+      'format',
+      'parameters',
+      'inputTransform',
+    ]);
+    // A body on a GET is written (the description has one) and the validator's warning is shown.
+    expect(r.stderr).toMatch(
+      /rest-search-url-https-evil-example-com\.platform:\d+:\d+: warning BODY_ON_GET: /,
+    );
+  });
+});
+
+describe('restfn import: errors say what failed, where, and how to fix it', () => {
+  const cases: Array<{ title: string; file: string; code: string; exit: number; says: string }> = [
+    {
+      title: 'a web address',
+      file: 'https://petstore.swagger.io/v2/swagger.json',
+      code: 'IMPORT_NOT_LOCAL',
+      exit: 2,
+      says: 'download it first',
+    },
+    {
+      title: 'a file:// URL of another host',
+      file: 'file://server/share/api.json',
+      code: 'IMPORT_NOT_LOCAL',
+      exit: 2,
+      says: 'not a file on this machine',
+    },
+    {
+      title: 'a missing file',
+      file: join(IMPORT, 'missing.json'),
+      code: 'IMPORT_UNREADABLE',
+      exit: 2,
+      says: 'no such file; check the path',
+    },
+    { title: 'a folder', file: IMPORT, code: 'IMPORT_UNREADABLE', exit: 2, says: 'it is a folder' },
+    {
+      title: 'broken YAML',
+      file: 'invalid/broken-yaml.yaml',
+      code: 'IMPORT_UNREADABLE',
+      exit: 2,
+      says: 'broken-yaml.yaml:4:1 is neither JSON nor valid YAML',
+    },
+    {
+      title: 'not a description',
+      file: 'invalid/not-a-description.json',
+      code: 'IMPORT_FORMAT',
+      exit: 2,
+      says: "no 'openapi', 'swagger' or 'info.schema'",
+    },
+    {
+      title: 'an OpenAPI version not read',
+      file: 'invalid/openapi-3.2-unsupported.yaml',
+      code: 'IMPORT_FORMAT',
+      exit: 2,
+      says: 'is OpenAPI 3.2.0',
+    },
+    {
+      title: 'a Postman collection v2.0',
+      file: 'invalid/postman-v2.0-unsupported.json',
+      code: 'IMPORT_FORMAT',
+      exit: 2,
+      says: 'export it again as Collection v2.1',
+    },
+    {
+      title: 'a Postman environment',
+      file: 'invalid/postman-environment.json',
+      code: 'IMPORT_FORMAT',
+      exit: 2,
+      says: 'is a Postman environment',
+    },
+    {
+      title: 'a $ref to nothing',
+      file: 'invalid/ref-unresolved.yaml',
+      code: 'IMPORT_REF_UNRESOLVED',
+      exit: 2,
+      says: "the $ref '#/components/schemas/Item' at #/paths/~1items/get",
+    },
+    {
+      title: 'a $ref to a missing file',
+      file: 'invalid/ref-missing-file.yaml',
+      code: 'IMPORT_REF_UNRESOLVED',
+      exit: 2,
+      says: 'parameters.yaml, which cannot be read (ENOENT)',
+    },
+    {
+      title: 'a $ref to the web (never fetched)',
+      file: 'invalid/ref-remote.yaml',
+      code: 'IMPORT_REF_UNRESOLVED',
+      exit: 2,
+      says: 'is a web address',
+    },
+    {
+      title: 'a server variable without a default',
+      file: 'invalid/server-variable-without-default.yaml',
+      code: 'IMPORT_VARIABLE_MISSING',
+      exit: 2,
+      says: 'pass --var tenant=VALUE',
+    },
+    {
+      title: 'two operations, one name',
+      file: 'invalid/name-collision.yaml',
+      code: 'IMPORT_NAME_COLLISION',
+      exit: 2,
+      says: "getItems (GET /items) and get_items (GET /v2/items) both become the function 'rest-get-items'",
+    },
+    {
+      title: 'nothing restfn can call',
+      file: 'invalid/no-operations.yaml',
+      code: 'IMPORT_NO_OPERATIONS',
+      exit: 2,
+      says: 'has no operation restfn can import',
+    },
+    {
+      title: 'an operation giving an invalid file',
+      file: 'invalid/server-not-http-invalid-function.yaml',
+      code: 'IMPORT_INVALID_FUNCTION',
+      exit: 3,
+      says: "listReports (GET /reports) would give an invalid function 'rest-list-reports'",
+    },
+  ];
+  test.each(cases)('$title: $code', async ({ file, code, exit, says }) => {
+    const root = solution();
+    const path = /^[a-z]+:/.test(file) || file.startsWith('/') ? file : join(IMPORT, file);
+    const r = await runCli(['import', path], { cwd: root });
+    expect(r.code).toBe(exit);
+    expect(r.stderr).toContain(`restfn: error ${code}: `);
+    expect(r.stderr).toContain(says);
+    expect(functionFiles(root)).toEqual([]);
+  });
+
+  test('an invalid file is reported with its findings before anything is written', async () => {
+    const r = await runCli(['import', join(IMPORT, 'invalid', 'server-not-http-invalid-function.yaml')], {
+      cwd: solution(),
+    });
+    expect(r.stderr).toMatch(/functions\/rest-list-reports\.platform:\d+:\d+: error URL_INVALID: /);
+  });
+
+  test('wrong usage: a --var without =, a --prefix that cannot start a name', async () => {
+    const badVar = await runCli(['import', SWAGGER, '--var', 'baseUrl'], { cwd: solution() });
+    expect(badVar.code).toBe(2);
+    expect(badVar.stderr).toContain('restfn: error USAGE: --var takes name=value');
+    const badPrefix = await runCli(['import', SWAGGER, '--prefix', 'Rest_'], { cwd: solution() });
+    expect(badPrefix.code).toBe(2);
+    expect(badPrefix.stderr).toContain('restfn: error INVALID_NAME: --prefix');
+  });
+});
+
+describe('restfn import: an imported function runs', () => {
+  const ENV = { RESTFN_CREDENTIALS_KEY: Buffer.alloc(32, 17).toString('base64') };
+
+  test('Postman: method, path, query, headers (with the API key) and body reach the service', async () => {
+    const server = await testServer((_, res) => json(res, 200, { id: 7, name: 'Rex' }));
+    const root = solution();
+    const imported = await runCli(
+      ['import', POSTMAN, '--var', `baseUrl=${server.url}/api/v1`, '--only', 'Update pet'],
+      {
+        cwd: root,
+      },
+    );
+    expect(imported.code, imported.stderr).toBe(0);
+    const set = await runCli(['credentials', 'set', 'pet-shop-api-key', '--kind', 'secret'], {
+      cwd: root,
+      input: 'key-for-the-loopback',
+      env: ENV,
+    });
+    expect(set.code, set.stderr).toBe(0);
+    const r = await runCli(['run', 'rest-update-pet', '-p', 'petId=7', '-p', 'name=Rex'], {
+      cwd: root,
+      env: ENV,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ id: 7, name: 'Rex' });
+    expect(server.requests).toHaveLength(1);
+    const request = server.requests[0]!;
+    expect(request.method).toBe('PUT');
+    expect(request.url).toBe('/api/v1/pets/7?notify=true');
+    expect(request.headers['x-api-key']).toBe('key-for-the-loopback');
+    expect(request.headers['x-request-source']).toBe('restfn');
+    expect(request.headers['content-type']).toMatch(/^application\/json/);
+    expect(JSON.parse(request.body)).toEqual({ name: 'Rex', tag: 'dog' });
+  });
+
+  test('OpenAPI: path parameter, JSON body, and the API key of the security scheme', async () => {
+    const server = await testServer((_, res) => json(res, 200, { id: 10 }));
+    const root = solution();
+    writeFileSync(join(root, 'petstore.yaml'), readFileSync(OPENAPI, 'utf8'));
+    const imported = await runCli(
+      ['import', 'petstore.yaml', '--var', `baseUrl=${server.url}/api/v3`, '--only', 'getPetById,placeOrder'],
+      { cwd: root },
+    );
+    expect(imported.code, imported.stderr).toBe(0);
+    await runCli(['credentials', 'set', 'api-key', '--kind', 'secret'], {
+      cwd: root,
+      input: 'special-key',
+      env: ENV,
+    });
+    const get = await runCli(['run', 'rest-get-pet-by-id', '-p', 'petId=10'], { cwd: root, env: ENV });
+    expect(get.code, get.stderr).toBe(0);
+    const order = await runCli(
+      [
+        'run',
+        'rest-place-order',
+        '--params',
+        '{"petId": 10, "quantity": 2, "status": "placed", "complete": false}',
+      ],
+      { cwd: root, env: ENV },
+    );
+    expect(order.code, order.stderr).toBe(0);
+    const [first, second] = server.requests;
+    expect(first).toMatchObject({ method: 'GET', url: '/api/v3/pet/10' });
+    expect(first!.headers.api_key).toBe('special-key');
+    expect(second).toMatchObject({ method: 'POST', url: '/api/v3/store/order' });
+    expect(JSON.parse(second!.body)).toEqual({ petId: 10, quantity: 2, status: 'placed', complete: false });
+  });
+});
