@@ -164,7 +164,11 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
     void reply.status(status).send(errorBody(coded));
   });
 
-  app.get('/healthz', { schema: { hide: true } }, async () => ({ status: 'ok' }));
+  // For load balancers: an instance whose database cannot be reached is taken out (503).
+  app.get('/healthz', { schema: { hide: true } }, async () => {
+    await ctx.store.ping();
+    return { status: 'ok' };
+  });
   await serveConsole(app);
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(

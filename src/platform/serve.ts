@@ -143,7 +143,10 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
     const port = options.port ?? 8080;
     let url: string;
     try {
-      url = await app.listen({ host, port });
+      await app.listen({ host, port });
+      // The address asked for (fastify names one of the machine's when it is 0.0.0.0 or ::).
+      const bound = (app.server.address() as { port: number }).port;
+      url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
     } catch (error) {
       await app.close();
       const code = (error as { code?: string }).code;

@@ -299,6 +299,7 @@ describe('faults', () => {
     expect((await execute(a)).status).toBe(200);
     cluster.pause();
     try {
+      expect((await a.api('GET', '/healthz')).status).toBe(503);
       const down = await Promise.all([execute(a), execute(b), execute(a), execute(b)]);
       for (const answer of down) {
         expect(answer.status).toBe(503);
@@ -309,6 +310,7 @@ describe('faults', () => {
     }
     await expect.poll(async () => (await execute(a)).status, { timeout: 30_000 }).toBe(200);
     await expect.poll(async () => (await execute(b)).status, { timeout: 30_000 }).toBe(200);
+    expect((await b.api('GET', '/healthz')).body).toEqual({ status: 'ok' });
     // Both processes stayed up the whole time.
     expect(a.output() + b.output()).not.toMatch(/uncaught|unhandled/i);
   });

@@ -43,6 +43,10 @@ export function registerServe(program: Command): void {
   serve
     .command('rotate-key')
     .description('re-encrypt every credential key under a new master key (stop the server first)')
+    // Also accepted before `rotate-key`, as serve's own; listed here so that --help shows them.
+    .option('--data <dir>', 'where the platform keeps its state (default: .restfn-server)')
+    .option('--database <url>', 'the PostgreSQL state (env RESTFN_DATABASE_URL)')
+    .option('--master-key-file <file>', 'the current key file; the new key replaces it')
     .action(async (_: unknown, command: Command) =>
       (await import('./serve-action.js')).rotateKey(command.optsWithGlobals() as ServeCliOptions),
     );

@@ -203,5 +203,8 @@ export interface PlatformStore {
   audit(entries: readonly AuditEntry[]): Promise<void>;
   listAudit(solution: string, limit: number, filter?: AuditFilter): Promise<AuditEntry[]>;
 
+  /** Resolves when the state can be read now (a health check); rejects with the store's error. */
+  ping(): Promise<void>;
+
   close(): Promise<void>;
 }

@@ -535,6 +535,10 @@ export class PostgresPlatformStore implements PlatformStore {
     return rows.map(auditOf);
   }
 
+  async ping(): Promise<void> {
+    await this.query('SELECT 1');
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await this.listening?.end().catch(() => undefined);

@@ -380,6 +380,10 @@ export class SqlitePlatformStore implements PlatformStore {
     return work();
   }
 
+  async ping(): Promise<void> {
+    this.sql('SELECT 1').get();
+  }
+
   async close(): Promise<void> {
     this.db.close();
   }
