@@ -157,10 +157,17 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
         errorBody(new PlatformError('ROUTE_NOT_FOUND', `no endpoint ${req.method} ${req.url.split('?')[0]}`)),
       );
   });
+  // An outage of the database fails every request: the operator hears of it once every 10 s,
+  // not once per request.
+  let outageWarned = 0;
   app.setErrorHandler((error: FastifyError, req, reply) => {
     const coded = asCoded(error);
     const status = httpStatusOf(coded.code);
     if (status >= 500 && coded.code === 'INTERNAL') req.log.error({ err: error }, 'unexpected error');
+    if (coded.code === 'STORE_UNAVAILABLE' && Date.now() - outageWarned > 10_000) {
+      outageWarned = Date.now();
+      req.log.warn({ code: coded.code }, coded.message);
+    }
     void reply.status(status).send(errorBody(coded));
   });
 

@@ -311,8 +311,11 @@ describe('faults', () => {
     await expect.poll(async () => (await execute(a)).status, { timeout: 30_000 }).toBe(200);
     await expect.poll(async () => (await execute(b)).status, { timeout: 30_000 }).toBe(200);
     expect((await b.api('GET', '/healthz')).body).toEqual({ status: 'ok' });
-    // Both processes stayed up the whole time.
+    // Both processes stayed up the whole time, and each said so once in its log.
     expect(a.output() + b.output()).not.toMatch(/uncaught|unhandled/i);
+    for (const p of [a, b]) {
+      expect(p.output().match(/"code":"STORE_UNAVAILABLE"[^\n]*cannot be reached/g)).toHaveLength(1);
+    }
   });
 });
 
