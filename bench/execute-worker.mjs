@@ -1,12 +1,14 @@
 // One measured variant of bench/execute.mjs in its own process (as real use runs one of them), or
 // all of them in one process (`shared`, the old method, where the variants share V8's feedback).
 // Prints one JSON line. usage: node execute-worker.mjs VARIANT MODE BASE_URL DIR COUNT
-//   VARIANT: baseline | guarded | restfn | shared
+//   VARIANT: baseline | guarded | restfn | restfn-jsonata (direct evaluation off: every transform by
+//   JSONata's interpreter, restfn's own overhead) | shared
 //   MODE: throughput (COUNT calls at concurrency C after a warm-up) | sequential (COUNT calls one
 //   after the other from a cold start: no warm-up, setup excluded)
 import jsonata from 'jsonata';
 import { Agent, request } from 'undici';
 // Every variant loads every module before its clock starts.
+import { setDirectEvaluation } from '../dist/expression/direct.js';
 import { createRuntime, DEFAULT_LIMITS, loadSolution } from '../dist/index.js';
 
 const TRANSFORM = 'items.{ "id": id, "name": name, "price": price }';
@@ -28,14 +30,20 @@ const setups = {
         sequence: DEFAULT_LIMITS.maxSequence,
       }),
     ),
-  restfn: () => {
-    const runtime = createRuntime(loadSolution(dir));
-    return {
-      run: async (i) => (await runtime.execute('rest-get-thing', { id: `thing-${i}` })).output,
-      close: () => runtime.close(),
-    };
+  restfn: () => restfn(),
+  'restfn-jsonata': () => {
+    setDirectEvaluation(false);
+    return restfn();
   },
 };
+
+function restfn() {
+  const runtime = createRuntime(loadSolution(dir));
+  return {
+    run: async (i) => (await runtime.execute('rest-get-thing', { id: `thing-${i}` })).output,
+    close: () => runtime.close(),
+  };
+}
 
 /** The hand-written limit: undici request, JSON.parse, the transform. */
 function hand(expression) {

@@ -1,7 +1,9 @@
 // Execute path against hand-written baselines: undici request, JSON.parse and the same JSONata
 // transform, compiled (a) plainly: `baseline`, the issue's target, and (b) with the guardrails restfn
 // always sets (timeout, stack depth, sequence length): `guarded`, to tell restfn's own overhead from
-// the guardrails' cost. A GET function with a path parameter, a header and an outputTransform over a
+// the guardrails' cost. restfn evaluates this transform directly (src/expression/direct.ts);
+// `restfn-jsonata` is restfn with direct evaluation off, every transform through JSONata's
+// interpreter as in the baselines: the ratio that shows restfn's own overhead. A GET function with a path parameter, a header and an outputTransform over a
 // 100-item JSON response, served by bench/item-server.mjs in its own process.
 //
 // - throughput: N calls at concurrency C, each variant in its own process (bench/execute-worker.mjs),
@@ -9,6 +11,7 @@
 //   comparison, the old method: all variants in one process.
 // - sequential: 1,000 calls one after the other from a cold process (setup excluded, no warm-up).
 // `--quick`: fewer rounds and calls, no `guarded` variant and no one-process comparison.
+// Figures: the issue's two (restfn as it runs), and the same two for `restfn-jsonata` (info).
 import { execFileSync, fork } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -75,7 +78,9 @@ function figure(id, label, ratio, target, met, detail) {
 }
 
 try {
-  const variants = quick ? ['baseline', 'restfn'] : ['baseline', 'guarded', 'restfn'];
+  const variants = quick
+    ? ['baseline', 'restfn', 'restfn-jsonata']
+    : ['baseline', 'guarded', 'restfn', 'restfn-jsonata'];
 
   // Throughput, each variant in its own process.
   const t = rounds(variants, 'throughput', N);
@@ -86,7 +91,7 @@ try {
   for (const name of variants) {
     const rs = t[name];
     console.log(
-      `  ${name.padEnd(9)} ${median(rs.map((r) => r.rps))
+      `  ${name.padEnd(14)} ${median(rs.map((r) => r.rps))
         .toFixed(0)
         .padStart(
           6,
@@ -127,6 +132,15 @@ try {
     ownMedian >= 0.95,
     `median ${median(t.restfn.map((r) => r.rps)).toFixed(0)} vs ${median(t.baseline.map((r) => r.rps)).toFixed(0)} req/s, ${ROUNDS} rounds, spread ${pct(spread(own))}; CPU per call baseline/restfn ${median(cpu).toFixed(2)}x`,
   );
+  const jsonataOnly = perRound('restfn-jsonata', 'baseline', 'rps');
+  figure(
+    'execute-throughput-jsonata',
+    'execute throughput with direct evaluation off (every transform by JSONata) / baseline',
+    median(jsonataOnly),
+    'info',
+    true,
+    `median ${median(t['restfn-jsonata'].map((r) => r.rps)).toFixed(0)} vs ${median(t.baseline.map((r) => r.rps)).toFixed(0)} req/s, spread ${pct(spread(jsonataOnly))}: restfn's own overhead`,
+  );
 
   // 1,000 sequential calls from a cold process.
   const s = rounds(variants, 'sequential', SEQUENTIAL);
@@ -136,7 +150,7 @@ try {
   );
   for (const name of variants)
     console.log(
-      `  ${name.padEnd(9)} ${median(s[name].map((r) => r.ms))
+      `  ${name.padEnd(14)} ${median(s[name].map((r) => r.ms))
         .toFixed(0)
         .padStart(6)} ms`,
     );
@@ -147,6 +161,10 @@ try {
     const seqGuarded = s.restfn.map((r, i) => r.ms / s.guarded[i].ms);
     console.log(`  time ratio restfn/guarded:  ${median(seqGuarded).toFixed(2)}x ${pct(spread(seqGuarded))}`);
   }
+  const seqJsonata = s['restfn-jsonata'].map((r, i) => r.ms / s.baseline[i].ms);
+  console.log(
+    `  time ratio restfn-jsonata/baseline: ${median(seqJsonata).toFixed(2)}x ${pct(spread(seqJsonata))} (direct evaluation off)`,
+  );
   const seqCpu = s.restfn.map((r, i) => r.cpuUs / s.baseline[i].cpuUs);
   console.log(`  CPU ratio restfn/baseline:  ${median(seqCpu).toFixed(2)}x ${pct(spread(seqCpu))}`);
   const seqMedian = median(seq);
@@ -157,6 +175,14 @@ try {
     '<= 1.15',
     seqMedian <= 1.15,
     `median ${median(s.restfn.map((r) => r.ms)).toFixed(0)} ms vs ${median(s.baseline.map((r) => r.ms)).toFixed(0)} ms, ${ROUNDS} rounds, spread ${pct(spread(seq))}; CPU restfn/baseline ${median(seqCpu).toFixed(2)}x`,
+  );
+  figure(
+    'sequential-1000-jsonata',
+    '1,000 sequential calls with direct evaluation off / the undici+JSONata limit',
+    median(seqJsonata),
+    'info',
+    true,
+    `median ${median(s['restfn-jsonata'].map((r) => r.ms)).toFixed(0)} ms vs ${median(s.baseline.map((r) => r.ms)).toFixed(0)} ms, spread ${pct(spread(seqJsonata))}: restfn's own overhead`,
   );
 } finally {
   server.kill();

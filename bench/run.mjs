@@ -22,7 +22,13 @@ const FIGURES = [
   ['sync-100k-wall', 'sync 100k records / 100 pages, wall, restfn / hand-written', '<= 1.10'],
   ['sync-1m-rss', 'sync 1M records, peak RSS', '< 300 MB'],
   ['execute-throughput', 'execute throughput restfn / baseline, each in its own process', '>= 0.95'],
+  [
+    'execute-throughput-jsonata',
+    '  the same with direct evaluation off (restfn own overhead over JSONata)',
+    'info',
+  ],
   ['sequential-1000', '1,000 sequential calls via the library / undici+JSONata', '<= 1.15'],
+  ['sequential-1000-jsonata', '  the same with direct evaluation off', 'info'],
   ['validate-1000', 'restfn validate of 1,000 files / read + yaml.parse', '<= 1.15'],
   ['help-startup', 'restfn --help / node -e 0', '<= 2'],
   ['run-startup', 'restfn run of one GET / node -e 0', '<= 3'],

@@ -1,6 +1,7 @@
 import type Jsonata from 'jsonata';
 import { eachAstNode } from './ast.js';
 import { guardedBuiltins } from './builtins.js';
+import { type DirectEvaluator, directEvaluator } from './direct.js';
 import { ExpressionError, isJsonataFailure } from './errors.js';
 import { CUSTOM_FUNCTIONS } from './functions.js';
 import { jsonata } from './jsonata.js';
@@ -21,7 +22,13 @@ export interface CompileFailure {
 }
 
 type Compiled =
-  | { ok: true; expression: CompiledExpression; translation: Translation }
+  | {
+      ok: true;
+      expression: CompiledExpression;
+      translation: Translation;
+      /** The closures that evaluate a plain projection without JSONata's interpreter (direct.ts). */
+      direct: DirectEvaluator | undefined;
+    }
   | { ok: false; failure: CompileFailure; cacheable: boolean };
 
 /**
@@ -108,7 +115,7 @@ function parse(source: string, limits: ExpressionLimits): Compiled {
 
   for (const [name, fn] of guardedBuiltins(limits.maxStringLength)) expression.assign(name, fn);
   for (const f of CUSTOM_FUNCTIONS) expression.registerFunction(f.name, f.implementation, f.signature);
-  return { ok: true, expression, translation };
+  return { ok: true, expression, translation, direct: directEvaluator(expression.ast(), limits) };
 }
 
 function tooDeep(): string {
@@ -142,8 +149,19 @@ export function compileExpression(
   source: string,
   limits: ExpressionLimits = DEFAULT_LIMITS,
 ): CompiledExpression {
+  return compileForEvaluation(source, limits).expression;
+}
+
+/**
+ * What evaluates `source`: JSONata's expression and, for a plain projection, its direct evaluator
+ * (direct.ts). Throws like `compileExpression`.
+ */
+export function compileForEvaluation(
+  source: string,
+  limits: ExpressionLimits,
+): { expression: CompiledExpression; direct: DirectEvaluator | undefined } {
   const compiled = compile(source, limits);
-  if (compiled.ok) return compiled.expression;
+  if (compiled.ok) return compiled;
   const { failure } = compiled;
   throw new ExpressionError(failure.code, failure.message, {
     jsonataCode: failure.jsonataCode,

@@ -1,5 +1,6 @@
 import { tooLong } from './builtins.js';
-import { compileExpression } from './compile.js';
+import { compileForEvaluation } from './compile.js';
+import { BY_JSONATA, directEnabled } from './direct.js';
 import { ExpressionError, isJsonataFailure } from './errors.js';
 import { DEFAULT_LIMITS, type ExpressionLimits, LimitReached } from './limits.js';
 import { ScriptError } from './scripts/errors.js';
@@ -25,10 +26,12 @@ export async function evaluateExpression(
   context: unknown,
   env: ExpressionEnv = DEFAULT_ENV,
 ): Promise<unknown> {
-  const expression = compileExpression(source, env.limits);
-  let result: unknown;
+  const { expression, direct } = compileForEvaluation(source, env.limits);
+  // A plain projection is evaluated directly; JSONata takes what that leaves to it.
+  let result: unknown = direct && directEnabled() ? direct(input) : BY_JSONATA;
   try {
-    result = await expression.evaluate(input, { ...env.functions, [CONTEXT_VARIABLE]: context });
+    if (result === BY_JSONATA)
+      result = await expression.evaluate(input, { ...env.functions, [CONTEXT_VARIABLE]: context });
   } catch (error) {
     // A script's own failure keeps its code (SCRIPT_TIMEOUT, ...); the caller adds the expression's place.
     if (error instanceof ScriptError) throw error;
@@ -97,16 +100,17 @@ function limitFailure(error: unknown): LimitReached | undefined {
   return undefined;
 }
 
-/**
- * JSONata marks the arrays it builds as sequences (extra own properties such as `sequence`); hand
- * back plain JSON values, copying only the arrays that carry such marks. Only objects and arrays
- * are visited (a leaf costs a type check, not a call); bytes are left as they are.
- */
 /** Only objects, arrays and functions can need work; texts, numbers and null are kept as they are. */
 function needsNormalising(value: unknown): boolean {
   return value !== null && (typeof value === 'object' || typeof value === 'function');
 }
 
+/**
+ * JSONata marks the arrays it builds as sequences (extra own properties such as `sequence`); hand
+ * back plain JSON values, copying only the arrays that carry such marks and what holds a changed value (never changing
+ * the input's own objects). Only objects and arrays
+ * are visited (a leaf costs a type check, not a call); bytes are left as they are.
+ */
 function normalise(value: unknown, depth: number): unknown {
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) {
     return typeof value === 'function' ? undefined : value;
@@ -134,6 +138,9 @@ function normalise(value: unknown, depth: number): unknown {
   // dropped, as JSON.stringify drops functions.
   if ((value as { _jsonata_lambda?: unknown })._jsonata_lambda === true) return undefined;
   const record = value as Record<string, unknown>;
+  // Copied before the first change, as arrays are: the object may be the input's own (`{ "a": a }`
+  // hands out the input's value), which an evaluation must leave as it was.
+  let copy: Record<string, unknown> | undefined;
   // Own keys in one array: `for...in` on JSONata's dictionary-mode objects also walks the prototype.
   const keys = Object.keys(record);
   for (let i = 0; i < keys.length; i++) {
@@ -141,10 +148,13 @@ function normalise(value: unknown, depth: number): unknown {
     const item = record[key];
     if (!needsNormalising(item)) continue;
     const plain = normalise(item, depth + 1);
-    if (plain === undefined) delete record[key];
-    else if (plain !== item) record[key] = plain;
+    if (plain === item) continue;
+    // JSONata's objects have no prototype: the copy keeps whichever the object has.
+    copy ??= Object.assign(Object.create(Object.getPrototypeOf(record)), record) as Record<string, unknown>;
+    if (plain === undefined) delete copy[key];
+    else copy[key] = plain;
   }
-  return value;
+  return copy ?? value;
 }
 
 /** JSONata truthiness for conditions: the same rules as its `$boolean()`. */

@@ -1,0 +1,251 @@
+/**
+ * Direct evaluation of plain projections (issue 11): the expressions most transforms are, field
+ * paths (`$` included) and object constructors such as
+ * `items.{ "id": id, "name": name, "price": price.amount }`,
+ * evaluated by a few closures instead of JSONata's interpreter, which spends ~4 µs per item on
+ * promises, frames and guardrail checks for what is a handful of property reads.
+ *
+ * The result is JSONata's, value for value: the closures follow JSONata 2.2's own code paths
+ * (`evaluatePath`, `evaluateStep`, `lookup`, `evaluateGroupExpression` and the sequence rules at
+ * the end of `evaluate`), and test/expression/direct.test.ts compares both on generated
+ * expressions and data. Whatever lies outside that subset is left to JSONata:
+ * - at compile time, any other kind of node or any extra property on one (predicates, stages,
+ *   `[]`, grouping `a{...}`, variables, functions, operators);
+ * - at evaluation time, data the closures do not model (an object constructor applied to an
+ *   array, which JSONata groups) and a sequence longer than `maxSequence`, where JSONata fails
+ *   with D2015: the evaluator gives `BY_JSONATA` and JSONata evaluates the expression afresh
+ *   (nothing here has side effects).
+ * The other guardrails cannot trip here: the work is one pass over the input (no loops, no
+ * recursion of the expression's own), the depth of evaluation is fixed by the expression and
+ * checked against `maxDepth` when compiling, and no text is built.
+ */
+import type { ExpressionLimits } from './limits.js';
+
+/** A direct evaluator's answer when JSONata must evaluate instead. */
+export const BY_JSONATA: unique symbol = Symbol('evaluate with JSONata');
+
+export type DirectEvaluator = (input: unknown) => unknown;
+
+let enabled = true;
+
+/**
+ * Turns direct evaluation off (or on again) for this process: bench/execute.mjs measures restfn's
+ * own overhead over JSONata with it off. Not part of the library's API.
+ */
+export function setDirectEvaluation(on: boolean): void {
+  enabled = on;
+}
+
+/** Whether evaluations may take the direct path. */
+export function directEnabled(): boolean {
+  return enabled;
+}
+
+/** One of JSONata's sequences: the results a path step collects (flattened, unwrapped when single). */
+class Sequence {
+  constructor(readonly items: unknown[]) {}
+}
+
+/** Thrown inside the closures to leave for JSONata; caught once at the top. */
+const LEAVE = Object.freeze({ leave: true });
+
+type Node = (input: unknown, limit: number) => unknown;
+
+/**
+ * The direct evaluator of a parsed expression, or undefined when it is not a plain projection
+ * (then JSONata always evaluates it).
+ */
+export function directEvaluator(ast: unknown, limits: ExpressionLimits): DirectEvaluator | undefined {
+  // JSONata counts every node it enters against `maxDepth` (D1011); with a deeper expression the
+  // interpreter's answer is that error, so it keeps such expressions.
+  if (depthOf(ast, 0) > Math.min(limits.maxDepth, MAX_DEPTH)) return undefined;
+  const node = compileNode(ast);
+  if (!node) return undefined;
+  // JSONata applies no sequence limit when none is set.
+  const limit = limits.maxSequence || Number.POSITIVE_INFINITY;
+  return (input) => {
+    try {
+      return plain(node(input, limit));
+    } catch (error) {
+      if (error === LEAVE) return BY_JSONATA;
+      throw error;
+    }
+  };
+}
+
+/** Deeper than this the expression is left to JSONata (compiling here recurses). */
+const MAX_DEPTH = 100;
+
+/** How deep JSONata's `evaluate` calls nest for this node: one per node, keys and values included. */
+function depthOf(node: unknown, above: number): number {
+  if (above > MAX_DEPTH) return above;
+  const n = node as AstNode;
+  let deepest = above + 1;
+  if (n?.type === 'path' && Array.isArray(n.steps))
+    for (const step of n.steps) deepest = Math.max(deepest, depthOf(step, above + 1));
+  if (n?.type === 'unary' && Array.isArray(n.lhs))
+    for (const pair of n.lhs as unknown[][])
+      for (const part of pair) deepest = Math.max(deepest, depthOf(part, above + 1));
+  return deepest;
+}
+
+interface AstNode {
+  readonly type?: unknown;
+  readonly value?: unknown;
+  readonly steps?: unknown;
+  readonly lhs?: unknown;
+}
+
+/** The node's own properties are exactly these (anything more changes how JSONata evaluates it). */
+function hasOnly(node: object, allowed: readonly string[]): boolean {
+  for (const key of Object.keys(node)) if (!allowed.includes(key)) return false;
+  return true;
+}
+
+const LEAF = ['type', 'value', 'position'] as const;
+
+function compileNode(ast: unknown): Node | undefined {
+  if (ast === null || typeof ast !== 'object') return undefined;
+  const node = ast as AstNode;
+  switch (node.type) {
+    case 'string':
+    case 'number':
+    case 'value': {
+      if (!hasOnly(node, LEAF)) return undefined;
+      const value = node.value;
+      return () => value;
+    }
+    case 'name': {
+      if (!hasOnly(node, LEAF) || typeof node.value !== 'string') return undefined;
+      const key = node.value;
+      return (input, limit) => unwrap(lookup(input, key, limit));
+    }
+    case 'variable':
+      // `$`, the context value (an array input is JSONata's wrapped one, which `$` unwraps).
+      return node.value === '' && hasOnly(node, LEAF) ? (input) => input : undefined;
+    case 'path':
+      return hasOnly(node, ['type', 'steps']) ? compilePath(node.steps) : undefined;
+    case 'unary':
+      return node.value === '{' && hasOnly(node, ['type', 'value', 'position', 'lhs'])
+        ? compileObject(node.lhs)
+        : undefined;
+    default:
+      return undefined;
+  }
+}
+
+/** `a.b.{...}`: JSONata's evaluatePath and evaluateStep, for steps that are names or constructors. */
+function compilePath(steps: unknown): Node | undefined {
+  if (!Array.isArray(steps) || steps.length === 0) return undefined;
+  const compiled: Node[] = [];
+  for (const step of steps) {
+    const type = (step as AstNode | null)?.type;
+    if (type !== 'name' && type !== 'unary' && type !== 'variable') return undefined;
+    const node = compileNode(step);
+    if (!node) return undefined;
+    compiled.push(node);
+  }
+  const last = compiled.length - 1;
+  return (input, limit) => {
+    // A path's input is one item: an array input too, as JSONata wraps the input of an evaluation
+    // (an object constructor's own input is never an array here, see compileObject).
+    let items: unknown[] = [input];
+    let result: unknown[] | Sequence = new Sequence([]);
+    for (let s = 0; s <= last; s++) {
+      const step = compiled[s]!;
+      const found: unknown[] = [];
+      for (let i = 0; i < items.length; i++) {
+        const value = step(items[i], limit);
+        if (value !== undefined) found.push(value);
+      }
+      if (found.length > limit) throw LEAVE;
+      // The last step's one result, an array of the data: that array itself (no flattening).
+      if (s === last && found.length === 1 && Array.isArray(found[0])) {
+        result = found[0] as unknown[];
+        break;
+      }
+      const flat: unknown[] = [];
+      for (let i = 0; i < found.length; i++) {
+        const value = found[i];
+        if (value instanceof Sequence) pushAll(flat, value.items);
+        else if (Array.isArray(value)) pushAll(flat, value);
+        else flat.push(value);
+      }
+      if (flat.length > limit) throw LEAVE;
+      result = new Sequence(flat);
+      if (flat.length === 0) break;
+      items = flat;
+    }
+    return unwrap(result);
+  };
+}
+
+/** `{ "key": value, ... }` with text keys: JSONata's evaluateGroupExpression for one input item. */
+function compileObject(lhs: unknown): Node | undefined {
+  if (!Array.isArray(lhs)) return undefined;
+  const keys: string[] = [];
+  const values: Node[] = [];
+  for (const pair of lhs) {
+    if (!Array.isArray(pair) || pair.length !== 2) return undefined;
+    const [key, value] = pair as [AstNode, unknown];
+    if (key?.type !== 'string' || typeof key.value !== 'string' || !hasOnly(key, LEAF)) return undefined;
+    // A key given twice is JSONata's D1009; its own flags are D1013: both left to it.
+    if (keys.includes(key.value) || key.value === '_jsonata_lambda' || key.value === '_jsonata_function')
+      return undefined;
+    const node = compileNode(value);
+    if (!node) return undefined;
+    keys.push(key.value);
+    values.push(node);
+  }
+  return (input, limit) => {
+    // Over an array JSONata groups the items by key (and appends them): not modelled here.
+    if (Array.isArray(input)) throw LEAVE;
+    const result: Record<string, unknown> = Object.create(null);
+    for (let i = 0; i < keys.length; i++) {
+      const value = values[i]!(input, limit);
+      if (value !== undefined) result[keys[i]!] = plain(value);
+    }
+    return result;
+  };
+}
+
+/** JSONata's `lookup`: a field of an object, or of every item of an array, flattened. */
+function lookup(input: unknown, key: string, limit: number): unknown {
+  if (Array.isArray(input)) {
+    const found: unknown[] = [];
+    for (let i = 0; i < input.length; i++) {
+      const value = lookup(input[i], key, limit);
+      if (value === undefined) continue;
+      if (value instanceof Sequence) pushAll(found, value.items);
+      else if (Array.isArray(value)) pushAll(found, value);
+      else found.push(value);
+    }
+    if (found.length > limit) throw LEAVE;
+    return new Sequence(found);
+  }
+  if (input !== null && typeof input === 'object' && Object.hasOwn(input, key) && !isJsonataFunction(input))
+    return (input as Record<string, unknown>)[key];
+  return undefined;
+}
+
+/** The end of JSONata's `evaluate`: an empty sequence is nothing, a single one its item. */
+function unwrap(value: unknown): unknown {
+  if (!(value instanceof Sequence)) return value;
+  const { items } = value;
+  return items.length === 0 ? undefined : items.length === 1 ? items[0] : value;
+}
+
+/** A sequence handed out (a field's value, the result) is a plain array, as restfn's normalising makes it. */
+function plain(value: unknown): unknown {
+  return value instanceof Sequence ? value.items : value;
+}
+
+function pushAll(target: unknown[], items: readonly unknown[]): void {
+  for (let i = 0; i < items.length; i++) target.push(items[i]);
+}
+
+/** JSONata's `isFunction` for objects: its function values are objects with these flags. */
+function isJsonataFunction(value: object): boolean {
+  const flags = value as { _jsonata_function?: unknown; _jsonata_lambda?: unknown };
+  return flags._jsonata_function === true || flags._jsonata_lambda === true;
+}

@@ -1,0 +1,145 @@
+import fc from 'fast-check';
+import { afterEach, describe, expect, test } from 'vitest';
+import { compileForEvaluation } from '../../src/expression/compile.js';
+import { BY_JSONATA, setDirectEvaluation } from '../../src/expression/direct.js';
+import { evaluateExpression } from '../../src/expression/evaluate.js';
+import { DEFAULT_LIMITS, type ExpressionLimits } from '../../src/expression/limits.js';
+
+// Direct evaluation must give JSONata's answer for every expression it takes: the same value (with
+// JSONata's null-prototype objects), or the same failure. Expressions and data are generated from
+// a few names, so paths hit, miss, go through arrays, nested arrays, nulls and texts.
+const NAMES = ['a', 'b', 'items', 'id', 'constructor', '_jsonata_lambda'];
+
+const name = fc.constantFrom(...NAMES.slice(0, 5), '$');
+const path = fc.array(name, { minLength: 1, maxLength: 3 }).map((steps) => steps.join('.'));
+const literal = fc.oneof(
+  fc.constantFrom('true', 'false', 'null', '0', '-1.5', '""'),
+  fc.string({ maxLength: 4 }).map((text) => JSON.stringify(text)),
+);
+const { expression } = fc.letrec<{ expression: string; object: string }>((tie) => ({
+  object: fc
+    .uniqueArray(fc.tuple(fc.string({ maxLength: 3 }), tie('expression')), {
+      maxLength: 4,
+      selector: ([key]) => key,
+    })
+    .map((pairs) => `{ ${pairs.map(([key, value]) => `${JSON.stringify(key)}: ${value}`).join(', ')} }`),
+  expression: fc.oneof(
+    { depthSize: 'small' },
+    path,
+    literal,
+    tie('object'),
+    fc.tuple(path, tie('object')).map(([p, o]) => `${p}.${o}`),
+  ),
+}));
+
+const data = fc.letrec<{ value: unknown }>((tie) => ({
+  value: fc.oneof(
+    { depthSize: 'small' },
+    fc.constantFrom(null, 0, 1.5, 'x', '', true, false),
+    fc.array(tie('value'), { maxLength: 4 }),
+    fc.dictionary(fc.constantFrom(...NAMES), tie('value'), { maxKeys: 4 }),
+  ),
+})).value;
+
+async function outcome(expr: string, input: unknown, limits: ExpressionLimits, direct: boolean) {
+  setDirectEvaluation(direct);
+  try {
+    return { value: await evaluateExpression(expr, input, {}, { limits, functions: {} }) };
+  } catch (error) {
+    return { failure: (error as { jsonataCode?: string }).jsonataCode ?? (error as Error).message };
+  }
+}
+
+afterEach(() => setDirectEvaluation(true));
+
+/**
+ * A value as text, prototypes and undefined items included (vitest's strict equality reads an own
+ * `constructor` key of the data as the object's class).
+ */
+function shape(value: unknown): string {
+  if (value === undefined) return 'undefined';
+  if (value === null || typeof value !== 'object') return JSON.stringify(value);
+  if (Array.isArray(value)) return `[${value.map(shape).join(',')}]`;
+  const kind = Object.getPrototypeOf(value) === null ? 'null-prototype' : 'object';
+  return `${kind}{${Object.entries(value)
+    .map(([key, item]) => `${JSON.stringify(key)}:${shape(item)}`)
+    .join(',')}}`;
+}
+
+describe('direct evaluation of plain projections', () => {
+  test('gives JSONata answer for generated expressions and data', async () => {
+    let direct = 0;
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(expression, data, async (expr, input) => {
+        runs++;
+        const evaluator = compileForEvaluation(expr, DEFAULT_LIMITS).direct;
+        const answered = evaluator !== undefined && evaluator(structuredClone(input)) !== BY_JSONATA;
+        if (answered) direct++;
+        // Each its own copy: JSONata changes its input at times (an object constructor over an
+        // empty array pushes an undefined into it).
+        const mine = structuredClone(input);
+        const before = shape(mine);
+        const expected = await outcome(expr, structuredClone(input), DEFAULT_LIMITS, false);
+        expect(shape(await outcome(expr, mine, DEFAULT_LIMITS, true))).toBe(shape(expected));
+        // The direct path does not, nor does restfn's normalising, though a result may hold the
+        // input's own objects.
+        if (answered) expect(shape(mine)).toBe(before);
+      }),
+      { numRuns: 5000 },
+    );
+    // The comparison means something only if the direct path answered most of them.
+    expect(direct / runs).toBeGreaterThan(0.8);
+  });
+
+  test('a sequence past maxSequence fails as in JSONata (D2015), at any step', async () => {
+    const limits = { ...DEFAULT_LIMITS, maxSequence: 3 };
+    await fc.assert(
+      fc.asyncProperty(expression, data, async (expr, input) => {
+        const expected = await outcome(expr, structuredClone(input), limits, false);
+        expect(shape(await outcome(expr, structuredClone(input), limits, true))).toBe(shape(expected));
+      }),
+      { numRuns: 1000 },
+    );
+    const four = { items: [{ id: 1 }, { id: 2 }, { id: 3 }, { id: 4 }] };
+    expect(await outcome('items.id', four, limits, true)).toEqual({ failure: 'D2015' });
+    expect(await outcome('items.{ "id": id }', four, limits, true)).toEqual({ failure: 'D2015' });
+  });
+
+  test('an expression nested deeper than maxDepth is left to JSONata, which refuses it (D1011)', async () => {
+    const limits = { ...DEFAULT_LIMITS, maxDepth: 4 };
+    const expr = '{ "a": { "b": { "c": x.y } } }';
+    expect(compileForEvaluation(expr, limits).direct).toBeUndefined();
+    expect(compileForEvaluation(expr, DEFAULT_LIMITS).direct).toBeDefined();
+    expect(await outcome(expr, { x: { y: 1 } }, limits, true)).toEqual({ failure: 'D1011' });
+  });
+
+  test.each([
+    ['items[0].id', 'a predicate'],
+    ['items{ "id": id }', 'grouping'],
+    ['items[].id', 'a kept singleton array'],
+    ['$$.{ "id": id }', 'the root variable'],
+    ['$x.id', 'a variable'],
+    ['items.($count(id))', 'a function'],
+    ['{ "a": 1, "a": 2 }', 'a key given twice'],
+    ['a.b + 1', 'an operator'],
+    ['@ctx.user.email', '@ctx'],
+  ])('%s is left to JSONata (%s)', (expr) => {
+    expect(compileForEvaluation(expr, DEFAULT_LIMITS).direct).toBeUndefined();
+  });
+
+  test('the usual transform is evaluated directly, with the shapes JSONata gives', async () => {
+    const expr = 'items.{ "id": id, "name": name, "tags": tags, "rank": meta.rank }';
+    const item = (i: number) => ({ id: `t-${i}`, name: `Thing ${i}`, tags: ['a'], meta: { rank: i } });
+    const evaluator = compileForEvaluation(expr, DEFAULT_LIMITS).direct!;
+    expect(evaluator({ items: [item(1), item(2)] })).toStrictEqual([
+      Object.assign(Object.create(null), { id: 't-1', name: 'Thing 1', tags: ['a'], rank: 1 }),
+      Object.assign(Object.create(null), { id: 't-2', name: 'Thing 2', tags: ['a'], rank: 2 }),
+    ]);
+    // One item is the object itself (JSONata's singleton rule); none is nothing.
+    expect(await evaluateExpression(expr, { items: [item(1)] }, {})).toMatchObject({ id: 't-1' });
+    expect(await evaluateExpression(expr, { items: [] }, {})).toBeUndefined();
+    // An object constructor over an array is JSONata's grouping: handed to it.
+    expect(compileForEvaluation('{ "id": id }', DEFAULT_LIMITS).direct!([{ id: 1 }])).toBe(BY_JSONATA);
+  });
+});
