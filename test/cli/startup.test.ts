@@ -155,6 +155,10 @@ describe('start-up loads only what the command runs', () => {
     // undici's HTTP/2 client loads when a connection negotiates HTTP/2 (patches/undici+*.patch).
     expect(builtins).toContain('net');
     expect(builtins).not.toContain('http2');
+    // commander's child_process (for executable subcommands) and the login question's readline
+    // load only when used (scripts/build-cli.mjs, run-action.ts).
+    expect(builtins).not.toContain('child_process');
+    expect(builtins).not.toContain('readline/promises');
     for (const heavy of ['oauth4webapi', 'fast-xml-parser', 'quickjs-emscripten-core', 'better-sqlite3'])
       expect(packages).not.toContain(heavy);
   });

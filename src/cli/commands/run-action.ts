@@ -1,4 +1,3 @@
-import { createInterface } from 'node:readline/promises';
 import { formatDiagnostic } from '../../definition/diagnostic.js';
 import { loadSolution } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
@@ -77,6 +76,8 @@ async function executeOfferingLogin<T>(execute: () => Promise<T>, solutionRoot: 
     const key =
       error instanceof CredentialError && error.code === 'LOGIN_REQUIRED' ? error.credential : undefined;
     if (!key || !process.stdin.isTTY || !process.stderr.isTTY) throw error;
+    // Loaded only for the question: readline is no part of an ordinary run's start-up.
+    const { createInterface } = await import('node:readline/promises');
     const rl = createInterface({ input: process.stdin, output: process.stderr });
     const answer = await rl.question(`${(error as Error).message}\nLog in to '${key}' now? [Y/n] `);
     rl.close();
