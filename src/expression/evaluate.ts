@@ -27,9 +27,10 @@ export async function evaluateExpression(
   env: ExpressionEnv = DEFAULT_ENV,
 ): Promise<unknown> {
   const { expression, direct } = compileForEvaluation(source, env.limits);
-  // A plain projection is evaluated directly; JSONata takes what that leaves to it.
-  let result: unknown = direct && directEnabled() ? direct(input) : BY_JSONATA;
+  let result: unknown;
   try {
+    // A plain projection is evaluated directly; JSONata takes what that leaves to it.
+    result = direct && directEnabled() ? direct(input) : BY_JSONATA;
     if (result === BY_JSONATA)
       result = await expression.evaluate(input, { ...env.functions, [CONTEXT_VARIABLE]: context });
   } catch (error) {

@@ -106,12 +106,44 @@ describe('direct evaluation of plain projections', () => {
     expect(await outcome('items.{ "id": id }', four, limits, true)).toEqual({ failure: 'D2015' });
   });
 
-  test('an expression nested deeper than maxDepth is left to JSONata, which refuses it (D1011)', async () => {
-    const limits = { ...DEFAULT_LIMITS, maxDepth: 4 };
+  test('maxDepth: D1011 exactly where JSONata gives it, wide constructors included', async () => {
+    // JSONata evaluates a constructor's values concurrently: its depth count grows with the width.
+    for (const maxDepth of [3, 4, 5, 6, 8]) {
+      const limits = { ...DEFAULT_LIMITS, maxDepth };
+      await fc.assert(
+        fc.asyncProperty(expression, data, async (expr, input) => {
+          const expected = await outcome(expr, structuredClone(input), limits, false);
+          expect(shape(await outcome(expr, structuredClone(input), limits, true))).toBe(shape(expected));
+        }),
+        { numRuns: 300 },
+      );
+    }
+    const limits = { ...DEFAULT_LIMITS, maxDepth: 3 };
+    expect(await outcome('{ "a": x, "b": x }', { x: 1 }, limits, true)).toEqual({ failure: 'D1011' });
+    const wide = `{ ${Array.from({ length: 499 }, (_, i) => `"k${i}": x`).join(', ')} }`;
+    expect(await outcome(wide, { x: 1 }, DEFAULT_LIMITS, true)).toEqual({ failure: 'D1011' });
+  });
+
+  test('an expression larger than maxDepth is left to JSONata', () => {
     const expr = '{ "a": { "b": { "c": x.y } } }';
-    expect(compileForEvaluation(expr, limits).direct).toBeUndefined();
+    expect(compileForEvaluation(expr, { ...DEFAULT_LIMITS, maxDepth: 4 }).direct).toBeUndefined();
     expect(compileForEvaluation(expr, DEFAULT_LIMITS).direct).toBeDefined();
-    expect(await outcome(expr, { x: { y: 1 } }, limits, true)).toEqual({ failure: 'D1011' });
+  });
+
+  test('sparse arrays (possible in values handed in by a program) flatten as in JSONata', async () => {
+    // biome-ignore lint/suspicious/noSparseArray: the case under test
+    const input = { a: [{ b: [1, , 2] }, { b: 3 }], c: [[1, , 2], 3] };
+    for (const expr of ['a.b', 'c.$'])
+      expect(shape(await outcome(expr, input, DEFAULT_LIMITS, true))).toBe(
+        shape(await outcome(expr, input, DEFAULT_LIMITS, false)),
+      );
+  });
+
+  test('data nested past the stack is a coded limit, not an engine error', async () => {
+    let deep: unknown = { b: 1 };
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    const error = await evaluateExpression('a.b', { a: deep }, {}).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'EXPRESSION_EVALUATION', limit: 'stack' });
   });
 
   test.each([
