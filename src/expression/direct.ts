@@ -253,7 +253,7 @@ function plain(value: unknown): unknown {
 
 /** JSONata flattens with `forEach`, which skips the holes of a sparse array (not JSON, but possible). */
 function pushAll(target: unknown[], items: readonly unknown[]): void {
-  items.forEach((item) => target.push(item));
+  for (let i = 0; i < items.length; i++) if (i in items) target.push(items[i]);
 }
 
 /** JSONata's `isFunction` for objects: its function values are objects with these flags. */
