@@ -3,8 +3,8 @@
 // always sets (timeout, stack depth, sequence length): `guarded`, to tell restfn's own overhead from
 // the guardrails' cost. restfn evaluates this transform directly (src/expression/direct.ts);
 // `restfn-jsonata` is restfn with direct evaluation off, every transform through JSONata's
-// interpreter as in the baselines: the ratio that shows restfn's own overhead. A GET function with a path parameter, a header and an outputTransform over a
-// 100-item JSON response, served by bench/item-server.mjs in its own process.
+// interpreter as in the baselines: the ratio that shows restfn's own overhead. A GET function with
+// a path parameter, a header and an outputTransform over a 100-item JSON response, served by bench/item-server.mjs in its own process.
 //
 // - throughput: N calls at concurrency C, each variant in its own process (bench/execute-worker.mjs),
 //   warmed, rounds in rotating order; ratios per round, median and spread reported. Then, for
@@ -108,10 +108,10 @@ try {
     `  CPU per call, baseline/restfn:    ${median(cpu).toFixed(2)}x ${pct(spread(cpu))} (${median(t.restfn.map((r) => r.cpuUs)).toFixed(0)} vs ${median(t.baseline.map((r) => r.cpuUs)).toFixed(0)} µs)`,
   );
   if (!quick) {
-    const overhead = perRound('restfn', 'guarded', 'rps');
+    const overhead = perRound('restfn-jsonata', 'guarded', 'rps');
     const guardrails = perRound('guarded', 'baseline', 'rps');
     console.log(
-      `  throughput ratio restfn/guarded:  ${median(overhead).toFixed(2)}x ${pct(spread(overhead))} (restfn's own overhead)`,
+      `  throughput ratio restfn-jsonata/guarded:  ${median(overhead).toFixed(2)}x ${pct(spread(overhead))} (restfn's own overhead)`,
     );
     console.log(
       `  guardrails alone, guarded/baseline: ${median(guardrails).toFixed(2)}x ${pct(spread(guardrails))}`,
