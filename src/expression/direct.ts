@@ -10,7 +10,7 @@
  * the end of `evaluate`), and test/expression/direct.test.ts compares both on generated
  * expressions and data. Whatever lies outside that subset is left to JSONata:
  * - at compile time, any other kind of node or any extra property on one (predicates, stages,
- *   `[]`, grouping `a{...}`, variables, functions, operators);
+ *   `[]`, grouping `a{...}`, variables other than `$`, functions, operators);
  * - at evaluation time, data the closures do not model (an object constructor applied to an
  *   array, which JSONata groups) and a sequence longer than `maxSequence`, where JSONata fails
  *   with D2015: the evaluator gives `BY_JSONATA` and JSONata evaluates the expression afresh
@@ -62,8 +62,8 @@ export function directEvaluator(ast: unknown, limits: ExpressionLimits): DirectE
   // constructor's values concurrently, so its peak depth grows with the constructor's width too.
   // Each node is under evaluation at most once at a time: an expression of no more nodes than
   // `maxDepth` can never trip it, and a larger one is left to JSONata's own count.
-  if (nodeCount(ast, Math.min(limits.maxDepth, MAX_NODES)) > Math.min(limits.maxDepth, MAX_NODES))
-    return undefined;
+  const most = Math.min(limits.maxDepth, MAX_NODES);
+  if (nodeCount(ast, most) > most) return undefined;
   const node = compileNode(ast);
   if (!node) return undefined;
   // JSONata applies no sequence limit when none is set.

@@ -108,9 +108,9 @@ function needsNormalising(value: unknown): boolean {
 
 /**
  * JSONata marks the arrays it builds as sequences (extra own properties such as `sequence`); hand
- * back plain JSON values, copying only the arrays that carry such marks and what holds a changed value (never changing
- * the input's own objects). Only objects and arrays
- * are visited (a leaf costs a type check, not a call); bytes are left as they are.
+ * back plain JSON values, copying only the arrays that carry such marks and what holds a changed
+ * value (the input's own objects are never changed). Only objects and arrays are visited (a leaf
+ * costs a type check, not a call); bytes are left as they are.
  */
 function normalise(value: unknown, depth: number): unknown {
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) {
