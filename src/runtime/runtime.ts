@@ -88,12 +88,7 @@ export class Runtime {
     } = {},
   ): Promise<ExecutionResult> {
     if (!this.isReady) await this.ready();
-    const deadline = new Deadline(
-      'execution',
-      this.options.executionTimeoutMs,
-      `function '${name}'`,
-      options.signal,
-    );
+    const deadline = this.executionDeadline(name, options.signal);
     const { correlationId } = options;
     return deadline.run(
       async (signal) =>
@@ -144,13 +139,13 @@ export class Runtime {
     } = {},
   ): Promise<RemoteResponse & { readonly correlationId: string }> {
     if (!this.isReady) await this.ready();
-    const deadline = new Deadline(
-      'execution',
-      this.options.executionTimeoutMs,
-      `function '${name}'`,
-      options.signal,
-    );
+    const deadline = this.executionDeadline(name, options.signal);
     return deadline.run((signal) => callStep(this.engine, name, values, { ...options, signal }));
+  }
+
+  /** The deadline of one execution or call step of `name`, following the caller's signal. */
+  private executionDeadline(name: string, signal: AbortSignal | undefined): Deadline {
+    return new Deadline('execution', this.options.executionTimeoutMs, `function '${name}'`, signal);
   }
 
   /**

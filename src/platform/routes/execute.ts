@@ -65,22 +65,8 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
         const decision = authorize(req.user, 'function.trace', solution);
         if (!decision.allowed) throw new PlatformError('FORBIDDEN', decision.reason);
       }
-      const started = Date.now();
-      // A caller that hangs up stops the execution (and its retries) instead of leaving it running.
-      const controller = new AbortController();
-      reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) controller.abort();
-      });
-      const audited = (outcome: string, correlationId: string | null, detail?: string | null) =>
-        ctx.audit(req, {
-          solution,
-          action: 'execute',
-          target: name,
-          outcome,
-          correlationId,
-          durationMs: Date.now() - started,
-          detail: detail ?? null,
-        });
+      const controller = abortOnHangUp(reply);
+      const audited = auditor(ctx, req, 'execute', solution, name);
       const { runtime, version } = await ctx.runtimes.get(solution);
       const parameters = req.body?.parameters ?? {};
       refuseCredentialValues(runtime, name, parameters, false);
@@ -161,11 +147,8 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
     },
     async (req, reply) => {
       const { solution, function: name } = req.params;
-      const started = Date.now();
-      const controller = new AbortController();
-      reply.raw.once('close', () => {
-        if (!reply.raw.writableFinished) controller.abort();
-      });
+      const controller = abortOnHangUp(reply);
+      const audited = auditor(ctx, req, 'call', solution, name);
       const { runtime, version } = await ctx.runtimes.get(solution);
       const continuation = req.body?.continuation;
       refuseCredentialValues(runtime, name, req.body?.values ?? {}, continuation !== undefined);
@@ -176,30 +159,47 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
           ...(req.body?.correlationId ? { correlationId: req.body.correlationId } : {}),
           signal: controller.signal,
         });
-        await ctx.audit(req, {
-          solution,
-          action: 'call',
-          target: name,
-          outcome: 'ok',
-          correlationId: response.correlationId,
-          durationMs: Date.now() - started,
-        });
+        await audited('ok', response.correlationId);
         return { ...response, version };
       } catch (error) {
         const correlationId = withCorrelationId(error, req.body?.correlationId ?? randomUUID());
-        await ctx.audit(req, {
-          solution,
-          action: 'call',
-          target: name,
-          outcome: codeOf(error),
-          correlationId,
-          durationMs: Date.now() - started,
-          detail: detailOf(error),
-        });
+        await audited(codeOf(error), correlationId, detailOf(error));
         throw error;
       }
     },
   );
+}
+
+/** A caller that hangs up stops the execution (and its retries) instead of leaving it running. */
+function abortOnHangUp(reply: FastifyReply): AbortController {
+  const controller = new AbortController();
+  reply.raw.once('close', () => {
+    if (!reply.raw.writableFinished) controller.abort();
+  });
+  return controller;
+}
+
+type Audited = (outcome: string, correlationId: string | null, detail?: string | null) => Promise<void>;
+
+/** Writes the audit row of one execution or call, timed from when this is made. */
+function auditor(
+  ctx: PlatformContext,
+  req: FastifyRequest,
+  action: 'execute' | 'call',
+  solution: string,
+  target: string,
+): Audited {
+  const started = Date.now();
+  return (outcome, correlationId, detail) =>
+    ctx.audit(req, {
+      solution,
+      action,
+      target,
+      outcome,
+      correlationId,
+      durationMs: Date.now() - started,
+      detail: detail ?? null,
+    });
 }
 
 /**
@@ -216,7 +216,7 @@ async function streamPages(
     parameters: Record<string, unknown>;
     context: Record<string, unknown>;
     signal: AbortSignal;
-    audited: (outcome: string, correlationId: string | null) => Promise<void>;
+    audited: Audited;
   },
 ): Promise<void> {
   reply.hijack();
