@@ -9,6 +9,11 @@ export const RULES = {
     summary:
       'A YAML alias cannot become data: it is inside the node its anchor names (`a: &a [*a]`), names no anchor, or aliases expand into more than 100 values (an alias bomb).',
   },
+  SETTING_CAPPED: {
+    severity: 'warning',
+    summary:
+      "A limit in solution.yaml is above the platform operator's ceiling (`restfn serve --max-*`): the ceiling applies on that platform.",
+  },
   EMPTY_FILE: { severity: 'error', summary: 'The file holds no definition.' },
   SYMLINK_LOOP: {
     severity: 'warning',

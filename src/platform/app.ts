@@ -168,6 +168,8 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       outageWarned = Date.now();
       req.log.warn({ code: coded.code }, coded.message);
     }
+    if (coded instanceof PlatformError && coded.retryAfterSeconds !== undefined)
+      void reply.header('retry-after', String(coded.retryAfterSeconds));
     void reply.status(status).send(errorBody(coded));
   });
 

@@ -1,7 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuditLog } from './audit-log.js';
 import type { Permission } from './auth/authorize.js';
+import type { Ceilings } from './ceilings.js';
 import type { Runtimes } from './runtimes.js';
+import type { SolutionSlots } from './solution-slots.js';
 import type { AuditEntry, PlatformStore, TokenRecord, UserRecord, VersionRecord } from './store/types.js';
 import type { TtlCache } from './ttl-cache.js';
 import type { Vault } from './vault/vault.js';
@@ -12,6 +14,10 @@ export interface PlatformContext {
   readonly store: PlatformStore;
   readonly vault: Vault;
   readonly runtimes: Runtimes;
+  /** The operator's ceilings over every solution's limits. */
+  readonly ceilings: Ceilings;
+  /** Executions in flight per solution, within `ceilings.concurrentPerSolution`. */
+  readonly slots: SolutionSlots;
   readonly auditLog: AuditLog;
   /** Token hash → its live token and user; cleared by any change to users or tokens (any instance). */
   readonly tokens: TtlCache<string, { token: TokenRecord; user: UserRecord } | undefined>;

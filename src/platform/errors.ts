@@ -8,6 +8,8 @@ export class PlatformError extends RestfnError {
     message: string,
     /** Extra fields for the answer's body (findings of a refused publish). */
     readonly extra?: Readonly<Record<string, unknown>>,
+    /** Seconds to wait before trying again: the answer's `Retry-After` header (a 429, a 503). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(code, message);
   }

@@ -1,9 +1,10 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Diagnostic } from '../definition/diagnostic.js';
+import { compareDiagnostics, type Diagnostic } from '../definition/diagnostic.js';
 import { loadSolution } from '../definition/solution.js';
 import { validateSolution } from '../definition/validate.js';
+import { type Ceilings, cappedFindings } from './ceilings.js';
 import { PlatformError } from './errors.js';
 
 /** Solution names on the platform: they are URL segments and folder names. */
@@ -65,6 +66,7 @@ export async function validateUpload(
   dataDir: string,
   name: string,
   files: Readonly<Record<string, string>>,
+  ceilings: Ceilings,
 ): Promise<{ diagnostics: readonly Diagnostic[]; errors: number; warnings: number }> {
   const scratch = join(dataDir, 'tmp', randomUUID());
   const root = join(scratch, name);
@@ -80,8 +82,13 @@ export async function validateUpload(
         `solution.yaml names the solution '${declared}', not '${name}': publish it under its own name`,
       );
     }
-    const { diagnostics, errors, warnings } = await validateSolution(solution);
-    return { diagnostics, errors, warnings };
+    const validated = await validateSolution(solution);
+    const capped = cappedFindings(solution, ceilings);
+    return {
+      diagnostics: [...validated.diagnostics, ...capped].sort(compareDiagnostics),
+      errors: validated.errors,
+      warnings: validated.warnings + capped.length,
+    };
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

@@ -4,6 +4,7 @@ import { SYSTEM_CLOCK } from '../errors/clock.js';
 import type { AddressGuard } from '../http/address-guard.js';
 import { DEFAULT_HTTP } from '../http/options.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
+import { type Ceilings, capSettings } from './ceilings.js';
 import { PlatformError } from './errors.js';
 import { materialise } from './publish.js';
 import { guardedFetch } from './ssrf.js';
@@ -37,6 +38,7 @@ export class Runtimes {
       readonly vault: Vault;
       readonly guardFor: (solution: string) => AddressGuard | undefined;
       readonly versions: TtlCache<string, VersionRecord | undefined>;
+      readonly ceilings: Ceilings;
     },
   ) {}
 
@@ -77,13 +79,17 @@ export class Runtimes {
     const root = materialise(dataDir, solution, version, files);
     const loaded = loadSolution(root, { displayBase: root });
     const guard = guardFor(solution);
-    const askedMb = loaded.settings?.definition?.settings?.http?.maxResponseMb;
+    const settings = loaded.settings?.definition?.settings;
+    // Every limit the author set, held to the operator's ceilings (publish warned of each).
+    const capped = capSettings(settings, this.options.ceilings).options;
+    const askedMb = settings?.http?.maxResponseMb;
     const maxResponseBytes = Math.min(
       askedMb == null ? PLATFORM_MAX_RESPONSE_BYTES : Math.round(askedMb * 1024 * 1024),
       PLATFORM_MAX_RESPONSE_BYTES,
     );
     const runtime = createRuntime(loaded, {
-      http: { maxResponseBytes },
+      ...capped,
+      http: { ...capped.http, maxResponseBytes },
       credentials: new StoreCredentialProvider(
         () => vault.records(solution),
         SYSTEM_CLOCK,
@@ -100,19 +106,26 @@ export class Runtimes {
     this.retiring.add(runtime);
     setTimeout(() => {
       this.retiring.delete(runtime);
-      void runtime.close();
+      void closeQuietly(runtime);
     }, RETIRE_AFTER_MS).unref();
   }
 
   async close(): Promise<void> {
-    const all = [...this.current.values()].map((h) =>
-      h.runtime.then(
-        (r) => r.close(),
-        () => undefined,
-      ),
-    );
-    await Promise.all([...all, ...[...this.retiring].map((r) => r.close())]);
+    const all = [...this.current.values()].map((h) => h.runtime.then(closeQuietly, () => undefined));
+    await Promise.all([...all, ...[...this.retiring].map(closeQuietly)]);
     this.current.clear();
     this.retiring.clear();
+  }
+}
+
+/**
+ * Closing a runtime runs in a timer or at shutdown: whatever an author's work left behind, it must
+ * never throw there (an exception in a timer ends the process, and every solution with it).
+ */
+async function closeQuietly(runtime: Runtime): Promise<void> {
+  try {
+    await runtime.close();
+  } catch {
+    // What could not be closed is dropped; the garbage collector takes it.
   }
 }

@@ -7,8 +7,10 @@ import { privateFolder } from '../local/private-path.js';
 import { buildApp } from './app.js';
 import { AuditLog } from './audit-log.js';
 import { hashToken, newToken } from './auth/tokens.js';
+import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.js';
 import type { PlatformContext } from './context.js';
 import { Runtimes } from './runtimes.js';
+import { SolutionSlots } from './solution-slots.js';
 import { platformGuard } from './ssrf.js';
 import { DATABASE_URL_ENV, openStore } from './store/open.js';
 import type { PlatformStore } from './store/types.js';
@@ -53,6 +55,8 @@ export interface ServeOptions {
   readonly logStream?: NodeJS.WritableStream;
   /** Requests per minute per token. @default 1200 */
   readonly rateLimit?: number;
+  /** The operator's ceilings over the limits solutions set (`--max-*`). @default DEFAULT_CEILINGS */
+  readonly ceilings?: Partial<Ceilings>;
   /** How long a shutdown waits for requests in flight. @default 10000 */
   readonly shutdownTimeoutMs?: number;
 }
@@ -109,7 +113,9 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
         tokens.clear();
       }
     });
+    const ceilings: Ceilings = { ...DEFAULT_CEILINGS, ...options.ceilings };
     const runtimes = new Runtimes({
+      ceilings,
       versions,
       dataDir,
       store,
@@ -125,6 +131,8 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       store,
       vault,
       runtimes,
+      ceilings,
+      slots: new SolutionSlots(ceilings.concurrentPerSolution),
       auditLog,
       tokens,
       versions,

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'vitest';
+import { ScriptSandbox } from '../../src/expression/scripts/sandbox.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { runtimeFor } from '../helpers/runtime.js';
 
@@ -120,5 +121,38 @@ export function seen() { return globalThis.seen ?? 0; }
       ),
     });
     expect(server.requests).toHaveLength(0);
+  });
+  test('a recursion that overflows any stack fails its call only: the sandbox is replaced, later calls work, closing never throws', async () => {
+    const sandbox = new ScriptSandbox([
+      {
+        name: 'm',
+        file: 'scripts/expressions/m.js',
+        source:
+          'let n = 0;\nexport function down(d) { return down(d + 1) + 1; }\nexport function count() { return ++n; }\n',
+      },
+    ]);
+    await sandbox.load();
+    expect(sandbox.call('m', 'count', [])).toBe(1);
+    // Called from ever deeper in Node's own stack: QuickJS's stack check fires first at shallow
+    // depths; deeper, V8's stack runs out inside the interpreter (the host-level path that once
+    // left the sandbox broken and aborted the WebAssembly instance when it was freed).
+    const seen = new Set<string>();
+    const from = (depth: number): unknown => (depth > 0 ? from(depth - 1) : sandbox.call('m', 'down', [0]));
+    for (let depth = 0; depth <= 8000 && !seen.has('host'); depth += 250) {
+      await sandbox.load();
+      let failure: unknown;
+      try {
+        from(depth);
+      } catch (error) {
+        failure = error;
+      }
+      expect(failure).toMatchObject({ code: 'SCRIPT_ERROR' });
+      seen.add(/InternalError: stack overflow/.test((failure as Error).message) ? 'quickjs' : 'host');
+      await sandbox.load();
+      // A fresh sandbox: module state starts again, and it answers.
+      expect(sandbox.call('m', 'count', [])).toBe(1);
+    }
+    expect([...seen].sort()).toEqual(['host', 'quickjs']);
+    expect(() => sandbox.close()).not.toThrow();
   });
 });

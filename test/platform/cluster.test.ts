@@ -9,6 +9,7 @@ import { type PostgresCluster, startPostgres } from '../../scripts/pg-cluster.mj
 import { StoreCredentialProvider } from '../../src/auth/provider.js';
 import { CredentialStore, type OAuthCredential } from '../../src/auth/store.js';
 import { loadSolution } from '../../src/definition/solution.js';
+import { DEFAULT_CEILINGS } from '../../src/platform/ceilings.js';
 import { Runtimes } from '../../src/platform/runtimes.js';
 import { ensureAdmin } from '../../src/platform/serve.js';
 import { PostgresPlatformStore } from '../../src/platform/store/postgres/store.js';
@@ -341,6 +342,7 @@ describe("a solution's runtime", () => {
       vault: new Vault(store, randomBytes(32)),
       guardFor: () => undefined,
       versions,
+      ceilings: DEFAULT_CEILINGS,
     });
     onTestFinished(() => runtimes.close());
     await versions.get('crm', () => store.currentVersion('crm'));

@@ -3,6 +3,7 @@ import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSy
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../errors/restfn-error.js';
 import { processAlive } from '../../local/process-alive.js';
+import type { Ceilings } from '../../platform/ceilings.js';
 import { startPlatform } from '../../platform/serve.js';
 import { DATABASE_URL_ENV, openStore } from '../../platform/store/open.js';
 import {
@@ -30,6 +31,13 @@ export async function serve(options: ServeCliOptions): Promise<void> {
   if (!levels.includes(options.logLevel)) {
     throw new UsageError(`--log-level must be one of ${levels.join(', ')} (got '${options.logLevel}')`);
   }
+  const ceilings: Ceilings = {
+    scriptMs: positive(options.maxScriptMs, '--max-script-ms'),
+    expressionMs: positive(options.maxExpressionMs, '--max-expression-ms'),
+    memoryMb: positive(options.maxMemoryMb, '--max-memory-mb'),
+    executionMs: positive(options.maxExecutionMs, '--max-execution-ms'),
+    concurrentPerSolution: positive(options.maxConcurrentPerSolution, '--max-concurrent-per-solution'),
+  };
   const allowTargets: Record<string, string[]> = {};
   for (const pair of options.allowTarget) {
     const [solution, host] = pair.split('=');
@@ -46,6 +54,7 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     ...(options.masterKeyFile ? { masterKeyFile: options.masterKeyFile } : {}),
     logLevel: options.logLevel,
     rateLimit,
+    ceilings,
   });
   const pidFile = join(resolve(options.data), PID_FILE);
   writeFileSync(pidFile, String(process.pid));
@@ -73,6 +82,13 @@ export async function serve(options: ServeCliOptions): Promise<void> {
   });
   rmSync(pidFile, { force: true });
   process.stderr.write('restfn: platform stopped\n');
+}
+
+function positive(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1)
+    throw new UsageError(`${flag} must be a positive whole number (got '${text}')`);
+  return value;
 }
 
 /**

@@ -10,6 +10,11 @@ export interface ServeCliOptions {
   masterKeyFile?: string;
   logLevel: string;
   rateLimit: string;
+  maxScriptMs: string;
+  maxExpressionMs: string;
+  maxMemoryMb: string;
+  maxExecutionMs: string;
+  maxConcurrentPerSolution: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -38,6 +43,16 @@ export function registerServe(program: Command): void {
     )
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace', 'info')
     .option('--rate-limit <n>', 'requests per minute per token', '1200')
+    // The ceilings over what solutions set (defaults: DEFAULT_CEILINGS, repeated for --help).
+    .option('--max-script-ms <ms>', "ceiling of a solution's scripts.timeoutMs", '1000')
+    .option('--max-expression-ms <ms>', "ceiling of a solution's expressions.timeoutMs", '2000')
+    .option('--max-memory-mb <mb>', 'memory of one execution (its scripts and expressions)', '128')
+    .option('--max-execution-ms <ms>', 'longest execution, retries and waits included', '60000')
+    .option(
+      '--max-concurrent-per-solution <n>',
+      'executions of one solution at once (past it: 429 with Retry-After)',
+      '64',
+    )
     .action(async (options: ServeCliOptions) => (await import('./serve-action.js')).serve(options));
   // Takes serve's own --data, --database and --master-key-file (the current key file; the new key replaces it).
   serve

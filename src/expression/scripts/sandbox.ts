@@ -81,8 +81,16 @@ const BOOTSTRAP = `(() => {
   return [register, call];
 })()`;
 
-/** QuickJS compiled to WebAssembly, loaded once per process on first use. */
-let quickjs: Promise<{ module: QuickJSWASMModule; deadline: (ms: number) => InterruptHandler }>;
+/**
+ * QuickJS compiled to WebAssembly. The code is imported once per process; each sandbox gets a
+ * WebAssembly instance (its own linear memory, ~7 ms to make) of its own: a failure that leaves
+ * one instance's allocator or heap inconsistent (a host-level stack overflow unwinds the
+ * interpreter half-way) can never reach another solution's scripts.
+ */
+let quickjs: Promise<{
+  newModule: () => Promise<QuickJSWASMModule>;
+  deadline: (ms: number) => InterruptHandler;
+}>;
 
 function loadQuickJS() {
   quickjs ??= (async () => {
@@ -90,11 +98,22 @@ function loadQuickJS() {
     // The package's ESM entry exports the variant as its default; its typings describe the CommonJS one.
     const variant = (await import('@jitl/quickjs-wasmfile-release-sync'))
       .default as unknown as QuickJSSyncVariant;
-    const module = await core.newQuickJSWASMModuleFromVariant(variant);
-    return { module, deadline: (ms: number) => core.shouldInterruptAfterDeadline(Date.now() + ms) };
+    return {
+      newModule: () => core.newQuickJSWASMModuleFromVariant(variant),
+      deadline: (ms: number) => core.shouldInterruptAfterDeadline(Date.now() + ms),
+    };
   })();
   return quickjs;
 }
+
+/**
+ * QuickJS's own stack limit. It must be reached before V8's (about 1 MB on the main thread, less
+ * what the caller already uses): each interpreted call is several WebAssembly frames on V8's
+ * stack, and at 512 KB a deep recursion overflowed V8 first, unwinding QuickJS half-way (its heap
+ * then fails an assertion when freed, which aborts the whole WebAssembly instance). At 256 KB
+ * QuickJS stops a recursion at ~1,300 calls with its own InternalError.
+ */
+const QUICKJS_STACK_BYTES = 256 * 1024;
 
 interface Live {
   readonly rt: QuickJSRuntime;
@@ -112,6 +131,8 @@ interface Live {
  */
 export class ScriptSandbox {
   private live: Live | undefined;
+  /** This sandbox's own WebAssembly instance of QuickJS (see `loadQuickJS`). */
+  private module: QuickJSWASMModule | undefined;
   private loaded: LoadedScripts | undefined;
   private loading: Promise<void> | undefined;
   private closed = false;
@@ -154,17 +175,32 @@ export class ScriptSandbox {
     const live = this.live;
     if (!live) throw new ScriptError('SCRIPT_ERROR', `the scripts are not loaded (call load() first)`);
     const { ctx, rt } = live;
-    rt.setInterruptHandler(live.deadline(this.limits.timeoutMs));
-    const handles = [ctx.newString(module), ctx.newString(fn), ctx.newString(JSON.stringify(args) ?? '[]')];
-    const result = ctx.callFunction(live.call, ctx.undefined, ...handles);
-    for (const h of handles) h.dispose();
-    if (result.error) {
-      const thrown = ctx.dump(result.error) as unknown;
-      result.error.dispose();
-      throw this.failure(`${module}.${fn}`, thrown);
+    let text: string;
+    try {
+      rt.setInterruptHandler(live.deadline(this.limits.timeoutMs));
+      const handles = [ctx.newString(module), ctx.newString(fn), ctx.newString(JSON.stringify(args) ?? '[]')];
+      const result = ctx.callFunction(live.call, ctx.undefined, ...handles);
+      for (const h of handles) h.dispose();
+      if (result.error) {
+        const thrown = ctx.dump(result.error) as unknown;
+        result.error.dispose();
+        throw this.failure(`${module}.${fn}`, thrown);
+      }
+      text = ctx.getString(result.value);
+      result.value.dispose();
+    } catch (error) {
+      if (error instanceof ScriptError) throw error;
+      // Not QuickJS's answer but the host's (V8's stack ran out inside the interpreter, the
+      // WebAssembly instance aborted): the sandbox is in an unknown state. It is dropped whole,
+      // instance included, without being freed (freeing a broken heap aborts).
+      this.abandon();
+      throw new ScriptError(
+        'SCRIPT_ERROR',
+        /call stack/i.test((error as Error).message)
+          ? `$${module}.${fn} recursed too deep (stack overflow); its sandbox starts afresh for the next call`
+          : `$${module}.${fn} broke its sandbox (${(error as Error).message}); it starts afresh for the next call`,
+      );
     }
-    const text = ctx.getString(result.value);
-    result.value.dispose();
     if (text === '') return undefined;
     if (text.startsWith('!')) {
       throw new ScriptError(
@@ -175,32 +211,45 @@ export class ScriptSandbox {
     return JSON.parse(text.slice(1));
   }
 
-  /** Ends the sandbox for good (the runtime closes). */
+  /** Ends the sandbox for good (the runtime closes). Never throws. */
   close(): void {
     this.closed = true;
     this.dispose();
   }
 
+  /** Frees the sandbox; one that cannot be freed is abandoned. Never throws. */
   dispose(): void {
-    if (!this.live) return;
-    this.live.call.dispose();
-    this.live.ctx.dispose();
-    this.live.rt.dispose();
+    const live = this.live;
+    if (!live) return;
     this.live = undefined;
+    try {
+      live.call.dispose();
+      live.ctx.dispose();
+      live.rt.dispose();
+    } catch {
+      this.abandon();
+    }
+  }
+
+  /** Drops the sandbox and its WebAssembly instance unfreed: the garbage collector takes both. */
+  private abandon(): void {
+    this.live = undefined;
+    this.module = undefined;
   }
 
   private async start(): Promise<void> {
-    const { module: quickjs, deadline } = await loadQuickJS();
+    const { newModule, deadline } = await loadQuickJS();
     this.dispose();
+    this.module ??= await newModule();
     if (this.closed) throw new ScriptError('SCRIPT_ERROR', 'the scripts were closed with their runtime');
-    const rt = quickjs.newRuntime();
+    const rt = this.module.newRuntime();
     try {
       this.live = this.populate(rt, deadline);
     } catch (error) {
       try {
         rt.dispose();
       } catch {
-        // A runtime that failed half-way may refuse to be torn down; it is dropped either way.
+        this.abandon();
       }
       throw error instanceof ScriptError
         ? error
@@ -211,7 +260,7 @@ export class ScriptSandbox {
   /** Bootstrap and modules into a fresh QuickJS runtime (its context is disposed with it). */
   private populate(rt: QuickJSRuntime, deadline: (ms: number) => InterruptHandler): Live {
     rt.setMemoryLimit(this.limits.memoryBytes);
-    rt.setMaxStackSize(512 * 1024);
+    rt.setMaxStackSize(QUICKJS_STACK_BYTES);
     rt.setInterruptHandler(deadline(this.limits.timeoutMs));
     const ctx = rt.newContext();
     const pair = ctx.unwrapResult(ctx.evalCode(BOOTSTRAP, 'restfn-bootstrap.js'));
@@ -264,6 +313,9 @@ export class ScriptSandbox {
       const mb = Math.round(this.limits.memoryBytes / 1024 / 1024);
       return new ScriptError('SCRIPT_MEMORY', `$${what} needed more than the scripts' ${mb} MB${at}`);
     }
+    // QuickJS's own failures (a stack overflow among them) may leave the heap half-updated: the
+    // sandbox is never reused after one. What a script throws itself leaves it as it was.
+    if (name === 'InternalError') this.dispose();
     return new ScriptError('SCRIPT_ERROR', `$${what} failed: ${name}: ${message}${at}`);
   }
 }

@@ -24,6 +24,14 @@ interface ExecuteBody {
 
 type Params = { solution: string; function: string };
 
+interface CallBody {
+  values?: Record<string, unknown>;
+  continuation?: { url?: string };
+  context?: { entity?: string; commandId?: string };
+  /** The device's correlation id: the audit and the device's messages then name the same call. */
+  correlationId?: string;
+}
+
 const FUNCTION_PARAMS = {
   type: 'object',
   required: ['solution', 'function'],
@@ -59,50 +67,64 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
       },
     },
     async (req, reply) => {
-      const { solution, function: name } = req.params;
+      const { solution } = req.params;
       const tracing = req.body?.trace === true;
       if (tracing) {
         const decision = authorize(req.user, 'function.trace', solution);
         if (!decision.allowed) throw new PlatformError('FORBIDDEN', decision.reason);
       }
-      const controller = abortOnHangUp(reply);
-      const audited = auditor(ctx, req, 'execute', solution, name);
-      const { runtime, version } = await ctx.runtimes.get(solution);
-      const parameters = req.body?.parameters ?? {};
-      refuseCredentialValues(runtime, name, parameters, false);
-      const context = { ...(req.body?.context ?? {}), user: { id: req.user.id, name: req.user.name } };
-      if (req.body?.pages === true) {
-        return streamPages(runtime, req, reply, {
-          name,
-          parameters,
-          context,
-          signal: controller.signal,
-          audited,
-        });
-      }
-      const correlationId = randomUUID();
-      const trace = tracing ? traceOf(runtime, correlationId) : undefined;
+      const release = ctx.slots.take(solution);
       try {
-        const result = await runtime.execute(name, parameters, context, {
-          signal: controller.signal,
-          correlationId,
-        });
-        await audited(result.status === 'ok' ? 'ok' : 'skipped', correlationId);
-        const answer =
-          result.status === 'ok'
-            ? { status: 'ok', output: result.output, correlationId, version }
-            : { status: 'skipped', reason: result.reason, correlationId, version };
-        return trace ? { ...answer, trace: trace.exchanges } : answer;
-      } catch (error) {
-        // Errors found before the call (parameters, credentials) carry the execution's id too.
-        await audited(codeOf(error), withCorrelationId(error, correlationId), detailOf(error));
-        if (!trace || !(error instanceof RestfnError)) throw error;
-        return reply.status(httpStatusOf(error.code)).send({ ...errorBody(error), trace: trace.exchanges });
+        return await execute(req, reply, tracing);
       } finally {
-        trace?.stop();
+        release();
       }
     },
   );
+
+  async function execute(
+    req: FastifyRequest<{ Params: Params; Body: ExecuteBody }>,
+    reply: FastifyReply,
+    tracing: boolean,
+  ) {
+    const { solution, function: name } = req.params;
+    const controller = abortOnHangUp(reply);
+    const audited = auditor(ctx, req, 'execute', solution, name);
+    const { runtime, version } = await ctx.runtimes.get(solution);
+    const parameters = req.body?.parameters ?? {};
+    refuseCredentialValues(runtime, name, parameters, false);
+    const context = { ...(req.body?.context ?? {}), user: { id: req.user.id, name: req.user.name } };
+    if (req.body?.pages === true) {
+      return streamPages(runtime, req, reply, {
+        name,
+        parameters,
+        context,
+        signal: controller.signal,
+        audited,
+      });
+    }
+    const correlationId = randomUUID();
+    const trace = tracing ? traceOf(runtime, correlationId) : undefined;
+    try {
+      const result = await runtime.execute(name, parameters, context, {
+        signal: controller.signal,
+        correlationId,
+      });
+      await audited(result.status === 'ok' ? 'ok' : 'skipped', correlationId);
+      const answer =
+        result.status === 'ok'
+          ? { status: 'ok', output: result.output, correlationId, version }
+          : { status: 'skipped', reason: result.reason, correlationId, version };
+      return trace ? { ...answer, trace: trace.exchanges } : answer;
+    } catch (error) {
+      // Errors found before the call (parameters, credentials) carry the execution's id too.
+      await audited(codeOf(error), withCorrelationId(error, correlationId), detailOf(error));
+      if (!trace || !(error instanceof RestfnError)) throw error;
+      return reply.status(httpStatusOf(error.code)).send({ ...errorBody(error), trace: trace.exchanges });
+    } finally {
+      trace?.stop();
+    }
+  }
 }
 
 /**
@@ -110,16 +132,7 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
  * --server`): its parameter values in; the response, credentials masked, out.
  */
 export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
-  app.post<{
-    Params: Params;
-    Body: {
-      values?: Record<string, unknown>;
-      continuation?: { url?: string };
-      context?: { entity?: string; commandId?: string };
-      /** The device's correlation id: the audit and the device's messages then name the same call. */
-      correlationId?: string;
-    };
-  }>(
+  app.post<{ Params: Params; Body: CallBody }>(
     '/solutions/:solution/functions/:function/call',
     {
       config: { permission: 'function.execute' },
@@ -146,28 +159,37 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
       },
     },
     async (req, reply) => {
-      const { solution, function: name } = req.params;
-      const controller = abortOnHangUp(reply);
-      const audited = auditor(ctx, req, 'call', solution, name);
-      const { runtime, version } = await ctx.runtimes.get(solution);
-      const continuation = req.body?.continuation;
-      refuseCredentialValues(runtime, name, req.body?.values ?? {}, continuation !== undefined);
+      const release = ctx.slots.take(req.params.solution);
       try {
-        const response = await runtime.callStep(name, req.body?.values ?? {}, {
-          ...(continuation ? { continuation: { url: continuation.url } } : {}),
-          ...(req.body?.context ? { context: req.body.context } : {}),
-          ...(req.body?.correlationId ? { correlationId: req.body.correlationId } : {}),
-          signal: controller.signal,
-        });
-        await audited('ok', response.correlationId);
-        return { ...response, version };
-      } catch (error) {
-        const correlationId = withCorrelationId(error, req.body?.correlationId ?? randomUUID());
-        await audited(codeOf(error), correlationId, detailOf(error));
-        throw error;
+        return await call(req, reply);
+      } finally {
+        release();
       }
     },
   );
+
+  async function call(req: FastifyRequest<{ Params: Params; Body: CallBody }>, reply: FastifyReply) {
+    const { solution, function: name } = req.params;
+    const controller = abortOnHangUp(reply);
+    const audited = auditor(ctx, req, 'call', solution, name);
+    const { runtime, version } = await ctx.runtimes.get(solution);
+    const continuation = req.body?.continuation;
+    refuseCredentialValues(runtime, name, req.body?.values ?? {}, continuation !== undefined);
+    try {
+      const response = await runtime.callStep(name, req.body?.values ?? {}, {
+        ...(continuation ? { continuation: { url: continuation.url } } : {}),
+        ...(req.body?.context ? { context: req.body.context } : {}),
+        ...(req.body?.correlationId ? { correlationId: req.body.correlationId } : {}),
+        signal: controller.signal,
+      });
+      await audited('ok', response.correlationId);
+      return { ...response, version };
+    } catch (error) {
+      const correlationId = withCorrelationId(error, req.body?.correlationId ?? randomUUID());
+      await audited(codeOf(error), correlationId, detailOf(error));
+      throw error;
+    }
+  }
 }
 
 /** A caller that hangs up stops the execution (and its retries) instead of leaving it running. */

@@ -99,7 +99,12 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
       const { solution } = req.params;
       const started = Date.now();
       const files = checkUpload(req.body.files);
-      const { diagnostics, errors, warnings } = await validateUpload(ctx.dataDir, solution, files);
+      const { diagnostics, errors, warnings } = await validateUpload(
+        ctx.dataDir,
+        solution,
+        files,
+        ctx.ceilings,
+      );
       const findings = diagnostics.map((d) => ({ ...d, at: `${d.file}:${d.line}:${d.col}` }));
       const audited = (outcome: string, target: string | null) =>
         ctx.audit(req, {
