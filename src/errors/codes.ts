@@ -185,10 +185,16 @@ export const ERROR_CODES = {
   ),
   REQUEST_INVALID: code('usage', 'A request to the platform that is not what the endpoint takes.'),
   REQUEST_TOO_LARGE: code('usage', "A request body over the platform's size limit.", 413),
-  RATE_LIMITED: code('usage', 'Too many requests with this token; wait and try again.', 429),
+  RATE_LIMITED: code(
+    'usage',
+    'Too many requests by this user (or address), sign-in attempts, or executions of one solution at once; wait for Retry-After.',
+    429,
+  ),
   ROUTE_NOT_FOUND: code('usage', 'No such endpoint on the platform.', 404),
   SOLUTION_NOT_PUBLISHED: code('usage', 'The solution has no published version on the platform.', 404),
   USER_EXISTS: code('usage', 'A user of that name exists already.', 409),
+  TOKEN_LIMIT: code('usage', 'The user holds the most live API tokens allowed (50): revoke one first.', 409),
+  DATA_IN_USE: code('usage', 'Another `restfn serve` runs on the same SQLite data folder (`--data`).', 409),
   LISTEN_FAILED: code(
     'usage',
     '`restfn serve` cannot listen on the address and port given (in use, not allowed).',

@@ -14,7 +14,6 @@ import { authorize } from './auth/authorize.js';
 import { bearerToken, hashToken } from './auth/tokens.js';
 import type { PlatformContext } from './context.js';
 import { errorBody, PlatformError } from './errors.js';
-import { rateLimitCounters } from './rate-limit-counters.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { callRoutes, executeRoutes } from './routes/execute.js';
 import { CSRF_HEADER, SESSION_COOKIE, sessionRoutes } from './routes/session.js';
@@ -28,6 +27,11 @@ export interface AppOptions {
   readonly rateLimit: number;
   /** Largest request body, bytes (a publish may be larger: see the route). */
   readonly bodyLimit: number;
+  /**
+   * Proxies (addresses or CIDR ranges) whose X-Forwarded-For/-Proto are believed: the client's
+   * address (rate limits, sign-in limits, the audit) and https (the Secure cookie). @default none
+   */
+  readonly trustProxy?: readonly string[];
   /** True once a shutdown began: answers then close their connection, so the server can end. */
   readonly isClosing?: () => boolean;
 }
@@ -58,6 +62,8 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: options.bodyLimit,
+    // Only the named proxies' forwarded headers count; anyone can send X-Forwarded-For.
+    trustProxy: options.trustProxy?.length ? [...options.trustProxy] : false,
     // One line per request, when it is answered (below), instead of fastify's two. (Through a
     // LogController: the top-level option is deprecated and printed a warning at every start.)
     logController: new LogController({ disableRequestLogging: true }),
@@ -73,39 +79,23 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       security: [{ token: [] }],
     },
   });
-  await app.register(rateLimit, {
-    max: options.rateLimit,
-    timeWindow: 60_000,
-    store: rateLimitCounters(ctx.store),
-    keyGenerator: (req) => {
-      const token = bearerToken(req.headers.authorization);
-      return token ? `token:${hashToken(token)}` : `ip:${req.ip}`;
-    },
-    errorResponseBuilder: (_req, context) =>
-      Object.assign(
-        new PlatformError(
-          'RATE_LIMITED',
-          `more than ${context.max} requests per minute with this token; try again in ${Math.ceil(context.ttl / 1000)} s`,
-        ),
-        { statusCode: 429 },
-      ),
-  });
-
   await app.register(cookie);
   app.decorateRequest('user', undefined as never);
   app.decorateRequest('csrfToken', undefined);
+  app.decorateRequest('authProblem', undefined);
   // Who: every route with a permission needs a live API token, or the console's session cookie
-  // (and then, for a change, its CSRF token). Checked once the route's rate limit (an onRequest
-  // hook of each route) has counted the request, so unknown tokens are limited too, and before
-  // the body is read.
-  app.addHook('preParsing', async (req) => {
+  // (and then, for a change, its CSRF token). Found out first (an instance hook runs before the
+  // routes' own, the rate limit's among them), so requests are counted per user whichever of the
+  // user's tokens or sessions they carry; a request that is no one's counts per address, whatever
+  // made-up header it carries, and is refused only after it was counted.
+  app.addHook('onRequest', async (req) => {
     if (req.routeOptions.config.permission === undefined) return;
     const token = bearerToken(req.headers.authorization);
     if (token) {
       const hash = hashToken(token);
       const found = await ctx.tokens.get(hash, () => ctx.store.tokenByHash(hash));
-      if (!found) throw new PlatformError('AUTH_REQUIRED', 'the API token is unknown or revoked');
-      req.user = found.user;
+      if (found) req.user = found.user;
+      else req.authProblem = new PlatformError('AUTH_REQUIRED', 'the API token is unknown or revoked');
       return;
     }
     const cookieValue = req.cookies[SESSION_COOKIE];
@@ -113,21 +103,41 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       ? await ctx.store.sessionByHash(hashToken(cookieValue), new Date().toISOString())
       : undefined;
     if (!signedIn) {
-      throw new PlatformError(
+      req.authProblem = new PlatformError(
         'AUTH_REQUIRED',
         cookieValue
           ? 'the console session ended: sign in again'
           : 'send an API token (Authorization: Bearer <token>) or sign in to the console',
       );
+      return;
     }
     if (!SAFE_METHODS.has(req.method) && !sameSecret(req.headers[CSRF_HEADER], signedIn.session.csrfToken)) {
-      throw new PlatformError(
+      req.authProblem = new PlatformError(
         'CSRF_INVALID',
         `a change made with the console session needs its ${CSRF_HEADER} header`,
       );
+      return;
     }
     req.user = signedIn.user;
     req.csrfToken = signedIn.session.csrfToken;
+  });
+  await app.register(rateLimit, {
+    max: options.rateLimit,
+    timeWindow: 60_000,
+    store: ctx.counters.store,
+    keyGenerator: (req) => (req.user ? `user:${req.user.id}` : `ip:${req.ip}`),
+    errorResponseBuilder: (req, context) =>
+      Object.assign(
+        new PlatformError(
+          'RATE_LIMITED',
+          `more than ${context.max} requests per minute ${req.user ? 'by this user' : 'from this address'}; try again in ${Math.ceil(context.ttl / 1000)} s`,
+        ),
+        { statusCode: 429 },
+      ),
+  });
+  // Refused once counted, before the body is read.
+  app.addHook('preParsing', async (req) => {
+    if (req.authProblem) throw req.authProblem;
   });
   // What: one decision per route, in one place.
   app.addHook('preHandler', async (req) => {

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AuditLog } from './audit-log.js';
 import type { Permission } from './auth/authorize.js';
 import type { Ceilings } from './ceilings.js';
+import type { Counters } from './rate-limit-counters.js';
 import type { Runtimes } from './runtimes.js';
 import type { SolutionSlots } from './solution-slots.js';
 import type { AuditEntry, PlatformStore, TokenRecord, UserRecord, VersionRecord } from './store/types.js';
@@ -19,6 +20,8 @@ export interface PlatformContext {
   /** Executions in flight per solution, within `ceilings.concurrentPerSolution`. */
   readonly slots: SolutionSlots;
   readonly auditLog: AuditLog;
+  /** Request counters shared by the instances (rate limits, sign-in attempts). */
+  readonly counters: Counters;
   /** Token hash → its live token and user; cleared by any change to users or tokens (any instance). */
   readonly tokens: TtlCache<string, { token: TokenRecord; user: UserRecord } | undefined>;
   /** Solution → its current version; cleared for a solution when it is published (any instance). */
@@ -33,6 +36,8 @@ declare module 'fastify' {
     user: UserRecord;
     /** The console session's CSRF token, when the request came with the session cookie. */
     csrfToken: string | undefined;
+    /** Why the request's token or session was refused; thrown once the rate limit counted it. */
+    authProblem: Error | undefined;
   }
   interface FastifyContextConfig {
     /** What the route does, for `authorize`; absent: public (no token needed). */

@@ -47,6 +47,20 @@ export function checkUpload(files: unknown): Record<string, string> {
       throw new PlatformError('REQUEST_TOO_LARGE', `'${path}' is over ${UPLOAD_LIMITS.fileBytes} bytes`);
     }
   }
+  // A file that is also another file's folder cannot be written (a folder cannot be both).
+  const paths = new Set(entries.map(([path]) => path));
+  for (const [path] of entries) {
+    const parts = path.split('/');
+    for (let i = 1; i < parts.length; i++) {
+      const folder = parts.slice(0, i).join('/');
+      if (paths.has(folder)) {
+        throw new PlatformError(
+          'REQUEST_INVALID',
+          `'${folder}' is a file and the folder of '${path}': rename one of them`,
+        );
+      }
+    }
+  }
   return Object.fromEntries(entries) as Record<string, string>;
 }
 

@@ -18,16 +18,25 @@ interface Window {
   readonly windowMs: number;
 }
 
+/** Counters of requests in windows, shared by every instance on the same database. */
+export interface Counters {
+  /** Counts one more in `key`'s window (made when none is live): the count and the time left. */
+  hit(key: string, windowMs: number): { current: number; ttl: number };
+  /** The count of `key`'s live window without counting (0 when none is live). */
+  peek(key: string): { current: number; ttl: number };
+  /** The same counters as @fastify/rate-limit's store. */
+  readonly store: FastifyRateLimitStoreCtor;
+}
+
 /**
- * @fastify/rate-limit's store interface on the platform store's counters, so a token's requests
- * count once across every instance on the same database. Each instance decides from its own view
- * (the shared count at the last sync plus its own requests since) and sends its counts every
- * 100 ms, not a database write per request: across N instances a window can let through at most
- * what the others did since their last sync, never more than N times the limit. A route with limits
- * of its own (sign-in) counts under its own prefix, as the plugin's in-memory store keeps a map
- * per route.
+ * Window counters on the platform store's, so a user's requests count once across every instance
+ * on the same database. Each instance decides from its own view (the shared count at the last sync
+ * plus its own requests since) and sends its counts every 100 ms, not a database write per
+ * request: across N instances a window can let through at most what the others did since their
+ * last sync, never more than N times the limit. A route with limits of its own counts under its own
+ * prefix, as the plugin's in-memory store keeps a map per route.
  */
-export function rateLimitCounters(store: PlatformStore): FastifyRateLimitStoreCtor {
+export function rateLimitCounters(store: PlatformStore): Counters {
   const windows = new Map<string, Window>();
   let scheduled = false;
 
@@ -69,6 +78,14 @@ export function rateLimitCounters(store: PlatformStore): FastifyRateLimitStoreCt
     return { current: w.known + w.unsent, ttl: Math.max(0, w.resetAtMs - now) };
   };
 
+  const peek = (key: string): { current: number; ttl: number } => {
+    const now = Date.now();
+    const w = windows.get(key);
+    return !w || w.resetAtMs <= now
+      ? { current: 0, ttl: 0 }
+      : { current: w.known + w.unsent, ttl: w.resetAtMs - now };
+  };
+
   const counters = (options: CounterOptions): FastifyRateLimitStore => {
     const route = options.routeInfo;
     const prefix = route?.url ? `${String(route.method)} ${route.url}|` : '';
@@ -80,7 +97,8 @@ export function rateLimitCounters(store: PlatformStore): FastifyRateLimitStoreCt
     };
   };
   // The plugin calls it with `new`; a constructor that returns an object gives that object.
-  return function Counters(options: CounterOptions) {
+  const ctor = function Counters(options: CounterOptions) {
     return counters(options);
   } as unknown as FastifyRateLimitStoreCtor;
+  return { hit, peek, store: ctor };
 }

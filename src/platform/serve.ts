@@ -9,6 +9,7 @@ import { AuditLog } from './audit-log.js';
 import { hashToken, newToken } from './auth/tokens.js';
 import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.js';
 import type { PlatformContext } from './context.js';
+import { rateLimitCounters } from './rate-limit-counters.js';
 import { Runtimes } from './runtimes.js';
 import { SolutionSlots } from './solution-slots.js';
 import { platformGuard } from './ssrf.js';
@@ -55,6 +56,8 @@ export interface ServeOptions {
   readonly logStream?: NodeJS.WritableStream;
   /** Requests per minute per token. @default 1200 */
   readonly rateLimit?: number;
+  /** Proxies whose X-Forwarded-* headers are believed (addresses or CIDR ranges). @default none */
+  readonly trustProxy?: readonly string[];
   /** The operator's ceilings over the limits solutions set (`--max-*`). @default DEFAULT_CEILINGS */
   readonly ceilings?: Partial<Ceilings>;
   /** How long a shutdown waits for requests in flight. @default 10000 */
@@ -134,6 +137,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       ceilings,
       slots: new SolutionSlots(ceilings.concurrentPerSolution),
       auditLog,
+      counters: rateLimitCounters(store),
       tokens,
       versions,
       audit: async (req, entry) =>
@@ -145,6 +149,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       logStream: options.logStream ?? process.stderr,
       rateLimit: options.rateLimit ?? 1200,
       bodyLimit: 1024 * 1024,
+      ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
       isClosing: () => closing !== undefined,
     });
     const host = options.host ?? '127.0.0.1';

@@ -89,6 +89,10 @@ test('every rule code is exercised by at least one fixture', () => {
       .filter((e) => e.isFile())
       .map((e) => readFileSync(join(e.parentPath, e.name), 'utf8'));
   const all = [...text(join(FIXTURES, 'invalid-functions')), ...text(join(FIXTURES, 'solutions'))].join('\n');
-  const missing = Object.keys(RULES).filter((code) => !all.includes(` expect: ${code} `));
+  // Reported by the platform's publish only (its ceilings), tested in test/platform/isolation.test.ts.
+  const platformOnly = new Set(['SETTING_CAPPED']);
+  const missing = Object.keys(RULES).filter(
+    (code) => !platformOnly.has(code) && !all.includes(` expect: ${code} `),
+  );
   expect(missing).toEqual([]);
 });

@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { copyFileSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
+import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../errors/restfn-error.js';
-import { processAlive } from '../../local/process-alive.js';
 import type { Ceilings } from '../../platform/ceilings.js';
 import { startPlatform } from '../../platform/serve.js';
 import { DATABASE_URL_ENV, openStore } from '../../platform/store/open.js';
@@ -16,8 +16,6 @@ import {
 import { keyIdOf } from '../../platform/vault/seal.js';
 import { rotateMasterKey } from '../../platform/vault/vault.js';
 import type { ServeCliOptions } from './serve.js';
-
-const PID_FILE = 'serve.pid';
 
 /** `restfn serve`: listens until SIGTERM or SIGINT, then finishes the requests in flight and stops. */
 export async function serve(options: ServeCliOptions): Promise<void> {
@@ -38,6 +36,13 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     executionMs: positive(options.maxExecutionMs, '--max-execution-ms'),
     concurrentPerSolution: positive(options.maxConcurrentPerSolution, '--max-concurrent-per-solution'),
   };
+  for (const range of options.trustProxy) {
+    if (!isAddressRange(range)) {
+      throw new UsageError(
+        `--trust-proxy takes an IP address or a CIDR range such as 10.0.0.0/8 (got '${range}')`,
+      );
+    }
+  }
   const allowTargets: Record<string, string[]> = {};
   for (const pair of options.allowTarget) {
     const [solution, host] = pair.split('=');
@@ -55,9 +60,8 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     logLevel: options.logLevel,
     rateLimit,
     ceilings,
+    trustProxy: options.trustProxy,
   });
-  const pidFile = join(resolve(options.data), PID_FILE);
-  writeFileSync(pidFile, String(process.pid));
   if (!['127.0.0.1', 'localhost', '::1'].includes(options.host)) {
     process.stderr.write(
       `restfn: listening on ${options.host}: the platform speaks plain HTTP; put a TLS-terminating proxy in front of it before anyone connects over a network\n`,
@@ -80,8 +84,17 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     process.once('SIGTERM', () => stop('SIGTERM'));
     process.once('SIGINT', () => stop('SIGINT'));
   });
-  rmSync(pidFile, { force: true });
   process.stderr.write('restfn: platform stopped\n');
+}
+
+/** `10.0.0.1`, `10.0.0.0/8`, `fd00::/8`: what proxy-addr (fastify's trustProxy) takes. */
+function isAddressRange(text: string): boolean {
+  const [address = '', prefix, ...rest] = text.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (prefix === undefined) return true;
+  const bits = Number(prefix);
+  return /^\d+$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
 }
 
 function positive(text: string, flag: string): number {
@@ -106,11 +119,6 @@ export async function rotateKey(options: {
   const databaseUrl = options.database ?? (process.env[DATABASE_URL_ENV] || undefined);
   if (!databaseUrl && !existsSync(join(dataDir, 'platform.db')))
     throw new UsageError(`no platform state in ${dataDir} (--data)`);
-  const pid = Number(existsSync(join(dataDir, PID_FILE)) ? readFileSync(join(dataDir, PID_FILE), 'utf8') : 0);
-  if (processAlive(pid))
-    throw new UsageError(
-      `the platform is running on ${dataDir} (pid ${pid}): stop it first, then rotate the key`,
-    );
   const fromEnv = Boolean(process.env[MASTER_KEY_ENV]);
   const current = loadMasterKey(dataDir, options.masterKeyFile ? { file: options.masterKeyFile } : {});
   const nextText = process.env.RESTFN_NEW_MASTER_KEY;
@@ -131,6 +139,10 @@ export async function rotateKey(options: {
   try {
     // On PostgreSQL, instances on other hosts are seen by the database: refused while any serves.
     count = await store.whileNoneServes(() => rotateMasterKey(store, current.key, next));
+  } catch (error) {
+    // Refused before anything was re-sealed (a server runs): the new key is of no use.
+    if (file && error instanceof UsageError) rmSync(`${file}.next`, { force: true });
+    throw error;
   } finally {
     await store.close();
   }

@@ -10,6 +10,7 @@ export interface ServeCliOptions {
   masterKeyFile?: string;
   logLevel: string;
   rateLimit: string;
+  trustProxy: string[];
   maxScriptMs: string;
   maxExpressionMs: string;
   maxMemoryMb: string;
@@ -42,7 +43,13 @@ export function registerServe(program: Command): void {
       'the master key that encrypts credentials, outside --data (default: ~/.config/restfn/platform-master.key; env RESTFN_MASTER_KEY wins)',
     )
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace', 'info')
-    .option('--rate-limit <n>', 'requests per minute per token', '1200')
+    .option('--rate-limit <n>', 'requests per minute per user (per address without a token)', '1200')
+    .option(
+      '--trust-proxy <cidr>',
+      "believe X-Forwarded-For/-Proto from this proxy's address or range (repeatable)",
+      collect,
+      [],
+    )
     // The ceilings over what solutions set (defaults: DEFAULT_CEILINGS, repeated for --help).
     .option('--max-script-ms <ms>', "ceiling of a solution's scripts.timeoutMs", '1000')
     .option('--max-expression-ms <ms>', "ceiling of a solution's expressions.timeoutMs", '2000')

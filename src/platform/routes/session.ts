@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { hashPassword, verifyPassword } from '../auth/passwords.js';
+import { SignInLimit } from '../auth/sign-in-limit.js';
 import { hashToken } from '../auth/tokens.js';
 import type { PlatformContext } from '../context.js';
 import { PlatformError } from '../errors.js';
@@ -22,10 +23,12 @@ let dummyHash: Promise<string> | undefined;
  * already stops most of that), never read the token.
  */
 export function sessionRoutes(app: FastifyInstance, ctx: PlatformContext): void {
+  const limit = new SignInLimit(ctx.counters);
   app.post<{ Body: { name: string; password: string } }>(
     '/session',
     {
-      config: { rateLimit: { max: 10, timeWindow: 60_000 } },
+      // Its own limit, per account and address (below), instead of the address's request limit.
+      config: { rateLimit: false },
       schema: {
         body: {
           type: 'object',
@@ -40,11 +43,13 @@ export function sessionRoutes(app: FastifyInstance, ctx: PlatformContext): void 
     },
     async (req, reply) => {
       const { name, password } = req.body;
+      limit.attempt(name, req.ip);
       const user = await ctx.store.userByName(name);
       dummyHash ??= hashPassword(randomBytes(16).toString('hex'));
       const stored = user?.passwordHash ?? (await dummyHash);
       const ok = (await verifyPassword(stored, password)) && user?.passwordHash != null;
       if (!ok || !user) {
+        limit.failed(name, req.ip);
         await ctx.audit(req, {
           solution: null,
           action: 'sign-in',

@@ -22,6 +22,12 @@ function shown(user: UserRecord) {
   return { id: user.id, name: user.name, role: user.role, solutions: user.solutions, created: user.created };
 }
 
+/**
+ * Live API tokens one user may hold. Limits count per user, so more tokens buy no more requests;
+ * the cap keeps a leaked or scripted account from filling the token table.
+ */
+export const MAX_LIVE_TOKENS = 50;
+
 export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
   app.get('/me', { config: { permission: 'tokens.manage-own' } }, async (req) => shown(req.user));
 
@@ -138,6 +144,13 @@ export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
     },
     async (req, reply) => {
       const owner = await ownerOf(ctx, req.user, req.params.user);
+      const live = (await ctx.store.listTokens(owner.id)).filter((t) => t.revoked === null).length;
+      if (live >= MAX_LIVE_TOKENS) {
+        throw new PlatformError(
+          'TOKEN_LIMIT',
+          `${owner.name} has ${live} live tokens, the most a user may hold: revoke unused ones first (restfn tokens list ${owner.name}, restfn tokens revoke ${owner.name} ID)`,
+        );
+      }
       const token = newToken();
       const record = await ctx.store.createToken(
         { id: randomUUID(), userId: owner.id, name: req.body?.name ?? 'cli' },

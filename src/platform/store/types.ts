@@ -104,13 +104,13 @@ export interface PlatformStore {
 
   /**
    * Marks this process as an instance serving the state until it closes (`restfn serve`; called
-   * before `onChange`), so that `whileNoneServes` refuses meanwhile. Waits while such work runs. On SQLite, the data folder's
-   * pid file does this (one process holds the file): nothing to do.
+   * before `onChange`), so that `whileNoneServes` refuses meanwhile. Waits while such work runs. On SQLite, takes the data
+   * folder's lock: a second process serving on the same folder is refused (`DATA_IN_USE`).
    */
   announce(): Promise<void>;
   /**
    * Runs `work` (a master key rotation) while no instance serves the state, none starting
-   * meanwhile; refused (`USAGE`) while some do. On SQLite, runs `work` (the pid file is checked).
+   * meanwhile; refused (`USAGE`) while some do. On SQLite, under the data folder's lock.
    */
   whileNoneServes<T>(work: () => Promise<T>): Promise<T>;
 

@@ -1,6 +1,7 @@
 import { chmodSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
+import { UsageError } from '../../../errors/restfn-error.js';
 import { privateFile } from '../../../local/private-path.js';
 import { PlatformError } from '../../errors.js';
 import {
@@ -43,7 +44,10 @@ export class SqlitePlatformStore implements PlatformStore {
   /** Rate-limit windows by key: in memory, since one process holds the file. */
   private readonly rateLimits = new Map<string, { count: number; resetAtMs: number }>();
 
-  constructor(dataDir: string) {
+  /** The data folder's lock while this process serves on it (see `holdLock`). */
+  private lock: Database.Database | undefined;
+
+  constructor(private readonly dataDir: string) {
     // The state holds token and password hashes, sealed credentials and the audit: the owner's only.
     mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     chmodSync(dataDir, 0o700);
@@ -374,10 +378,51 @@ export class SqlitePlatformStore implements PlatformStore {
     return rows.map(auditOf);
   }
 
-  async announce(): Promise<void> {}
+  async announce(): Promise<void> {
+    if (!this.holdLock()) {
+      throw new UsageError(
+        `another restfn serve is running on ${this.dataDir} (--data): stop it, or give this one another --data`,
+        'DATA_IN_USE',
+      );
+    }
+  }
 
   async whileNoneServes<T>(work: () => Promise<T>): Promise<T> {
-    return work();
+    if (!this.holdLock()) {
+      throw new UsageError(
+        `the platform is running on ${this.dataDir} (--data): stop it first, then rotate the key`,
+      );
+    }
+    try {
+      return await work();
+    } finally {
+      this.lock?.close();
+      this.lock = undefined;
+    }
+  }
+
+  /**
+   * Takes the data folder's lock: an exclusive SQLite lock on `serve.lock`, held by this
+   * connection until it closes (or the process ends, however it ends: the operating system drops
+   * it). False when another process holds it. A pid file could only guess (a reused pid, a file
+   * the other process's exit removed); this is the file system's own lock.
+   */
+  private holdLock(): boolean {
+    if (this.lock) return true;
+    const path = join(this.dataDir, 'serve.lock');
+    privateFile(path);
+    const lock = new Database(path, { timeout: 0 });
+    try {
+      lock.pragma('locking_mode = EXCLUSIVE');
+      // The first write takes the exclusive lock; in this mode it is kept after the commit.
+      lock.exec('BEGIN EXCLUSIVE; COMMIT');
+      this.lock = lock;
+      return true;
+    } catch (error) {
+      lock.close();
+      if ((error as { code?: string }).code === 'SQLITE_BUSY') return false;
+      throw error;
+    }
   }
 
   async ping(): Promise<void> {
@@ -386,6 +431,8 @@ export class SqlitePlatformStore implements PlatformStore {
 
   async close(): Promise<void> {
     this.db.close();
+    this.lock?.close();
+    this.lock = undefined;
   }
 
   /** Prepared once per text: compiling a statement costs more than running it. */
