@@ -16,6 +16,11 @@ export interface CredentialRequest {
 /** Where the credential's value goes: one or more placed values (an Authorization header, a query value, ...). */
 export interface AppliedCredential {
   readonly values: ReadonlyArray<{ name: string; location: Location; value: string }>;
+  /**
+   * The origins (`https://api.example.com`) the values may be sent to; undefined: any (a device
+   * credential stored without `--origin`).
+   */
+  readonly origins?: readonly string[];
 }
 
 /**

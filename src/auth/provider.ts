@@ -55,14 +55,16 @@ export class StoreCredentialProvider implements CredentialProvider {
     if (request.kind === 'oauth') {
       if (credential.kind !== 'oauth') throw kindMismatch(request, credential.kind);
       const token = await this.token(request.key, credential, request.refresh === true, signal);
-      return { values: [bearer(request, token)] };
+      return bound(credential, [bearer(request, token)]);
     }
     if (credential.kind === 'basic') {
       const value = `Basic ${Buffer.from(`${credential.username}:${credential.password}`).toString('base64')}`;
-      return { values: [{ name: 'authorization', location: 'header', value }] };
+      return bound(credential, [{ name: 'authorization', location: 'header', value }]);
     }
     if (credential.kind !== 'secret') throw kindMismatch(request, credential.kind);
-    return { values: [{ name: request.parameter, location: request.location, value: credential.value }] };
+    return bound(credential, [
+      { name: request.parameter, location: request.location, value: credential.value },
+    ]);
   }
 
   private token(
@@ -126,6 +128,10 @@ export class StoreCredentialProvider implements CredentialProvider {
     await this.store!.setTokens(key, next);
     return next.accessToken;
   }
+}
+
+function bound(credential: Credential, values: AppliedCredential['values']): AppliedCredential {
+  return credential.origins === undefined ? { values } : { values, origins: credential.origins };
 }
 
 function bearer(request: CredentialRequest, token: string): AppliedCredential['values'][number] {

@@ -4,17 +4,26 @@ import Database from 'better-sqlite3';
 import { CredentialError } from '../errors/credential-error.js';
 import { privateFile } from '../local/private-path.js';
 
+/** Where a credential may be sent: sealed with its value, so only giving the value again changes it. */
+interface Bound {
+  /**
+   * Origins (scheme, host and port: `https://api.example.com`) requests carrying the credential may
+   * go to. Absent: any (a device credential stored without `--origin`; the platform refuses it).
+   */
+  readonly origins?: readonly string[];
+}
+
 /** What a credential entry holds, by kind (conventions.md). */
-export interface SecretCredential {
+export interface SecretCredential extends Bound {
   readonly kind: 'secret';
   readonly value: string;
 }
-export interface BasicCredential {
+export interface BasicCredential extends Bound {
   readonly kind: 'basic';
   readonly username: string;
   readonly password: string;
 }
-export interface OAuthCredential {
+export interface OAuthCredential extends Bound {
   readonly kind: 'oauth';
   readonly tokenEndpoint: string;
   readonly authorizationEndpoint?: string;

@@ -123,6 +123,11 @@ export const ERROR_CODES = {
     'A stored value cannot be used where it goes (a line break in a header).',
   ),
   CREDENTIAL_UNAVAILABLE: code('credentials', 'No credentials can be looked up in this runtime.'),
+  CREDENTIAL_ORIGIN: code(
+    'credentials',
+    'A request would carry a credential to an origin it is not bound to (`--origin`); nothing was sent.',
+    403,
+  ),
   CREDENTIAL_DECRYPT: code('credentials', 'A stored credential cannot be decrypted with this key.'),
   CREDENTIAL_KEY_MISSING: code('credentials', 'The encryption key of the credential store is missing.'),
   CREDENTIAL_KEY_INVALID: code(

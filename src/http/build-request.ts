@@ -2,6 +2,7 @@ import { printable } from '../errors/printable.js';
 import { RestfnError } from '../errors/restfn-error.js';
 import { codePointName, headerValueProblem, isHeaderName } from './header-text.js';
 import { mediaTypeOf } from './media-type.js';
+import type { SecretRefs } from './secret-refs.js';
 import { MASK } from './sensitive.js';
 import { baseValueProblem, builtUrlProblem, PLACEHOLDER, parseUrlTemplate } from './url-template.js';
 
@@ -20,6 +21,11 @@ export interface OutboundRequest {
   readonly headers: Record<string, string>;
   /** JSON text, or raw bytes (an upload). */
   readonly body: string | Buffer | undefined;
+  /**
+   * The credential values this request carries, by the references that stand for them in the
+   * fields above: the transport binds them into the bytes it sends, on origins they may go to.
+   */
+  readonly refs?: SecretRefs;
 }
 
 export class InvalidUrlError extends RestfnError {

@@ -1,4 +1,6 @@
 import type { ErrorCode } from '../errors/codes.js';
+import { CredentialError } from '../errors/credential-error.js';
+import { printable } from '../errors/printable.js';
 import { RestfnError } from '../errors/restfn-error.js';
 
 /** What an error says about the request: method and the URL with credentials masked. */
@@ -216,5 +218,19 @@ export class ResponseFormatError extends CallError {
 export class AbortedError extends CallError {
   constructor(request: RequestSummary, cause?: unknown) {
     super('ABORTED', `${request.method} ${request.url} was aborted`, request, { cause });
+  }
+}
+
+/**
+ * A request would carry a credential to an origin it was not given for (a function's url, a
+ * redirect, a next link or a caller's value pointing elsewhere): refused before anything is sent.
+ */
+export class CredentialOriginError extends CredentialError {
+  constructor(key: string, origin: string, allowed: readonly string[]) {
+    super(
+      'CREDENTIAL_ORIGIN',
+      `credential '${printable(key)}' may not be sent to ${printable(origin)}: it is bound to ${allowed.length > 0 ? allowed.join(', ') : 'no origin'}; nothing was sent. If ${printable(origin)} should receive it, store the credential again with its origins (restfn credentials set ${printable(key)} --origin ${printable(origin)}, or the console's Origins field)`,
+      key,
+    );
   }
 }

@@ -56,14 +56,12 @@ export class Transport {
    * credentials, or any header the trace masks as sensitive (`x-token`, `cookie`: one rule,
    * `isSensitiveHeader`), follows redirects only within its origin.
    */
-  async send(
-    req: OutboundRequest,
-    summary: RequestSummary,
-    signal?: AbortLike,
-    carriesCredentials = false,
-  ): Promise<RawResponse> {
+  async send(req: OutboundRequest, summary: RequestSummary, signal?: AbortLike): Promise<RawResponse> {
     const limit = this.options.maxRedirections;
-    const guarded = carriesCredentials || Object.keys(req.headers).some((name) => isSensitiveHeader(name));
+    const refs = req.refs;
+    const guarded =
+      (refs !== undefined && refs.size > 0) ||
+      Object.keys(req.headers).some((name) => isSensitiveHeader(name));
     // The other timeouts bound one wait each; this bounds the whole request (a slow drip included).
     const aborts = new Abort();
     let timedOut = false;
@@ -85,11 +83,15 @@ export class Transport {
         // A host that is an IP needs no lookup, so the guard sees it here (every hop).
         const refused = this.guard && checkLiteral(this.guard, new URL(current.url));
         if (refused) throw new TargetRefusedError(summary, refused, { redirected: hops > 0 });
-        const res = await request(current.url, {
+        // Every hop, here where requests leave: a credential goes only to the origins it is bound to,
+        // and only the bytes on the wire hold its value.
+        refs?.checkOrigin(current.url);
+        const wire = refs ? refs.bind(current) : current;
+        const res = await request(wire.url, {
           dispatcher: this.dispatcher,
-          method: current.method as Dispatcher.HttpMethod,
-          headers: current.headers,
-          body: current.body,
+          method: wire.method as Dispatcher.HttpMethod,
+          headers: wire.headers,
+          body: wire.body,
           signal: aborts as unknown as AbortSignal,
         });
         const bytes = await readCappedBody(

@@ -191,9 +191,9 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
   const { events } = engine;
   const localCall = definition.useLocalCall === true;
   // Without credential parameters there is nothing to apply (and nothing to await).
-  const { placed, secrets } = parameters.some((p) => p.credential)
+  const { placed, secrets, refs } = parameters.some((p) => p.credential)
     ? await applyCredentials(engine, parameters, { signal, refresh: refreshToken, localCall })
-    : { placed: [...parameters] as PlacedValue[], secrets: NO_SECRETS };
+    : { placed: [...parameters] as PlacedValue[], secrets: NO_SECRETS, refs: undefined };
   seen.secrets = secrets;
 
   // 8. inputTransform, over the parameter values with body credentials resolved.
@@ -230,7 +230,8 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
     page?.url ??
     (args.plan.urlIsExpression ? String(await field(['url'], definition.url, ctx)) : definition.url);
   const keepQuery = page?.url !== undefined;
-  const request = buildRequest(definition.method, url, placed, outgoing, keepQuery);
+  const built = buildRequest(definition.method, url, placed, outgoing, keepQuery);
+  const request = refs ? { ...built, refs } : built;
   // What is shown (events, @ctx.request, error messages) is the same request built with every
   // credential's field masked as a whole, then searched for credential values in any encoding
   // (a next link or a transform may carry one elsewhere).
@@ -287,7 +288,7 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
     });
   }
   const sent = performance.now();
-  const raw = await engine.transport.send(request, summary, signal, secrets.length > 0);
+  const raw = await engine.transport.send(request, summary, signal);
   // Response headers as shown and as expressions see them: cookies, credential-like headers and
   // echoed credential values masked (when first read).
   let headers: Record<string, string> | undefined;
@@ -311,11 +312,14 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
   const noBody = raw.status === 204 || request.method === 'HEAD';
   const depth = engine.options.http.maxResponseDepth;
   // Error bodies are parsed leniently: a 500 page in HTML must not hide the status behind a format error.
-  const parsed = noBody
+  const received = noBody
     ? null
     : raw.status >= 400
       ? lenient(format, raw, summary, depth)
       : parseBody(format, raw.bytes, raw.headers['content-type'], summary, depth);
+  // On the platform no transform, script, error handler or caller may see a credential the service
+  // echoed (reshaped, it would pass any mask applied later): the answer is scrubbed before them all.
+  const parsed = engine.options.maskOutput && secrets.length > 0 ? maskJson(received, secrets) : received;
   ctx.response = {
     ok: raw.status < 400,
     status: raw.status,

@@ -3,12 +3,15 @@ import { printable } from '../errors/printable.js';
 import { type AbortLike, toSignal } from '../http/abort.js';
 import type { PlacedValue } from '../http/build-request.js';
 import { headerValueProblem } from '../http/header-text.js';
+import { SecretRefs } from '../http/secret-refs.js';
 import type { Engine } from './engine.js';
 import { credentialTexts } from './mask.js';
 import type { ResolvedParameter } from './parameters.js';
 
 /**
- * Credential parameters become the values the provider gives for them; the rest pass through. With
+ * Credential parameters become references to the values the provider gives for them (`SecretRefs`:
+ * only the bytes sent hold the values); the rest pass through. `secrets` are the texts to mask
+ * wherever the call may be shown: each value in its placed forms, and its reference. With
  * `refresh`, OAuth credentials are asked for a fresh token (a 401 retry).
  */
 export async function applyCredentials(
@@ -21,10 +24,11 @@ export async function applyCredentials(
     /** `useLocalCall`: the device makes the call, where only OAuth is available (spec 5). */
     readonly localCall?: boolean;
   },
-): Promise<{ placed: PlacedValue[]; secrets: string[] }> {
+): Promise<{ placed: PlacedValue[]; secrets: string[]; refs: SecretRefs }> {
   const { signal, refresh = false, localCall = false } = options;
   const placed: PlacedValue[] = [];
   const secrets: string[] = [];
+  const refs = new SecretRefs();
   for (const p of parameters) {
     if (!p.credential) {
       placed.push(p);
@@ -45,11 +49,12 @@ export async function applyCredentials(
     );
     for (const v of applied.values) {
       if (v.location === 'header') checkCredentialHeader(p.name, key, v.value);
-      placed.push({ ...v, secret: true });
-      secrets.push(...credentialTexts(v.value));
+      const ref = refs.refer(v.value, key, applied.origins);
+      placed.push({ ...v, value: ref, secret: true });
+      secrets.push(...credentialTexts(v.value), ref);
     }
   }
-  return { placed, secrets };
+  return { placed, secrets, refs };
 }
 
 /**

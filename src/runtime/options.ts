@@ -30,8 +30,9 @@ export interface RuntimeOptions {
   /** Limits of the solution's expression scripts. */
   readonly scripts?: Partial<ScriptLimits>;
   /**
-   * Mask credential values a service echoes in an execution's output (the platform: a credential
-   * never reaches the caller). The device keeps outputs as the service sent them. @default false
+   * Scrub credential values a service echoes from its answer before any transform, handler or
+   * caller sees it (the platform: a credential never reaches the caller, reshaped or not). The
+   * device keeps answers as the service sent them. @default false
    */
   readonly maskOutput?: boolean;
 }

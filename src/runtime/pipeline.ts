@@ -17,7 +17,7 @@ import { type CallContext, createContext } from './context.js';
 import type { Engine, Execution, ExecutionResult, FunctionFile, PageRequest, RemoteCalls } from './engine.js';
 import { FunctionNotFoundError, UnsupportedStepError } from './errors.js';
 import { fieldsOf } from './field.js';
-import { maskError, maskJson } from './mask.js';
+import { maskError } from './mask.js';
 import { type ResolvedParameter, resolveParameters } from './parameters.js';
 import { type ParameterPlan, parametersPlan, placeholderNames, planOf } from './plan.js';
 import { runQueries } from './queries.js';
@@ -201,8 +201,8 @@ export async function runFunction(
     if (events.active) events.emit({ type: 'succeeded', correlationId, function: name, durationMs });
     const result = {
       status: 'ok' as const,
-      // On the platform the caller must never see a credential, not even one the service echoed.
-      output: engine.options.maskOutput ? maskJson(output, secrets) : output,
+      // On the platform the answer was scrubbed of echoed credentials before any transform ran.
+      output,
       response: { status: raw.status, headers: raw.headers },
       correlationId,
       durationMs,
