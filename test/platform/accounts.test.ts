@@ -61,7 +61,10 @@ describe('sign-in limits', () => {
     const counters: Counters = {
       hit(key, windowMs) {
         let w = windows.get(key);
-        if (!w || w.reset <= now) windows.set(key, (w = { count: 0, reset: now + windowMs }));
+        if (!w || w.reset <= now) {
+          w = { count: 0, reset: now + windowMs };
+          windows.set(key, w);
+        }
         w.count++;
         return { current: w.count, ttl: w.reset - now };
       },
