@@ -41,6 +41,8 @@ export class StoreCredentialProvider implements CredentialProvider {
     private readonly clock: Clock,
     /** How token requests go out (the platform's refuses private addresses); default: `fetch`. */
     private readonly fetchWith?: TokenFetch,
+    /** Refuse credentials stored without origins (the platform's; a device's may have none). */
+    private readonly requireOrigins = false,
   ) {}
 
   async apply(request: CredentialRequest, signal?: AbortSignal): Promise<AppliedCredential> {
@@ -50,6 +52,13 @@ export class StoreCredentialProvider implements CredentialProvider {
       throw new CredentialError(
         'CREDENTIAL_NOT_FOUND',
         `parameter '${request.parameter}' needs the credential '${request.key}', which is not stored; add it with 'restfn credentials set ${request.key} --kind ${request.kind === 'oauth' ? 'oauth' : 'secret'}'`,
+      );
+    }
+    if (this.requireOrigins && credential.origins === undefined) {
+      throw new CredentialError(
+        'CREDENTIAL_ORIGIN',
+        `credential '${request.key}' was stored before credentials were bound to origins, so it is sent nowhere: store it again (restfn credentials set ${request.key} --server, or the console), and it is bound to the origins of the functions that name it`,
+        request.key,
       );
     }
     if (request.kind === 'oauth') {

@@ -9,6 +9,16 @@ export const RULES = {
     summary:
       'A YAML alias cannot become data: it is inside the node its anchor names (`a: &a [*a]`), names no anchor, or aliases expand into more than 100 values (an alias bomb).',
   },
+  CREDENTIAL_URL_FROM_CALLER: {
+    severity: 'warning',
+    summary:
+      "A function sends a credential to an address whose scheme, host or port a caller's value fills: the credential's origins refuse other places at run time; fix the address instead.",
+  },
+  CREDENTIAL_RESHAPED: {
+    severity: 'warning',
+    summary:
+      'The inputTransform passes a body credential to a function: credentials reach transforms as references, so a reshaped one is sent as a meaningless reference, never the secret.',
+  },
   SETTING_CAPPED: {
     severity: 'warning',
     summary:

@@ -1,7 +1,12 @@
 import { ScriptSandbox } from '../expression/scripts/sandbox.js';
 import { compareDiagnostics, type Diagnostic, diagnostic } from './diagnostic.js';
 import { bodyOnGet } from './rules/body.js';
-import { literalCredential, localCallCredential } from './rules/credentials.js';
+import {
+  credentialAddress,
+  literalCredential,
+  localCallCredential,
+  reshapedCredential,
+} from './rules/credentials.js';
 import { expressionSyntax, type KnownNames } from './rules/expressions.js';
 import { handlerMatchesSuccess } from './rules/handlers.js';
 import { headerText } from './rules/headers.js';
@@ -29,6 +34,8 @@ const FUNCTION_RULES: FunctionRule[] = [
   queryDependencies,
   literalCredential,
   localCallCredential,
+  credentialAddress,
+  reshapedCredential,
   handlerMatchesSuccess,
   deprecatedKeys,
 ];

@@ -1,7 +1,8 @@
 import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
+import { RestfnError } from '../errors/restfn-error.js';
 import { Abort, type AbortLike } from './abort.js';
-import { type AddressGuard, checkLiteral, guardedLookup } from './address-guard.js';
+import { type AddressGuard, checkLiteral, guardedConnect } from './address-guard.js';
 import type { OutboundRequest } from './build-request.js';
 import {
   AbortedError,
@@ -39,7 +40,9 @@ export class Transport {
     private readonly guard?: AddressGuard,
   ) {
     const agent = new Agent({
-      connect: { timeout: options.connectTimeoutMs, ...(guard ? { lookup: guardedLookup(guard) } : {}) },
+      connect: guard
+        ? guardedConnect(guard, options.connectTimeoutMs)
+        : { timeout: options.connectTimeoutMs },
       headersTimeout: options.headersTimeoutMs,
       bodyTimeout: options.bodyTimeoutMs,
       connections: options.connections,
@@ -157,8 +160,9 @@ export class Transport {
   }
 
   private translate(error: unknown, summary: RequestSummary, redirected: boolean): unknown {
-    // Raised here already (redirect limits, a body over the size limit): nothing to translate.
-    if (error instanceof CallError) return error;
+    // Raised here already (redirect limits, a body over the size limit, a credential's origin):
+    // nothing to translate.
+    if (error instanceof RestfnError) return error;
     // By undici's stable error codes (lib/core/errors.js), not classes or message texts: a second
     // copy of undici (a bundle, a nested install) has other classes with the same codes.
     const code = (error as { code?: string })?.code;

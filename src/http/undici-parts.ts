@@ -1,5 +1,6 @@
 import type * as Undici from 'undici';
 import apiRequest from 'undici/lib/api/api-request.js';
+import connect from 'undici/lib/core/connect.js';
 import coreErrors from 'undici/lib/core/errors.js';
 import util from 'undici/lib/core/util.js';
 import agent from 'undici/lib/dispatcher/agent.js';
@@ -12,6 +13,9 @@ import agent from 'undici/lib/dispatcher/agent.js';
 
 /** undici's `Agent` (lib/dispatcher/agent.js). */
 export const Agent = agent as typeof Undici.Agent;
+
+/** undici's `buildConnector` (lib/core/connect.js): how an agent opens its sockets. */
+export const buildConnector = connect as typeof Undici.buildConnector;
 
 /** undici's error classes (lib/core/errors.js). */
 export const errors = coreErrors as typeof Undici.errors;

@@ -94,6 +94,7 @@ export class Runtimes {
         () => vault.records(solution),
         SYSTEM_CLOCK,
         guard ? guardedFetch(guard) : undefined,
+        true,
       ),
       ...(guard ? { addressGuard: guard } : {}),
       maskOutput: true,

@@ -1,7 +1,7 @@
 import { BlockList, isIPv4, isIPv6 } from 'node:net';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { CredentialError } from '../errors/credential-error.js';
-import { type AddressGuard, AddressRefused, checkLiteral, guardedLookup } from '../http/address-guard.js';
+import { type AddressGuard, AddressRefused, checkLiteral, guardedConnect } from '../http/address-guard.js';
 
 /**
  * The address ranges a server must not reach on an author's say-so (OWASP SSRF prevention):
@@ -86,9 +86,24 @@ export function platformGuard(options: {
   readonly allowHosts?: readonly string[];
 }): AddressGuard | undefined {
   if (options.allowPrivateTargets) return undefined;
-  const allowed = new Set((options.allowHosts ?? []).map((h) => h.toLowerCase()));
-  return (address, host) =>
-    allowed.has(host.toLowerCase()) || allowed.has(address) ? undefined : nonPublicReason(address);
+  const allowed = (options.allowHosts ?? []).map(hostAndPort);
+  return (address, host, port) =>
+    allowed.some(
+      (a) =>
+        (a.host === host.toLowerCase() || a.host === address) && (a.port === undefined || a.port === port),
+    )
+      ? undefined
+      : nonPublicReason(address);
+}
+
+/** `host`, `host:port`, `[v6]:port`, `10.0.0.1:8080`: an `--allow-target` entry. */
+export function hostAndPort(entry: string): { host: string; port: number | undefined } {
+  const text = entry.toLowerCase();
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
+  if (bracketed) return { host: bracketed[1]!, port: bracketed[2] ? Number(bracketed[2]) : undefined };
+  const withPort = /^([^:]+):(\d+)$/.exec(text);
+  if (withPort) return { host: withPort[1]!, port: Number(withPort[2]) };
+  return { host: text, port: undefined };
 }
 
 /**
@@ -97,7 +112,7 @@ export function platformGuard(options: {
  * IP before the request, and redirects are not followed (a token endpoint does not redirect).
  */
 export function guardedFetch(guard: AddressGuard): typeof fetch {
-  const dispatcher = new Agent({ connect: { lookup: guardedLookup(guard) } });
+  const dispatcher = new Agent({ connect: guardedConnect(guard, undefined) });
   return async (input, init) => {
     const url = new URL(input instanceof Request ? input.url : String(input));
     const refused = checkLiteral(guard, url);

@@ -16,3 +16,7 @@ declare module 'undici/lib/core/util.js' {
   const util: { parseURL(url: string): URL };
   export default util;
 }
+declare module 'undici/lib/core/connect.js' {
+  const buildConnector: unknown;
+  export default buildConnector;
+}

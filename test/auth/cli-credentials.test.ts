@@ -142,3 +142,49 @@ describe('credentials from the CLI, used by the templates', () => {
     expect(server.requests).toHaveLength(0);
   });
 });
+
+describe('--origin binds a device credential to where it may be sent', () => {
+  test('bound: sent to its origin, refused elsewhere with nothing sent; unbound: works, with a warning naming the origins to give', async () => {
+    const server = await resourceServer();
+    const elsewhere = await testServer((_req, res) => json(res, 200, { stolen: true }));
+    const header = 'parameters:\n  x-api-key: { location: header, type: secret, value: api-key }\n';
+    const root = tempSolution({
+      'solution.yaml': 'name: t\n',
+      'functions/rest-own.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/items\n${header}`,
+      'functions/rest-away.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${elsewhere.url}/items\n${header}`,
+    });
+    const env = { XDG_CONFIG_HOME: join(root, 'config') };
+    const cli = (args: string[], input?: string) =>
+      runCli(args, { cwd: root, env, ...(input === undefined ? {} : { input }) });
+
+    const unbound = await cli(['credentials', 'set', 'api-key', '--kind', 'secret'], `${API_KEY}\n`);
+    expect(unbound.code).toBe(0);
+    // Both functions name it: the warning offers both origins.
+    expect(unbound.stderr).toContain(`--origin ${server.url}`);
+    expect(unbound.stderr).toContain("credential 'api-key' has no --origin");
+    expect((await cli(['run', 'rest-own'])).code).toBe(0);
+
+    const wrong = await cli(
+      ['credentials', 'set', 'api-key', '--kind', 'secret', '--origin', `${server.url}/items`],
+      `${API_KEY}\n`,
+    );
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain('is not an origin: write scheme://host[:port]');
+
+    const bound = await cli(
+      ['credentials', 'set', 'api-key', '--kind', 'secret', '--origin', server.url],
+      `${API_KEY}\n`,
+    );
+    expect(bound.code).toBe(0);
+    expect(bound.stdout).toContain(`sent only to ${server.url}`);
+    expect(bound.stderr).toBe('');
+    const own = await cli(['run', 'rest-own']);
+    expect(own.code, own.stderr).toBe(0);
+    const away = await cli(['run', 'rest-away']);
+    expect(away.code).toBe(4);
+    expect(away.stderr).toContain('CREDENTIAL_ORIGIN');
+    expect(away.stderr).toContain(`may not be sent to ${elsewhere.url}`);
+    expect(elsewhere.requests).toHaveLength(0);
+    expect(away.stdout + away.stderr).not.toContain(API_KEY);
+  });
+});

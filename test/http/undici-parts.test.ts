@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module';
 import * as undici from 'undici';
 import { describe, expect, test } from 'vitest';
-import { Agent, errors, request } from '../../src/http/undici-parts.js';
+import { Agent, buildConnector, errors, request } from '../../src/http/undici-parts.js';
 import { json, testServer } from '../helpers/http-server.js';
 
 // restfn imports undici's agent, request API and errors by file (start-up, issue 11). undici's file
@@ -11,6 +11,7 @@ import { json, testServer } from '../helpers/http-server.js';
 describe("undici's parts by file are the package's own", () => {
   test('Agent and the error classes are the ones the package index exports', () => {
     expect(Agent).toBe(undici.Agent);
+    expect(buildConnector).toBe(undici.buildConnector);
     expect(errors).toBe(undici.errors);
     for (const name of [
       'ConnectTimeoutError',

@@ -17,13 +17,14 @@ async function crm(platform: PlatformProcess, files: Record<string, string>) {
   expect(
     (await platform.api('PUT', '/api/v1/solutions/crm', { token: author, body: { files } })).status,
   ).toBe(201);
-  for (const [key, value] of [
-    ['api-key', SECRET],
-    ['other-key', 'ok-5Dg8Jy2Pw7Bn4Rf9Kx3Q'],
-  ]) {
+  for (const [key, value, origins] of [
+    ['api-key', SECRET, undefined],
+    // Named by no function: it says where it may go.
+    ['other-key', 'ok-5Dg8Jy2Pw7Bn4Rf9Kx3Q', ['https://other.example.com']],
+  ] as const) {
     const stored = await platform.api('PUT', `/api/v1/solutions/crm/credentials/${key}`, {
       token: author,
-      body: { kind: 'secret', value },
+      body: { kind: 'secret', value, ...(origins ? { origins } : {}) },
     });
     expect(stored.status).toBeLessThan(300);
   }

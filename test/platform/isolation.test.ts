@@ -105,3 +105,226 @@ describe("the operator's ceilings over what solutions set", () => {
     expect((await execute(platform, 'busy', 'rest-fast')).body).toMatchObject({ status: 'ok' });
   });
 });
+
+const SECRET = 'SECRET-9fQ2xL7mW4pR8tZ3';
+
+/** Author `alice` and user `carol` of `s`, `files` published, `api-key` stored (origins as given). */
+async function solutionWithKey(
+  platform: Awaited<ReturnType<typeof startPlatformProcess>>,
+  files: Record<string, string>,
+  origins?: string[],
+) {
+  const admin = platform.adminToken;
+  const tokenOf = async (name: string, role: string) => {
+    await platform.api('POST', '/api/v1/users', { token: admin, body: { name, role, solutions: ['s'] } });
+    return (await platform.api('POST', `/api/v1/users/${name}/tokens`, { token: admin, body: {} })).body
+      .token as string;
+  };
+  const author = await tokenOf('alice', 'author');
+  const user = await tokenOf('carol', 'user');
+  const published = await platform.api('PUT', '/api/v1/solutions/s', {
+    token: author,
+    body: { files: { 'solution.yaml': 'name: s\n', ...files } },
+  });
+  expect(published.status).toBe(201);
+  const stored = await platform.api('PUT', '/api/v1/solutions/s/credentials/api-key', {
+    token: author,
+    body: { kind: 'secret', value: SECRET, ...(origins ? { origins } : {}) },
+  });
+  expect(stored.status, stored.text).toBeLessThan(300);
+  return { author, user, stored: stored.body, published: published.body };
+}
+
+/** Every way the secret could show in a text: as it is, spaced, reversed, base64. */
+function leaks(text: string): boolean {
+  const squashed = text.replace(/[\s"',[\]]/g, '');
+  return [SECRET, [...SECRET].reverse().join(''), Buffer.from(SECRET).toString('base64')].some(
+    (form) => text.includes(form) || squashed.includes(form),
+  );
+}
+
+describe('no one below admin reads a secret, or anything computed from it', () => {
+  it('a transform that reshapes a body secret reshapes a reference: neither the trace nor the service gets the secret', async () => {
+    const service = await testServer((req, res) => json(res, 200, { got: req.body }));
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const { author } = await solutionWithKey(platform, {
+      'functions/rest-post.platform': `provider: DATA_PROVIDER_REST
+method: POST
+url: ${service.url}/x
+parameters:
+  key: { location: body, type: secret, value: api-key }
+inputTransform: '{ "k": $join($split(key, ""), " "), "plain": key }'
+`,
+    });
+    const answer = await platform.api('POST', '/api/v1/solutions/s/functions/rest-post/execute', {
+      token: author,
+      body: { trace: true },
+    });
+    expect(answer.body).toMatchObject({ status: 'ok' });
+    expect(answer.body.trace).toHaveLength(1);
+    expect(leaks(answer.text)).toBe(false);
+    // The plain reference became the secret in the bytes sent; the reshaped one did not.
+    const sent = JSON.parse(service.requests[0]!.body) as { k: string; plain: string };
+    expect(sent.plain).toBe(SECRET);
+    expect(leaks(sent.k)).toBe(false);
+    expect(sent.k.replaceAll(' ', '')).toMatch(/^rfn-secret-[0-9a-f]{28}$/);
+  });
+
+  it('an answer that echoes the secret is scrubbed before the outputTransform runs: a user cannot read it reversed', async () => {
+    const service = await testServer((req, res) => json(res, 200, { headers: req.headers }));
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const { user } = await solutionWithKey(platform, {
+      'functions/rest-echo.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${service.url}/echo
+parameters:
+  x-api-key: { location: header, type: secret, value: api-key }
+outputTransform: '{ "reversed": $join($reverse($split(headers."x-api-key",""))), "b64": $base64encode(headers."x-api-key") }'
+`,
+    });
+    const answer = await platform.api('POST', '/api/v1/solutions/s/functions/rest-echo/execute', {
+      token: user,
+      body: {},
+    });
+    expect(answer.body).toMatchObject({ status: 'ok', output: { reversed: '***' } });
+    expect(service.requests[0]!.headers['x-api-key']).toBe(SECRET);
+    expect(leaks(answer.text)).toBe(false);
+  });
+});
+
+describe('credentials go only to the origins bound to them', () => {
+  it('without origins given, a credential is bound to the origins of the published functions that name it', async () => {
+    const service = await testServer((_req, res) => json(res, 200, {}));
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const { author, stored } = await solutionWithKey(platform, {
+      'functions/rest-get.platform': functionFile(
+        `${service.url}/x`,
+        'parameters:\n  x-api-key: { location: header, type: secret, value: api-key }\n',
+      ),
+    });
+    expect(stored.origins).toEqual([service.url]);
+    const nobody = await platform.api('PUT', '/api/v1/solutions/s/credentials/unused', {
+      token: author,
+      body: { kind: 'secret', value: SECRET },
+    });
+    expect(nobody.status).toBe(400);
+    expect(nobody.body.message).toContain("no published function of 's' names it yet");
+    expect(nobody.body.message).toContain('--origin');
+    const bad = await platform.api('PUT', '/api/v1/solutions/s/credentials/unused', {
+      token: author,
+      body: { kind: 'secret', value: SECRET, origins: ['https://api.example.com/v1'] },
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.body.message).toContain("'https://api.example.com/v1' is not an origin");
+    expect(leaks(nobody.text + bad.text)).toBe(false);
+  });
+
+  it('a pages: true next link to another origin is refused with the credential unsent (CREDENTIAL_ORIGIN)', async () => {
+    const elsewhere = await testServer((_req, res) => json(res, 200, { items: [] }));
+    const service = await testServer((_req, res) =>
+      json(res, 200, { items: [1], next: `${elsewhere.url}/steal` }),
+    );
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const { user } = await solutionWithKey(platform, {
+      'functions/rest-list.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${service.url}/items
+parameters:
+  x-api-key: { location: header, type: secret, value: api-key }
+continuation:
+  when: =$exists(@ctx.response.body.next)
+  url: =@ctx.response.body.next
+  parameters:
+    x-api-key: { location: header, type: secret, value: api-key }
+`,
+    });
+    const answer = await platform.api('POST', '/api/v1/solutions/s/functions/rest-list/execute', {
+      token: user,
+      body: { pages: true },
+    });
+    const lines = answer.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ page: 1 });
+    expect(lines.at(-1)).toMatchObject({ status: 'error', code: 'CREDENTIAL_ORIGIN' });
+    expect(lines.at(-1).message).toContain(`may not be sent to ${elsewhere.url}`);
+    expect(elsewhere.requests).toHaveLength(0);
+    expect(leaks(answer.text)).toBe(false);
+  });
+
+  it("a caller's value that chooses the address cannot take the credential elsewhere; publish warns of it", async () => {
+    const service = await testServer((_req, res) => json(res, 200, { ok: true }));
+    const elsewhere = await testServer((_req, res) => json(res, 200, { ok: true }));
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const { user, published } = await solutionWithKey(
+      platform,
+      {
+        'functions/rest-echo.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: '{base}/echo'
+parameters:
+  base: { location: path, type: string, required: true }
+  x-api-key: { location: header, type: secret, value: api-key }
+`,
+      },
+      [service.url],
+    );
+    expect(published.findings.map((f: { code: string; at: string }) => `${f.code} ${f.at}`)).toContain(
+      'CREDENTIAL_URL_FROM_CALLER functions/rest-echo.platform:3:6',
+    );
+    const run = (base: string) =>
+      platform.api('POST', '/api/v1/solutions/s/functions/rest-echo/execute', {
+        token: user,
+        body: { parameters: { base } },
+      });
+    expect((await run(service.url)).body).toMatchObject({ status: 'ok' });
+    const refused = await run(elsewhere.url);
+    expect(refused.status).toBe(403);
+    expect(refused.body).toMatchObject({ status: 'error', code: 'CREDENTIAL_ORIGIN' });
+    expect(elsewhere.requests).toHaveLength(0);
+  });
+
+  it('--allow-target SOLUTION=HOST:PORT opens that port only; a credential bound to one port does not go to another', async () => {
+    const service = await testServer((_req, res) => json(res, 200, { ok: true }));
+    const other = await testServer((_req, res) => json(res, 200, { ok: true }));
+    const hostPort = (url: string) => new URL(url).host;
+    const platform = await startPlatformProcess({
+      args: ['--allow-target', `s=${hostPort(service.url)}`, '--allow-target', `t=${hostPort(other.url)}`],
+    });
+    await solutionWithKey(
+      platform,
+      {
+        'functions/rest-own.platform': functionFile(
+          `${service.url}/x`,
+          'parameters:\n  x-api-key: { location: header, type: secret, value: api-key }\n',
+        ),
+        'functions/rest-other-port.platform': functionFile(`${other.url}/x`),
+      },
+      undefined,
+    );
+    expect((await execute(platform, 's', 'rest-own')).body).toMatchObject({ status: 'ok' });
+    const otherPort = await execute(platform, 's', 'rest-other-port');
+    expect(otherPort.body).toMatchObject({ status: 'error', code: 'TARGET_REFUSED' });
+    expect(other.requests).toHaveLength(0);
+
+    // Solution t may reach the other port; its credential, bound to the first, may not go there.
+    expect(
+      (
+        await publish(platform, 't', {
+          'functions/rest-get.platform': functionFile(
+            `${other.url}/x`,
+            'parameters:\n  x-api-key: { location: header, type: secret, value: k }\n',
+          ),
+        })
+      ).status,
+    ).toBe(201);
+    await platform.api('PUT', '/api/v1/solutions/t/credentials/k', {
+      token: platform.adminToken,
+      body: { kind: 'secret', value: SECRET, origins: [service.url] },
+    });
+    const crossPort = await execute(platform, 't', 'rest-get');
+    expect(crossPort.body).toMatchObject({ status: 'error', code: 'CREDENTIAL_ORIGIN' });
+    expect(other.requests).toHaveLength(0);
+  });
+});

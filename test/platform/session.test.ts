@@ -67,7 +67,7 @@ describe('console sessions', () => {
     });
     expect((await withCookie(platform.url, 'GET', '/api/v1/session', cookie)).body.csrfToken).toBe(csrf);
     // A change with the cookie alone, or with a forged token, is refused and changes nothing.
-    const credential = { kind: 'secret', value: 'sk-123456789' };
+    const credential = { kind: 'secret', value: 'sk-123456789', origins: ['https://api.example.com'] };
     for (const forged of [undefined, 'forged-token', `${csrf}x`]) {
       const answer = await withCookie(
         platform.url,

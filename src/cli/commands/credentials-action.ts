@@ -6,6 +6,7 @@ import { SYSTEM_CLOCK } from '../../errors/clock.js';
 import { CredentialError } from '../../errors/credential-error.js';
 import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
+import { normaliseOrigin, originsNamingCredential } from '../../runtime/credential-origins.js';
 import { openCredentials } from '../credentials.js';
 import { oauthState } from '../oauth-state.js';
 import { readSecret } from '../read-secret.js';
@@ -30,16 +31,42 @@ function onPlatform(options: RemoteOptions & { solution?: string }) {
 
 export async function setCredential(key: string, options: SetOptions): Promise<void> {
   const platform = onPlatform(options);
+  const origins = options.origin.map((text) => {
+    const origin = normaliseOrigin(text);
+    if (origin === undefined) {
+      throw new UsageError(
+        `--origin '${printable(text)}' is not an origin: write scheme://host[:port], such as https://api.example.com`,
+      );
+    }
+    return origin;
+  });
   const credential = await buildCredential(options);
+  const bound = origins.length > 0 ? { ...credential, origins } : credential;
   if (platform) {
-    await platform.client.request('PUT', `${platform.base}/${encodeURIComponent(key)}`, credential);
+    const answer = await platform.client.request<{ origins?: string[] }>(
+      'PUT',
+      `${platform.base}/${encodeURIComponent(key)}`,
+      bound,
+    );
     process.stdout.write(
-      `stored ${credential.kind} credential '${key}' for solution '${platform.name}' on ${platform.client.url}\n`,
+      `stored ${credential.kind} credential '${key}' for solution '${platform.name}' on ${platform.client.url}, sent only to ${(answer.origins ?? []).join(', ')}\n`,
     );
     return;
   }
-  openCredentials(solutionDir(options.solution), true).set(key, credential);
+  const dir = solutionDir(options.solution);
+  openCredentials(dir, true).set(key, bound);
+  if (origins.length > 0) {
+    process.stdout.write(
+      `stored ${credential.kind} credential '${key}', sent only to ${origins.join(', ')}\n`,
+    );
+    return;
+  }
   process.stdout.write(`stored ${credential.kind} credential '${key}'\n`);
+  // It works, as before origins existed; the platform would refuse it.
+  const { origins: seen } = originsNamingCredential(loadSolution(dir), key);
+  process.stderr.write(
+    `restfn: warning: credential '${key}' has no --origin, so it goes wherever a function's url points; bind it with ${seen.length > 0 ? seen.map((o) => `--origin ${o}`).join(' ') : '--origin https://api.example.com'}\n`,
+  );
 }
 
 export async function listCredentials(options: RemoteOptions & { solution?: string }): Promise<void> {

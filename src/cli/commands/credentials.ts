@@ -21,6 +21,7 @@ export interface SetOptions extends RemoteOptions {
   grant: 'authorization_code' | 'client_credentials';
   redirectUri?: string;
   public?: boolean;
+  origin: string[];
 }
 
 const remote = (command: Command) =>
@@ -63,6 +64,12 @@ export function registerCredentials(program: Command): void {
     )
     .option('--redirect-uri <uri>', `oauth: loopback redirect for login (default ${DEFAULT_REDIRECT})`)
     .option('--public', 'oauth: a public client (no client secret; PKCE only)')
+    .option(
+      '--origin <url>',
+      'where the credential may be sent: scheme://host[:port] (repeatable; --server default: the origins of the published functions that name it)',
+      (v: string, p: string[]) => [...p, v],
+      [],
+    )
     .action(async (key: string, options: SetOptions) => {
       const { setCredential } = await import('./credentials-action.js');
       await setCredential(key, options);

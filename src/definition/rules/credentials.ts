@@ -1,4 +1,7 @@
-import { isExpression } from '../../expression/source.js';
+import { eachAstNode } from '../../expression/ast.js';
+import { analyse } from '../../expression/compile.js';
+import { expressionSource, isExpression } from '../../expression/source.js';
+import { parseUrlTemplate } from '../../http/url-template.js';
 import { CREDENTIAL_NAME, credentialKind, looksLikeSecret } from '../credential-params.js';
 import type { FunctionRule } from './reporter.js';
 
@@ -63,5 +66,73 @@ export const localCallCredential: FunctionRule = (file, r) => {
         ['parameters', name, 'type'],
       );
     }
+  }
+};
+
+/**
+ * A credential goes where the url points; a url whose scheme, host or port a caller's value fills
+ * lets the caller choose (the credential's origins still refuse other places at run time: this says
+ * so before then).
+ */
+export const credentialAddress: FunctionRule = (file, r) => {
+  const { parameters = {}, url } = file.definition;
+  const credentials = Object.entries(parameters).filter(([name, p]) => credentialKind(name, p) !== undefined);
+  if (credentials.length === 0) return;
+  const fromCaller = isExpression(url)
+    ? /@(?:ctx)?\.parameters\b/.test(url)
+      ? 'its value'
+      : undefined
+    : parseUrlTemplate(url)
+        .placeholders.filter((p) => p.part === 'base')
+        .map((p) => p.name)
+        .find((name) => {
+          const value = parameters[name]?.value;
+          return value === undefined || (isExpression(value) && !SETTING.test(String(value)));
+        });
+  if (fromCaller === undefined) return;
+  r.report(
+    'CREDENTIAL_URL_FROM_CALLER',
+    `the address (scheme, host or port) comes from ${fromCaller === 'its value' ? "the caller's parameters" : `parameter '${fromCaller}', which a caller fills`}, and credential '${String(credentials[0]![1].value)}' goes with it: fix the address in the url (or in settings.custom), so that only the credential's origins can receive it`,
+    ['url'],
+  );
+};
+
+const SETTING = /^=\s*@(?:ctx)?\.solution\.settings\.custom\./;
+
+/** Functions whose result is the reference as it was (or says nothing of it): no reshaping. */
+const KEEPS_REFERENCE = new Set(['string', 'trim', 'exists', 'type', 'boolean', 'not', 'count']);
+
+/**
+ * A body credential reaches the inputTransform as a reference that only the bytes sent turn into
+ * the value: a transform that reshapes it (`$split`, `$substring`, `$base64encode`, a script)
+ * sends the reshaped reference, never the secret. Said here, so that it is not found at the
+ * service's 401.
+ */
+export const reshapedCredential: FunctionRule = (file, r) => {
+  const { parameters = {}, inputTransform } = file.definition;
+  if (inputTransform === undefined) return;
+  const names = new Set(
+    Object.entries(parameters)
+      .filter(([name, p]) => (p.location ?? 'header') === 'body' && credentialKind(name, p) !== undefined)
+      .map(([name]) => name),
+  );
+  if (names.size === 0) return;
+  const analysed = analyse(expressionSource(inputTransform, true)?.body ?? inputTransform);
+  if (!analysed) return;
+  const reshaping = new Set<string>();
+  eachAstNode(analysed.ast, (node) => {
+    if (node.type !== 'function' && node.type !== 'partial') return;
+    const procedure = node.procedure as { value?: unknown } | undefined;
+    if (KEEPS_REFERENCE.has(String(procedure?.value))) return;
+    eachAstNode(node.arguments, (inner) => {
+      if (inner.type === 'name' && names.has(String(inner.value))) reshaping.add(String(inner.value));
+    });
+  });
+  for (const name of reshaping) {
+    r.report(
+      'CREDENTIAL_RESHAPED',
+      `the inputTransform passes credential parameter '${name}' to a function: restfn sends a credential only as a whole value (or inside a text made with &), so a reshaped one is sent as a meaningless reference; use a credential kind that builds the value (basic, bearer), or send it as it is`,
+      ['inputTransform'],
+    );
   }
 };

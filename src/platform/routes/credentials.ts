@@ -1,6 +1,8 @@
 import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import type { Credential } from '../../auth/store.js';
+import { printable } from '../../errors/printable.js';
+import { normaliseOrigin, originsNamingCredential } from '../../runtime/credential-origins.js';
 import type { PlatformContext } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { SOLUTION_NAME } from '../publish.js';
@@ -17,14 +19,17 @@ const PARAMS = {
 } as const;
 
 const httpUrl = z.url({ protocol: /^https?$/ });
+/** Where the credential may be sent (`https://api.example.com`); default: see `originsOf`. */
+const origins = z.array(z.string().max(300)).min(1).max(50).optional();
 
 /** The kinds restfn has (conventions.md), as a body of `PUT .../credentials/{key}`. */
 const CREDENTIAL = z.discriminatedUnion('kind', [
-  z.strictObject({ kind: z.literal('secret'), value: z.string().min(1).max(16_384) }),
+  z.strictObject({ kind: z.literal('secret'), value: z.string().min(1).max(16_384), origins }),
   z.strictObject({
     kind: z.literal('basic'),
     username: z.string().min(1).max(1024),
     password: z.string().max(16_384),
+    origins,
   }),
   z.strictObject({
     kind: z.literal('oauth'),
@@ -36,6 +41,7 @@ const CREDENTIAL = z.discriminatedUnion('kind', [
     scopes: z.array(z.string()).default([]),
     grantType: z.enum(['client_credentials', 'authorization_code']).default('client_credentials'),
     redirectUri: httpUrl.optional(),
+    origins,
   }),
 ]);
 
@@ -79,11 +85,12 @@ export function credentialRoutes(app: FastifyInstance, ctx: PlatformContext): vo
         const issue = parsed.error.issues[0]!;
         throw new PlatformError(
           'REQUEST_INVALID',
-          `credential '${key}': ${issue.path.join('.') || 'body'}: ${issue.message} (kinds: secret {value}, basic {username, password}, oauth {tokenEndpoint, clientId, clientSecret?, scopes?, grantType?})`,
+          `credential '${key}': ${issue.path.join('.') || 'body'}: ${issue.message} (kinds: secret {value}, basic {username, password}, oauth {tokenEndpoint, clientId, clientSecret?, scopes?, grantType?}; each with origins?)`,
         );
       }
+      const bound = await originsOf(ctx, solution, key, parsed.data.origins);
       const existed = (await ctx.store.getCredential(solution, key)) !== undefined;
-      await ctx.vault.put(solution, key, parsed.data as Credential, req.user.name);
+      await ctx.vault.put(solution, key, { ...parsed.data, origins: bound } as Credential, req.user.name);
       await ctx.audit(req, {
         solution,
         action: 'credential.put',
@@ -93,7 +100,7 @@ export function credentialRoutes(app: FastifyInstance, ctx: PlatformContext): vo
         durationMs: null,
       });
       const shown = (await ctx.vault.list(solution)).find((c) => c.key === key);
-      return reply.status(existed ? 200 : 201).send(shown);
+      return reply.status(existed ? 200 : 201).send({ ...shown, origins: bound });
     },
   );
 
@@ -116,4 +123,51 @@ export function credentialRoutes(app: FastifyInstance, ctx: PlatformContext): vo
       return reply.status(204).send();
     },
   );
+}
+
+/**
+ * The origins a credential is bound to, sealed with it: those given, else those of the published
+ * functions that name it (so publishing a function later never widens its reach: only storing the
+ * credential again does).
+ */
+async function originsOf(
+  ctx: PlatformContext,
+  solution: string,
+  key: string,
+  given: readonly string[] | undefined,
+): Promise<string[]> {
+  if (given) {
+    return [
+      ...new Set(
+        given.map((text, i) => {
+          const origin = normaliseOrigin(text);
+          if (origin === undefined) {
+            throw new PlatformError(
+              'REQUEST_INVALID',
+              `credential '${key}': origins.${i}: '${printable(text)}' is not an origin; write scheme://host[:port], such as https://api.example.com`,
+            );
+          }
+          return origin;
+        }),
+      ),
+    ];
+  }
+  const published = await ctx.runtimes.get(solution).catch((error: unknown) => {
+    if (error instanceof PlatformError && error.code === 'SOLUTION_NOT_PUBLISHED') return undefined;
+    throw error;
+  });
+  const found = published
+    ? originsNamingCredential(published.runtime.solution, key)
+    : { origins: [], unresolved: [] };
+  if (found.origins.length === 0) {
+    const why =
+      found.unresolved.length > 0
+        ? `the functions that name it (${found.unresolved.join(', ')}) take their address from a caller or an expression`
+        : `no published function of '${solution}' names it yet`;
+    throw new PlatformError(
+      'REQUEST_INVALID',
+      `credential '${key}': ${why}; say where it may be sent: origins ["https://api.example.com"] (restfn credentials set ${key} --origin URL)`,
+    );
+  }
+  return found.origins;
 }

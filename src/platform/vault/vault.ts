@@ -159,14 +159,16 @@ function recordAad(solution: string, key: string, kind: string): string {
 
 /** The fields shown to people who manage the credential; everything else stays sealed. */
 function publicFields(entry: Credential | TokenSet): Record<string, unknown> {
+  // A copy for display: what is enforced is the sealed record's own list.
+  const origins = entry.kind !== 'token' && entry.origins ? { origins: entry.origins } : {};
   switch (entry.kind) {
     case 'basic':
-      return { username: entry.username };
+      return { username: entry.username, ...origins };
     case 'oauth': {
       const { clientSecret: _, kind: __, ...rest } = entry;
       return { ...rest, hasClientSecret: entry.clientSecret !== undefined };
     }
     default:
-      return {};
+      return origins;
   }
 }
