@@ -109,7 +109,12 @@ export function Credentials({
                     <span class="muted"> (client {c.fields.clientId})</span>
                   )}
                 </td>
-                <td>{c.kind}</td>
+                <td>
+                  {c.kind}
+                  {Array.isArray(c.fields.origins) && (
+                    <span class="muted"> to {(c.fields.origins as string[]).join(', ')}</span>
+                  )}
+                </td>
                 <td>{usedBy(c.key).join(', ') || <span class="muted">no function</span>}</td>
                 <td>
                   {new Date(c.updated).toLocaleString()} <span class="muted">by {c.updatedBy}</span>
@@ -174,7 +179,11 @@ function CredentialForm({
     const data = new FormData(form);
     const value = (name: string) => String(data.get(name) ?? '');
     const key = updating ? initial.key : value('key');
-    const body =
+    // Empty: the platform binds it to the origins of the published functions that name it.
+    const origins = value('origins')
+      .split(/[\s,]+/)
+      .filter(Boolean);
+    const credential =
       kind === 'basic'
         ? { kind, username: value('username'), password: value('password') }
         : kind === 'oauth'
@@ -187,6 +196,7 @@ function CredentialForm({
               grantType: value('grantType'),
             }
           : { kind: 'secret', value: value('value') };
+    const body = origins.length > 0 ? { ...credential, origins } : credential;
     try {
       await api('PUT', `${base}/${encodeURIComponent(key)}`, body);
       form.reset();
@@ -271,6 +281,16 @@ function CredentialForm({
           </label>
         </>
       )}
+      <label>
+        Origins (where it may be sent; space-separated, such as https://api.example.com)
+        <input
+          name="origins"
+          defaultValue={
+            Array.isArray(initial.fields.origins) ? (initial.fields.origins as string[]).join(' ') : ''
+          }
+          placeholder="empty: the origins of the functions that use it"
+        />
+      </label>
       {updating && (
         <p class="muted">Secret fields are never shown: enter them again to change the credential.</p>
       )}

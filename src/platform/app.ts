@@ -178,6 +178,15 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       outageWarned = Date.now();
       req.log.warn({ code: coded.code }, coded.message);
     }
+    if (DENIALS.has(coded.code)) {
+      ctx.denied.record({
+        actor: req.user?.name ?? 'anonymous',
+        method: req.method,
+        route: req.routeOptions.url ?? 'unknown route',
+        outcome: coded.code,
+        address: req.ip,
+      });
+    }
     if (coded instanceof PlatformError && coded.retryAfterSeconds !== undefined)
       void reply.header('retry-after', String(coded.retryAfterSeconds));
     void reply.status(status).send(errorBody(coded));
@@ -205,6 +214,9 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
 }
 
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/** Refusals the audit counts (see `DeniedRequests`): who was turned away, where, and why. */
+const DENIALS: ReadonlySet<string> = new Set(['AUTH_REQUIRED', 'FORBIDDEN', 'CSRF_INVALID', 'RATE_LIMITED']);
 
 /**
  * The console's built files (dist/console, from `npm run build`) at /console/, same origin as the

@@ -43,7 +43,7 @@ export class AuditLog {
     await this.writing;
   }
 
-  async list(solution: string, limit: number, filter?: AuditFilter): Promise<AuditEntry[]> {
+  async list(solution: string | null, limit: number, filter?: AuditFilter): Promise<AuditEntry[]> {
     await this.flush();
     return this.store.listAudit(solution, limit, filter);
   }

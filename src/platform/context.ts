@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AuditLog } from './audit-log.js';
 import type { Permission } from './auth/authorize.js';
 import type { Ceilings } from './ceilings.js';
+import type { DeniedRequests } from './denied-requests.js';
 import type { Counters } from './rate-limit-counters.js';
 import type { Runtimes } from './runtimes.js';
 import type { SolutionSlots } from './solution-slots.js';
@@ -20,6 +21,8 @@ export interface PlatformContext {
   /** Executions in flight per solution, within `ceilings.concurrentPerSolution`. */
   readonly slots: SolutionSlots;
   readonly auditLog: AuditLog;
+  /** Refused requests, counted into the audit once a minute. */
+  readonly denied: DeniedRequests;
   /** Request counters shared by the instances (rate limits, sign-in attempts). */
   readonly counters: Counters;
   /** Token hash → its live token and user; cleared by any change to users or tokens (any instance). */

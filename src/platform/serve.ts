@@ -9,6 +9,7 @@ import { AuditLog } from './audit-log.js';
 import { hashToken, newToken } from './auth/tokens.js';
 import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.js';
 import type { PlatformContext } from './context.js';
+import { DeniedRequests } from './denied-requests.js';
 import { rateLimitCounters } from './rate-limit-counters.js';
 import { Runtimes } from './runtimes.js';
 import { SolutionSlots } from './solution-slots.js';
@@ -138,6 +139,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       slots: new SolutionSlots(ceilings.concurrentPerSolution),
       auditLog,
       counters: rateLimitCounters(store),
+      denied: new DeniedRequests((entries) => store.audit(entries)),
       tokens,
       versions,
       audit: async (req, entry) =>
@@ -194,6 +196,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
         ]);
         clearTimeout(timer);
         await runtimes.close();
+        await ctx.denied.close();
         await auditLog.flush();
         await store.close();
       })();

@@ -198,6 +198,8 @@ describe('the console in a real browser', () => {
     const row = page.getByRole('row', { name: /api-key/ });
     await expect.poll(() => row.textContent()).toContain('rest-get-customer');
     expect(await row.textContent()).toContain('secret');
+    // Bound to where the functions that use it send it (none was given).
+    expect(await row.textContent()).toContain('to https://api.example.com');
     await page.screenshot({ path: join(SHOTS, '5-credentials.png') });
 
     // Update: the secret field starts empty.
@@ -205,8 +207,13 @@ describe('the console in a real browser', () => {
     const update = page.getByRole('form', { name: 'Update api-key' });
     expect(await update.getByLabel('Value').inputValue()).toBe('');
     await update.getByLabel('Value').fill(`${SECRET}-2`);
+    expect(await update.getByLabel(/^Origins/).inputValue()).toBe('https://api.example.com');
+    await update.getByLabel(/^Origins/).fill('https://api.example.com https://eu.api.example.com/');
     await update.getByRole('button', { name: 'Save' }).click();
     await expect.poll(() => page.getByRole('form').count()).toBe(0);
+    await expect
+      .poll(() => row.textContent())
+      .toContain('to https://api.example.com, https://eu.api.example.com');
 
     // Remove warns which functions stop working.
     await page.getByRole('button', { name: 'Remove api-key' }).click();

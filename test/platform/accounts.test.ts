@@ -220,3 +220,42 @@ describe('operations', () => {
     );
   });
 });
+
+describe('the audit of accounts', () => {
+  it('sign-ins, user and token events, and refused requests (counted, not a row each) are readable by admins only', async () => {
+    const platform = await startPlatformProcess();
+    await addUser(platform, 'erin');
+    await signIn(platform, 'erin', 'wrong');
+    await signIn(platform, 'erin', 'erin-password-123');
+    const erin = (
+      await platform.api('POST', '/api/v1/users/erin/tokens', { token: platform.adminToken, body: {} })
+    ).body.token as string;
+    for (let i = 0; i < 3; i++) await platform.api('GET', '/api/v1/me', { token: `rfn_junk${i}` });
+    expect((await platform.api('GET', '/api/v1/users', { token: erin })).status).toBe(403);
+    expect((await platform.api('GET', '/api/v1/audit', { token: erin })).status).toBe(403);
+
+    const audit = await platform.api('GET', '/api/v1/audit', { token: platform.adminToken });
+    expect(audit.status).toBe(200);
+    const rows = audit.body.entries as Array<{
+      action: string;
+      actor: string;
+      target: string;
+      outcome: string;
+      detail: string | null;
+    }>;
+    const seen = rows.map((r) => `${r.action} ${r.actor} ${r.target} ${r.outcome}`);
+    expect(seen).toContain('user.add admin erin ok');
+    expect(seen).toContain('sign-in anonymous erin SIGN_IN_FAILED');
+    expect(seen).toContain('sign-in erin erin ok');
+    expect(seen).toContain('token.create admin erin ok');
+    expect(seen).toContain('denied erin GET /api/v1/users FORBIDDEN');
+    // Three refused tokens: one entry that counts them.
+    const unknown = rows.filter((r) => r.action === 'denied' && r.outcome === 'AUTH_REQUIRED');
+    expect(unknown).toHaveLength(1);
+    expect(JSON.parse(unknown[0]!.detail!)).toMatchObject({ count: 3, address: '127.0.0.1' });
+    const filtered = await platform.api('GET', '/api/v1/audit?action=sign-in&outcome=ok', {
+      token: platform.adminToken,
+    });
+    expect(filtered.body.entries.map((r: { actor: string }) => r.actor)).toEqual(['erin']);
+  });
+});

@@ -311,6 +311,19 @@ export function storeContract(engine: string, harness: StoreHarness): void {
         ).toEqual(['c-7', 'c-5', 'c-1']);
         expect(await store.listAudit('crm', 100, { correlationId: 'c-11' })).toEqual([]);
         expect((await store.listAudit('hr', 100)).map((e) => e.correlationId)).toEqual(['c-11']);
+        // The platform's own events: no solution.
+        await store.audit([
+          entry(13, { solution: null, action: 'sign-in', actor: 'bob' }),
+          entry(14, { solution: null, action: 'denied', actor: 'anonymous' }),
+        ]);
+        expect((await store.listAudit(null, 100)).map((e) => e.correlationId)).toEqual(['c-14', 'c-13']);
+        expect((await store.listAudit(null, 100, { action: 'sign-in' })).map((e) => e.actor)).toEqual([
+          'bob',
+        ]);
+        expect((await store.listAudit(null, 100, { actor: 'anonymous' })).map((e) => e.action)).toEqual([
+          'denied',
+        ]);
+        expect(await store.listAudit('crm', 100, { action: 'sign-in' })).toEqual([]);
       },
     );
 

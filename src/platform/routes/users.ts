@@ -29,6 +29,38 @@ function shown(user: UserRecord) {
 export const MAX_LIVE_TOKENS = 50;
 
 export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
+  // The platform's own events (sign-ins, users, tokens, refused requests), for admins.
+  app.get<{ Querystring: { limit?: number; action?: string; actor?: string; outcome?: string } }>(
+    '/audit',
+    {
+      config: { permission: 'audit.read' },
+      schema: {
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            limit: { type: 'integer', minimum: 1, maximum: 1000 },
+            action: { type: 'string', maxLength: 100 },
+            actor: { type: 'string', maxLength: 100 },
+            outcome: { type: 'string', maxLength: 100 },
+          },
+        },
+      },
+    },
+    async (req) => {
+      // Refusals counted so far are included: the list is never a minute behind.
+      await ctx.denied.flush();
+      const { limit = 100, action, actor, outcome } = req.query;
+      return {
+        entries: await ctx.auditLog.list(null, limit, {
+          ...(action ? { action } : {}),
+          ...(actor ? { actor } : {}),
+          ...(outcome ? { outcome } : {}),
+        }),
+      };
+    },
+  );
+
   app.get('/me', { config: { permission: 'tokens.manage-own' } }, async (req) => shown(req.user));
 
   app.get('/users', { config: { permission: 'users.manage' } }, async () => ({

@@ -80,6 +80,8 @@ export interface AuditEntry {
 
 /** What the audit can be narrowed to. */
 export interface AuditFilter {
+  readonly action?: string;
+  readonly actor?: string;
   readonly target?: string;
   readonly outcome?: string;
   readonly correlationId?: string;
@@ -201,7 +203,8 @@ export interface PlatformStore {
   // Audit.
   /** Appends entries, in one transaction. */
   audit(entries: readonly AuditEntry[]): Promise<void>;
-  listAudit(solution: string, limit: number, filter?: AuditFilter): Promise<AuditEntry[]>;
+  /** A solution's entries, newest first; `null`: the platform's own (sign-ins, users, tokens, denials). */
+  listAudit(solution: string | null, limit: number, filter?: AuditFilter): Promise<AuditEntry[]>;
 
   /** Resolves when the state can be read now (a health check); rejects with the store's error. */
   ping(): Promise<void>;

@@ -523,14 +523,25 @@ export class PostgresPlatformStore implements PlatformStore {
     );
   }
 
-  async listAudit(solution: string, limit: number, filter: AuditFilter = {}): Promise<AuditEntry[]> {
+  async listAudit(solution: string | null, limit: number, filter: AuditFilter = {}): Promise<AuditEntry[]> {
+    // Two spellings, so that each uses the (solution, seq) index.
     const rows = await this.query<AuditRow>(
-      `SELECT * FROM audit WHERE solution = $1
+      `SELECT * FROM audit WHERE ${solution === null ? '$1::text IS NULL AND solution IS NULL' : 'solution = $1'}
          AND ($2::text IS NULL OR target = $2)
          AND ($3::text IS NULL OR outcome = $3)
          AND ($4::text IS NULL OR correlation_id = $4)
+         AND ($6::text IS NULL OR action = $6)
+         AND ($7::text IS NULL OR actor = $7)
        ORDER BY seq DESC LIMIT $5`,
-      [solution, filter.target ?? null, filter.outcome ?? null, filter.correlationId ?? null, limit],
+      [
+        solution,
+        filter.target ?? null,
+        filter.outcome ?? null,
+        filter.correlationId ?? null,
+        limit,
+        filter.action ?? null,
+        filter.actor ?? null,
+      ],
     );
     return rows.map(auditOf);
   }

@@ -361,9 +361,11 @@ export class SqlitePlatformStore implements PlatformStore {
     })();
   }
 
-  async listAudit(solution: string, limit: number, filter: AuditFilter = {}): Promise<AuditEntry[]> {
+  async listAudit(solution: string | null, limit: number, filter: AuditFilter = {}): Promise<AuditEntry[]> {
     const rows = this.sql(
-      `SELECT * FROM audit WHERE solution = @solution
+      `SELECT * FROM audit WHERE solution IS @solution
+         AND (@action IS NULL OR action = @action)
+         AND (@actor IS NULL OR actor = @actor)
          AND (@target IS NULL OR target = @target)
          AND (@outcome IS NULL OR outcome = @outcome)
          AND (@correlationId IS NULL OR correlation_id = @correlationId)
@@ -371,6 +373,8 @@ export class SqlitePlatformStore implements PlatformStore {
     ).all({
       solution,
       limit,
+      action: filter.action ?? null,
+      actor: filter.actor ?? null,
       target: filter.target ?? null,
       outcome: filter.outcome ?? null,
       correlationId: filter.correlationId ?? null,
