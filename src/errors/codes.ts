@@ -103,6 +103,14 @@ export const ERROR_CODES = {
   EXPRESSION_SYNTAX: code('definition', 'An expression does not compile.'),
   EXPRESSION_EVALUATION: code('definition', 'An expression failed while evaluating (or ran into a limit).'),
   EXPRESSION_TOO_DEEP: code('definition', 'An expression is nested deeper than the limit.'),
+  EXECUTION_STALLED: code(
+    'definition',
+    "A solution's work held its worker past every limit (a script or expression past its ceiling, a huge publish): its work in flight was stopped.",
+  ),
+  EXECUTION_MEMORY: code(
+    'definition',
+    "A solution's executions needed more memory than the platform gives them (`restfn serve --max-memory-mb`): its work in flight was stopped.",
+  ),
   SCRIPT_LOAD: code('definition', 'An expression script module does not load.'),
   SCRIPT_ERROR: code('definition', 'An expression script function threw.'),
   SCRIPT_TIMEOUT: code('definition', 'An expression script function ran past its time limit.'),

@@ -6,7 +6,6 @@ import { type AddressGuard, checkLiteral, guardedConnect } from './address-guard
 import type { OutboundRequest } from './build-request.js';
 import {
   AbortedError,
-  CallError,
   NetworkError,
   RedirectLimitError,
   type RequestSummary,

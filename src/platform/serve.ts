@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { CredentialError } from '../errors/credential-error.js';
@@ -10,10 +11,10 @@ import { hashToken, newToken } from './auth/tokens.js';
 import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.js';
 import type { PlatformContext } from './context.js';
 import { DeniedRequests } from './denied-requests.js';
+import { Executor } from './executor/pool.js';
 import { rateLimitCounters } from './rate-limit-counters.js';
 import { Runtimes } from './runtimes.js';
 import { SolutionSlots } from './solution-slots.js';
-import { platformGuard } from './ssrf.js';
 import { DATABASE_URL_ENV, openStore } from './store/open.js';
 import type { PlatformStore } from './store/types.js';
 import { TtlCache } from './ttl-cache.js';
@@ -22,6 +23,12 @@ import { keyIdOf } from './vault/seal.js';
 import { Vault } from './vault/vault.js';
 
 export const ADMIN_TOKEN_ENV = 'RESTFN_ADMIN_TOKEN';
+
+/**
+ * Executor workers at most: twice the cores, at least 4, so that a few solutions busy at once (one
+ * of them stuck at its ceiling) never leave another waiting for a worker.
+ */
+export const DEFAULT_MAX_WORKERS = Math.max(4, 2 * availableParallelism());
 
 /**
  * How long a token's user or a solution's current version is taken from memory. Changes clear
@@ -59,6 +66,11 @@ export interface ServeOptions {
   readonly rateLimit?: number;
   /** Proxies whose X-Forwarded-* headers are believed (addresses or CIDR ranges). @default none */
   readonly trustProxy?: readonly string[];
+  /**
+   * Most executor workers (threads that run solutions' work, one solution at a time each).
+   * @default DEFAULT_MAX_WORKERS
+   */
+  readonly maxWorkers?: number;
   /** The operator's ceilings over the limits solutions set (`--max-*`). @default DEFAULT_CEILINGS */
   readonly ceilings?: Partial<Ceilings>;
   /** How long a shutdown waits for requests in flight. @default 10000 */
@@ -118,18 +130,15 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       }
     });
     const ceilings: Ceilings = { ...DEFAULT_CEILINGS, ...options.ceilings };
-    const runtimes = new Runtimes({
-      ceilings,
-      versions,
+    const executor = new Executor({
       dataDir,
-      store,
-      vault,
-      guardFor: (solution) =>
-        platformGuard({
-          allowPrivateTargets: options.allowPrivateTargets === true,
-          allowHosts: options.allowTargets?.[solution] ?? [],
-        }),
+      ceilings,
+      allowPrivateTargets: options.allowPrivateTargets === true,
+      allowTargets: options.allowTargets ?? {},
+      maxWorkers: options.maxWorkers ?? DEFAULT_MAX_WORKERS,
+      records: (solution) => vault.records(solution),
     });
+    const runtimes = new Runtimes({ versions, dataDir, store, executor });
     const ctx: PlatformContext = {
       dataDir,
       store,
@@ -154,6 +163,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
       isClosing: () => closing !== undefined,
     });
+    executor.log = app.log;
     const host = options.host ?? '127.0.0.1';
     const port = options.port ?? 8080;
     let url: string;

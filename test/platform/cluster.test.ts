@@ -10,6 +10,7 @@ import { StoreCredentialProvider } from '../../src/auth/provider.js';
 import { CredentialStore, type OAuthCredential } from '../../src/auth/store.js';
 import { loadSolution } from '../../src/definition/solution.js';
 import { DEFAULT_CEILINGS } from '../../src/platform/ceilings.js';
+import { Executor } from '../../src/platform/executor/pool.js';
 import { Runtimes } from '../../src/platform/runtimes.js';
 import { ensureAdmin } from '../../src/platform/serve.js';
 import { PostgresPlatformStore } from '../../src/platform/store/postgres/store.js';
@@ -336,23 +337,26 @@ describe("a solution's runtime", () => {
     const versions = new TtlCache<string, VersionRecord | undefined>(600_000);
     const root = mkdtempSync(join(tmpdir(), 'restfn-runtimes-'));
     onTestFinished(() => rmSync(root, { recursive: true, force: true }));
-    const runtimes = new Runtimes({
+    const executor = new Executor({
       dataDir: root,
-      store,
-      vault: new Vault(store, randomBytes(32)),
-      guardFor: () => undefined,
-      versions,
       ceilings: DEFAULT_CEILINGS,
+      allowPrivateTargets: true,
+      allowTargets: {},
+      maxWorkers: 1,
+      records: (solution) => new Vault(store, randomBytes(32)).records(solution),
     });
+    const runtimes = new Runtimes({ dataDir: root, store, versions, executor });
     onTestFinished(() => runtimes.close());
     await versions.get('crm', () => store.currentVersion('crm'));
     cluster.pause();
     try {
-      await expect(runtimes.get('crm')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
+      await expect(runtimes.current('crm')).rejects.toMatchObject({ code: 'STORE_UNAVAILABLE' });
     } finally {
       cluster.resume();
     }
-    await expect(runtimes.get('crm')).resolves.toMatchObject({ version: 1 });
+    await expect(runtimes.current('crm')).resolves.toMatchObject({ number: 1 });
+    // The version's functions, read in a worker.
+    expect((await runtimes.describe('crm')).names).toEqual(['rest-get-things']);
   });
 });
 

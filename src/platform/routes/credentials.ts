@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import * as z from 'zod';
 import type { Credential } from '../../auth/store.js';
 import { printable } from '../../errors/printable.js';
-import { normaliseOrigin, originsNamingCredential } from '../../runtime/credential-origins.js';
+import { normaliseOrigin } from '../../runtime/credential-origins.js';
 import type { PlatformContext } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { SOLUTION_NAME } from '../publish.js';
@@ -152,13 +152,15 @@ async function originsOf(
       ),
     ];
   }
-  const published = await ctx.runtimes.get(solution).catch((error: unknown) => {
-    if (error instanceof PlatformError && error.code === 'SOLUTION_NOT_PUBLISHED') return undefined;
-    throw error;
-  });
-  const found = published
-    ? originsNamingCredential(published.runtime.solution, key)
-    : { origins: [], unresolved: [] };
+  // Read from the definitions, in the solution's worker.
+  const found = await ctx.runtimes.run(solution, { kind: 'origins', key }).then(
+    ({ value }) => value as { origins: string[]; unresolved: string[] },
+    (error: unknown) => {
+      if (error instanceof PlatformError && error.code === 'SOLUTION_NOT_PUBLISHED')
+        return { origins: [], unresolved: [] };
+      throw error;
+    },
+  );
   if (found.origins.length === 0) {
     const why =
       found.unresolved.length > 0

@@ -3,10 +3,6 @@ import { once } from 'node:events';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { httpStatusOf } from '../../errors/codes.js';
 import { RestfnError } from '../../errors/restfn-error.js';
-import type { ExecutionEvent } from '../../runtime/events.js';
-import { functionFile } from '../../runtime/pipeline.js';
-import { parametersPlan, planOf } from '../../runtime/plan.js';
-import type { Runtime } from '../../runtime/runtime.js';
 import { authorize } from '../auth/authorize.js';
 import type { PlatformContext } from '../context.js';
 import { errorBody, PlatformError } from '../errors.js';
@@ -90,12 +86,11 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
     const { solution, function: name } = req.params;
     const controller = abortOnHangUp(reply);
     const audited = auditor(ctx, req, 'execute', solution, name);
-    const { runtime, version } = await ctx.runtimes.get(solution);
     const parameters = req.body?.parameters ?? {};
-    refuseCredentialValues(runtime, name, parameters, false);
     const context = { ...(req.body?.context ?? {}), user: { id: req.user.id, name: req.user.name } };
     if (req.body?.pages === true) {
-      return streamPages(runtime, req, reply, {
+      return streamPages(ctx, req, reply, {
+        solution,
         name,
         parameters,
         context,
@@ -104,25 +99,21 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
       });
     }
     const correlationId = randomUUID();
-    const trace = tracing ? traceOf(runtime, correlationId) : undefined;
     try {
-      const result = await runtime.execute(name, parameters, context, {
-        signal: controller.signal,
-        correlationId,
-      });
-      await audited(result.status === 'ok' ? 'ok' : 'skipped', correlationId);
-      const answer =
-        result.status === 'ok'
-          ? { status: 'ok', output: result.output, correlationId, version }
-          : { status: 'skipped', reason: result.reason, correlationId, version };
-      return trace ? { ...answer, trace: trace.exchanges } : answer;
+      const { value, version } = await ctx.runtimes.run(
+        solution,
+        { kind: 'execute', name, parameters, context, correlationId, trace: tracing },
+        { signal: controller.signal },
+      );
+      const { trace, ...answer } = value as { status: 'ok' | 'skipped'; trace?: unknown };
+      await audited(answer.status, correlationId);
+      return { ...answer, version, ...(trace ? { trace } : {}) };
     } catch (error) {
       // Errors found before the call (parameters, credentials) carry the execution's id too.
       await audited(codeOf(error), withCorrelationId(error, correlationId), detailOf(error));
+      const trace = (error as { trace?: unknown }).trace;
       if (!trace || !(error instanceof RestfnError)) throw error;
-      return reply.status(httpStatusOf(error.code)).send({ ...errorBody(error), trace: trace.exchanges });
-    } finally {
-      trace?.stop();
+      return reply.status(httpStatusOf(error.code)).send({ ...errorBody(error), trace });
     }
   }
 }
@@ -172,16 +163,21 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
     const { solution, function: name } = req.params;
     const controller = abortOnHangUp(reply);
     const audited = auditor(ctx, req, 'call', solution, name);
-    const { runtime, version } = await ctx.runtimes.get(solution);
     const continuation = req.body?.continuation;
-    refuseCredentialValues(runtime, name, req.body?.values ?? {}, continuation !== undefined);
     try {
-      const response = await runtime.callStep(name, req.body?.values ?? {}, {
-        ...(continuation ? { continuation: { url: continuation.url } } : {}),
-        ...(req.body?.context ? { context: req.body.context } : {}),
-        ...(req.body?.correlationId ? { correlationId: req.body.correlationId } : {}),
-        signal: controller.signal,
-      });
+      const { value, version } = await ctx.runtimes.run(
+        solution,
+        {
+          kind: 'call',
+          name,
+          values: req.body?.values ?? {},
+          ...(continuation ? { continuation: { url: continuation.url } } : {}),
+          ...(req.body?.context ? { context: req.body.context } : {}),
+          ...(req.body?.correlationId ? { correlationId: req.body.correlationId } : {}),
+        },
+        { signal: controller.signal },
+      );
+      const response = value as { correlationId: string };
       await audited('ok', response.correlationId);
       return { ...response, version };
     } catch (error) {
@@ -226,14 +222,16 @@ function auditor(
 
 /**
  * `"pages": true`: one JSON line per page (`{"page": n, "output": ...}`) as it arrives, waiting for
- * the client to read when its buffer is full, so a large pull never sits in the server's memory;
- * then one last line, `{"status": "ok", "pages": n, "stopped": ...}` or the error.
+ * the client to read when its buffer is full (the worker fetches the next page only then), so a
+ * large pull never sits in the server's memory; then one last line, `{"status": "ok", "pages": n,
+ * "stopped": ...}` or the error.
  */
 async function streamPages(
-  runtime: Runtime,
+  ctx: PlatformContext,
   req: FastifyRequest,
   reply: FastifyReply,
   run: {
+    solution: string;
     name: string;
     parameters: Record<string, unknown>;
     context: Record<string, unknown>;
@@ -241,28 +239,36 @@ async function streamPages(
     audited: Audited;
   },
 ): Promise<void> {
-  reply.hijack();
   const out = reply.raw;
-  out.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-store' });
+  let started = false;
   const line = async (value: unknown) => {
+    if (!started) {
+      // The stream starts with its first line: a refusal before it (not published, a credential
+      // value given) is an ordinary error answer.
+      started = true;
+      reply.hijack();
+      out.writeHead(200, {
+        'content-type': 'application/x-ndjson; charset=utf-8',
+        'cache-control': 'no-store',
+      });
+    }
     if (!out.write(`${JSON.stringify(value)}\n`)) await once(out, 'drain', { signal: run.signal });
   };
   let correlationId: string | null = null;
   try {
-    const { pages, stopped } = await runtime.pages(
-      run.name,
-      run.parameters,
-      run.context,
-      async (result, page) => {
-        correlationId ??= result.correlationId;
-        await line(result.status === 'ok' ? { page, output: result.output } : { page, status: 'skipped' });
-      },
-      { signal: run.signal },
+    const { value } = await ctx.runtimes.run(
+      run.solution,
+      { kind: 'pages', name: run.name, parameters: run.parameters, context: run.context },
+      { signal: run.signal, onPage: (_page, result) => line(result) },
     );
-    await line({ status: 'ok', pages, stopped, correlationId });
+    const done = value as { pages: number; stopped: string; correlationId: string | null };
+    correlationId = done.correlationId;
+    await line({ status: 'ok', pages: done.pages, stopped: done.stopped, correlationId });
     await run.audited('ok', correlationId);
   } catch (error) {
-    await run.audited(codeOf(error), withCorrelationId(error, correlationId ?? randomUUID()));
+    correlationId = withCorrelationId(error, correlationId ?? randomUUID());
+    await run.audited(codeOf(error), correlationId);
+    if (!started) throw error;
     if (!out.destroyed) {
       const coded =
         error instanceof RestfnError
@@ -273,39 +279,8 @@ async function streamPages(
       await line(errorBody(coded)).catch(() => undefined);
     }
   } finally {
-    out.end();
+    if (started) out.end();
   }
-}
-
-type TraceEvent = Extract<ExecutionEvent, { type: 'request' | 'response' | 'retried' }>;
-
-/**
- * The raw exchanges of one execution, as its events show them (headers and bodies with every
- * credential masked, bodies at most 64 KB, the response before `outputTransform`): one entry per
- * attempt, each retry saying why. Listening costs the runtime's other executions the building of
- * their events while it lasts, so only a preview asks for it.
- */
-function traceOf(runtime: Runtime, correlationId: string) {
-  const exchanges: Array<{
-    request?: Omit<TraceEvent & { type: 'request' }, 'type' | 'correlationId' | 'function'>;
-    response?: Omit<TraceEvent & { type: 'response' }, 'type' | 'correlationId' | 'function'>;
-    retry?: { attempt: number; delayMs: number; reason: string };
-  }> = [];
-  const stop = runtime.on((event) => {
-    if (event.correlationId !== correlationId) return;
-    if (event.type === 'request') {
-      const { type: _t, correlationId: _c, function: _f, ...request } = event;
-      exchanges.push({ request });
-    } else if (event.type === 'response') {
-      const { type: _t, correlationId: _c, function: _f, ...response } = event;
-      const last = exchanges.at(-1);
-      if (last) last.response = response;
-    } else if (event.type === 'retried') {
-      const last = exchanges.at(-1);
-      if (last) last.retry = { attempt: event.attempt, delayMs: event.delayMs, reason: event.reason };
-    }
-  });
-  return { exchanges, stop };
 }
 
 /** What the audit keeps of a failure: its masked texts (as the caller got them), never a value. */
@@ -322,30 +297,6 @@ function detailOf(error: unknown): string | null {
 
 function codeOf(error: unknown): string {
   return error instanceof RestfnError ? error.code : 'INTERNAL';
-}
-
-/**
- * A caller's value for a credential parameter would choose which of the solution's credentials
- * goes where (another service's key in this function's header): on the platform the key is the one
- * the function names. A device never sends these values (its `/call` leaves credentials out).
- */
-function refuseCredentialValues(
-  runtime: Runtime,
-  name: string,
-  given: Readonly<Record<string, unknown>>,
-  continuation: boolean,
-): void {
-  const definition = functionFile(runtime.solution, name).definition;
-  const declared = continuation
-    ? parametersPlan(definition.continuation?.parameters)
-    : planOf(definition).parameters;
-  const named = declared.list.find((p) => p.credential !== undefined && Object.hasOwn(given, p.name));
-  if (named) {
-    throw new PlatformError(
-      'REQUEST_INVALID',
-      `parameter '${named.name}' is a credential: the platform uses the credential the function names, so leave it out`,
-    );
-  }
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { PlatformContext } from '../context.js';
 import { PlatformError } from '../errors.js';
-import { checkUpload, digestOf, SOLUTION_NAME, validateUpload } from '../publish.js';
+import { checkUpload, digestOf, SOLUTION_NAME } from '../publish.js';
 
 /** The `:solution` path parameter: a solution name. */
 export const SOLUTION_PARAMS = {
@@ -40,7 +40,7 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
           `solution '${solution}' has no published version: run 'restfn publish'`,
         );
       const files = (await ctx.store.versionFiles(solution, current.version)) ?? {};
-      const { runtime } = await ctx.runtimes.get(solution);
+      const { names } = await ctx.runtimes.describe(solution);
       return {
         name: solution,
         version: current.version,
@@ -48,7 +48,7 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
         publishedBy: current.createdBy,
         digest: current.digest,
         files: Object.keys(files).sort(),
-        functions: [...runtime.solution.functions.keys()].sort(),
+        functions: names,
       };
     },
   );
@@ -59,28 +59,7 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
     '/solutions/:solution/functions',
     { config: { permission: 'solution.read' }, schema: { params: SOLUTION_PARAMS } },
     async (req) => {
-      const { runtime, version } = await ctx.runtimes.get(req.params.solution);
-      const functions = [...runtime.solution.functions.values()]
-        .filter((f) => f.definition?.provider === 'DATA_PROVIDER_REST')
-        .map((f) => {
-          const d = f.definition!;
-          return {
-            name: f.name,
-            path: f.yaml.file,
-            method: d.method,
-            url: d.url,
-            useLocalCall: d.useLocalCall === true,
-            parameters: Object.entries(d.parameters ?? {}).map(([name, p]) => ({
-              name,
-              location: p.location,
-              type: p.type,
-              required: p.required === true,
-              ...(p.value !== undefined ? { value: p.value } : {}),
-            })),
-            source: f.yaml.text,
-          };
-        })
-        .sort((a, b) => a.name.localeCompare(b.name));
+      const { version, functions } = await ctx.runtimes.describe(req.params.solution);
       return { version, functions };
     },
   );
@@ -99,12 +78,7 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
       const { solution } = req.params;
       const started = Date.now();
       const files = checkUpload(req.body.files);
-      const { diagnostics, errors, warnings } = await validateUpload(
-        ctx.dataDir,
-        solution,
-        files,
-        ctx.ceilings,
-      );
+      const { diagnostics, errors, warnings } = await ctx.runtimes.validate(solution, files);
       const findings = diagnostics.map((d) => ({ ...d, at: `${d.file}:${d.line}:${d.col}` }));
       const audited = (outcome: string, target: string | null) =>
         ctx.audit(req, {

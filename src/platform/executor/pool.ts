@@ -1,0 +1,352 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import type { CredentialRecords } from '../../auth/provider.js';
+import { RestfnError } from '../../errors/restfn-error.js';
+import type { Ceilings } from '../ceilings.js';
+import {
+  ExecutionFailure,
+  type FromWorker,
+  type Task,
+  type ToWorker,
+  toWire,
+  type WorkerConfig,
+} from './protocol.js';
+
+/**
+ * The worker's code: tsc's output. Both this file's own output (dist/platform/executor/) and the
+ * CLI bundle's chunks (dist/bin/chunks/) sit two folders below dist/; from the sources (tests),
+ * the build's.
+ */
+const WORKER_FILE = [
+  new URL('../../platform/executor/worker.js', import.meta.url),
+  new URL('../../../dist/platform/executor/worker.js', import.meta.url),
+].find((url) => existsSync(fileURLToPath(url)));
+
+/** How often the watchdog looks at the workers' pulses. */
+const WATCH_MS = 200;
+/** The runtime's own code and caches, on top of what executions may use. */
+const WORKER_BASE_MB = 64;
+
+interface Pending {
+  readonly resolve: (value: unknown) => void;
+  readonly reject: (error: unknown) => void;
+  readonly onPage: ((page: number, result: unknown) => Promise<void>) | undefined;
+  readonly validating: boolean;
+}
+
+interface Slot {
+  readonly worker: Worker;
+  readonly beat: Int32Array;
+  /** The solution whose work it runs now (while `busy` > 0). */
+  solution: string | undefined;
+  /** The last solution it ran: it keeps that runtime, so the solution comes back to it. */
+  last: string | undefined;
+  busy: number;
+  pulse: number;
+  /** When the pulse last changed, or the slot last became busy. */
+  movedAt: number;
+  readonly pending: Map<number, Pending>;
+  /** Credential locks held for it (released if it dies). */
+  readonly locks: Map<number, () => void>;
+  ended: boolean;
+}
+
+export interface ExecutorOptions {
+  readonly dataDir: string;
+  readonly ceilings: Ceilings;
+  readonly allowPrivateTargets: boolean;
+  readonly allowTargets: Readonly<Record<string, readonly string[]>>;
+  /** Most workers at once. */
+  readonly maxWorkers: number;
+  /** A solution's credential records (the vault stays on this thread). */
+  readonly records: (solution: string) => CredentialRecords;
+}
+
+export interface ExecutorLog {
+  warn(fields: object, message: string): void;
+  error(fields: object, message: string): void;
+}
+
+/**
+ * Where author work runs (architecture.md, "Isolation and secrets"): a pool of worker threads,
+ * each with a heap limit, leased to one solution at a time. A solution's executions run in its
+ * worker (request, response, transforms and scripts in one place, so response bodies never cross
+ * threads); other solutions get other workers, so a slow or runaway solution only ever waits for
+ * itself. A worker whose event loop stops turning for longer than any limit allows (a script or
+ * expression past its ceiling), or that runs out of memory, is ended: only its solution's work in
+ * flight fails, with a coded error, and a fresh worker takes its place. Nothing a worker does can
+ * end this thread.
+ */
+export class Executor {
+  private readonly slots: Slot[] = [];
+  private readonly waiting: Array<{ solution: string; take: (slot: Slot) => void }> = [];
+  private readonly watchdog: NodeJS.Timeout;
+  private nextId = 0;
+  private nextLock = 0;
+  private closed = false;
+  /** Where the executor says what happened to a worker (the server's log, once it has one). */
+  log: ExecutorLog = { warn: () => undefined, error: () => undefined };
+
+  constructor(private readonly options: ExecutorOptions) {
+    this.watchdog = setInterval(() => this.watch(), WATCH_MS).unref();
+  }
+
+  /**
+   * How long a worker's event loop may stand still while it has work: beyond the longest a script
+   * or an expression may run (their own limits stop them first), with room for the parsing of a
+   * large answer.
+   */
+  get stallMs(): number {
+    const { scriptMs, expressionMs } = this.options.ceilings;
+    return 2 * Math.max(scriptMs, expressionMs) + 1000;
+  }
+
+  /** Runs `task` for `solution` in its worker; `version` is the published version it runs on. */
+  async run(
+    solution: string,
+    version: { number: number; root: string } | undefined,
+    task: Task,
+    options: { signal?: AbortSignal; onPage?: (page: number, result: unknown) => Promise<void> } = {},
+  ): Promise<unknown> {
+    if (this.closed) throw new RestfnError('INTERNAL', 'the platform is stopping');
+    const slot = await this.lease(solution);
+    const id = this.nextId++;
+    const abort = () => this.post(slot, { type: 'abort', id });
+    try {
+      return await new Promise((resolve, reject) => {
+        slot.pending.set(id, {
+          resolve,
+          reject,
+          onPage: options.onPage,
+          validating: task.kind === 'validate',
+        });
+        this.post(slot, {
+          type: 'task',
+          id,
+          solution,
+          ...(version ? { version: { number: version.number, root: version.root } } : {}),
+          task,
+        });
+        if (options.signal?.aborted) abort();
+        else options.signal?.addEventListener('abort', abort, { once: true });
+      });
+    } finally {
+      options.signal?.removeEventListener('abort', abort);
+      slot.pending.delete(id);
+      this.release(slot);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.watchdog);
+    await Promise.all([...this.slots].map((slot) => this.end(slot, undefined)));
+  }
+
+  /** The worker of `solution`: its own if it has one busy, else an idle one (its last first). */
+  private lease(solution: string): Promise<Slot> | Slot {
+    const slot = this.available(solution);
+    if (slot) return slot;
+    // Every worker runs another solution's work now: wait for one to be done.
+    return new Promise((take) => this.waiting.push({ solution, take }));
+  }
+
+  private available(solution: string): Slot | undefined {
+    let slot = this.slots.find((s) => s.solution === solution && !s.ended);
+    if (!slot) {
+      const idle = this.slots.filter((s) => s.busy === 0 && !s.ended);
+      slot = idle.find((s) => s.last === solution) ?? idle[0];
+    }
+    if (!slot && this.slots.length < this.options.maxWorkers) slot = this.spawn();
+    if (!slot) return undefined;
+    if (slot.busy === 0) slot.movedAt = Date.now();
+    slot.busy++;
+    slot.solution = solution;
+    slot.last = solution;
+    return slot;
+  }
+
+  private release(slot: Slot): void {
+    slot.busy--;
+    if (slot.busy > 0) return;
+    slot.solution = undefined;
+    while (this.waiting.length > 0) {
+      const next = this.available(this.waiting[0]!.solution);
+      if (!next) return;
+      this.waiting.shift()!.take(next);
+    }
+  }
+
+  private spawn(): Slot {
+    if (!WORKER_FILE)
+      throw new RestfnError('INTERNAL', 'the executor worker is not built: run npm run build');
+    const heartbeat = new SharedArrayBuffer(4);
+    const config: WorkerConfig = {
+      dataDir: this.options.dataDir,
+      ceilings: this.options.ceilings,
+      allowPrivateTargets: this.options.allowPrivateTargets,
+      allowTargets: this.options.allowTargets,
+      heartbeat,
+    };
+    const worker = new Worker(WORKER_FILE, {
+      workerData: config,
+      resourceLimits: { maxOldGenerationSizeMb: this.options.ceilings.memoryMb + WORKER_BASE_MB },
+      // Its output is the server's: the worker writes nothing itself.
+      stdout: false,
+      stderr: false,
+    });
+    const slot: Slot = {
+      worker,
+      beat: new Int32Array(heartbeat),
+      solution: undefined,
+      last: undefined,
+      busy: 0,
+      pulse: 0,
+      movedAt: Date.now(),
+      pending: new Map(),
+      locks: new Map(),
+      ended: false,
+    };
+    worker.on('message', (message: FromWorker) => this.receive(slot, message));
+    worker.on('error', (error: Error & { code?: string }) => {
+      const memory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
+      if (!memory) this.log.error({ err: error, solution: slot.last }, 'an executor worker failed');
+      void this.end(
+        slot,
+        memory
+          ? new RestfnError(
+              'EXECUTION_MEMORY',
+              `solution '${slot.last}' needed more memory than this platform gives its executions (${this.options.ceilings.memoryMb} MB, restfn serve --max-memory-mb): its executions in flight were stopped`,
+            )
+          : new RestfnError('INTERNAL', 'the platform failed unexpectedly; the server log has the details'),
+      );
+    });
+    worker.on('exit', () => {
+      if (!slot.ended)
+        void this.end(slot, new RestfnError('INTERNAL', 'the executor worker stopped unexpectedly'));
+    });
+    this.slots.push(slot);
+    return slot;
+  }
+
+  private receive(slot: Slot, message: FromWorker): void {
+    switch (message.type) {
+      case 'done':
+        slot.pending.get(message.id)?.resolve(message.value);
+        return;
+      case 'failed': {
+        const failure = new ExecutionFailure(message.error);
+        if (failure.stackInWorker)
+          this.log.error({ err: { stack: failure.stackInWorker }, solution: slot.last }, 'unexpected error');
+        slot.pending.get(message.id)?.reject(failure);
+        return;
+      }
+      case 'page': {
+        const pending = slot.pending.get(message.id);
+        if (!pending?.onPage) return;
+        pending.onPage(message.page, message.result).then(
+          () => this.post(slot, { type: 'page-read', id: message.id }),
+          () => this.post(slot, { type: 'abort', id: message.id }),
+        );
+        return;
+      }
+      case 'records':
+        void this.answerRecords(slot, message);
+        return;
+    }
+  }
+
+  /** A worker's credential record operation, on the vault of the solution it runs. */
+  private async answerRecords(slot: Slot, message: Extract<FromWorker, { type: 'records' }>): Promise<void> {
+    const { rid, solution, op, key, arg } = message;
+    const answer = (value: unknown) => this.post(slot, { type: 'records-answer', rid, value });
+    try {
+      const records = this.options.records(solution);
+      switch (op) {
+        case 'get':
+          return answer(await records.get(key));
+        case 'getTokens':
+          return answer(await records.getTokens(key));
+        case 'setTokens':
+          await records.setTokens(key, arg as Parameters<CredentialRecords['setTokens']>[1]);
+          return answer(undefined);
+        case 'clearTokens':
+          return answer(await records.clearTokens(key, arg as string | undefined));
+        case 'lock': {
+          const lock = this.nextLock++;
+          // Held until the worker says it is done (or dies): its refresh runs there.
+          await records.exclusive!(
+            key,
+            () =>
+              new Promise<void>((unlock) => {
+                slot.locks.set(lock, unlock);
+                answer(lock);
+              }),
+          );
+          return;
+        }
+        case 'unlock':
+          slot.locks.get(arg as number)?.();
+          slot.locks.delete(arg as number);
+          return answer(undefined);
+      }
+    } catch (error) {
+      this.post(slot, { type: 'records-answer', rid, error: toWire(error) });
+    }
+  }
+
+  /** Ends workers whose event loop stood still too long while they had work. */
+  private watch(): void {
+    const now = Date.now();
+    for (const slot of this.slots) {
+      if (slot.busy === 0 || slot.ended) continue;
+      const pulse = Atomics.load(slot.beat, 0);
+      if (pulse !== slot.pulse) {
+        slot.pulse = pulse;
+        slot.movedAt = now;
+        continue;
+      }
+      if (now - slot.movedAt <= this.stallMs) continue;
+      const validating = [...slot.pending.values()].some((p) => p.validating);
+      this.log.warn(
+        { solution: slot.last, stalledMs: now - slot.movedAt },
+        'an executor worker stalled; ended',
+      );
+      void this.end(
+        slot,
+        new RestfnError(
+          'EXECUTION_STALLED',
+          validating
+            ? `validating the upload of solution '${slot.last}' took more than ${this.stallMs} ms: publish fewer or smaller files`
+            : `the work of solution '${slot.last}' held its worker for more than ${this.stallMs} ms (a script or expression past its limit): its executions in flight were stopped`,
+        ),
+      );
+    }
+  }
+
+  /** Ends a worker: its work in flight fails with `error`, its locks are released, another takes its place. */
+  private async end(slot: Slot, error: RestfnError | undefined): Promise<void> {
+    if (slot.ended) return;
+    slot.ended = true;
+    this.slots.splice(this.slots.indexOf(slot), 1);
+    for (const pending of slot.pending.values())
+      pending.reject(error ?? new RestfnError('INTERNAL', 'the platform is stopping'));
+    slot.pending.clear();
+    for (const unlock of slot.locks.values()) unlock();
+    slot.locks.clear();
+    await slot.worker.terminate().catch(() => undefined);
+    // Whoever waited for a worker may have one now.
+    if (!this.closed) {
+      while (this.waiting.length > 0) {
+        const next = this.available(this.waiting[0]!.solution);
+        if (!next) break;
+        this.waiting.shift()!.take(next);
+      }
+    }
+  }
+
+  private post(slot: Slot, message: ToWorker): void {
+    if (!slot.ended) slot.worker.postMessage(message);
+  }
+}

@@ -1,0 +1,154 @@
+import type { ErrorCode } from '../../errors/codes.js';
+import { RestfnError } from '../../errors/restfn-error.js';
+import type { Ceilings } from '../ceilings.js';
+
+/**
+ * The messages between the platform's request thread and its executor workers. Everything an author
+ * controls (YAML, JSONata, scripts, the remote's answer) is handled in a worker; the request thread
+ * only ever gets plain values and coded errors back.
+ */
+
+/** A function as the console lists and previews it (the worker reads it from the definition). */
+export interface FunctionInfo {
+  readonly name: string;
+  readonly path: string;
+  readonly method: string;
+  readonly url: string;
+  readonly useLocalCall: boolean;
+  readonly parameters: ReadonlyArray<{
+    name: string;
+    location: string | undefined;
+    type: string | undefined;
+    required: boolean;
+    value?: unknown;
+  }>;
+  readonly source: string;
+}
+
+/** What a worker does for one request. */
+export type Task =
+  | { readonly kind: 'describe' }
+  | {
+      readonly kind: 'execute';
+      readonly name: string;
+      readonly parameters: Record<string, unknown>;
+      readonly context: Record<string, unknown>;
+      readonly correlationId: string;
+      readonly trace: boolean;
+    }
+  | {
+      readonly kind: 'pages';
+      readonly name: string;
+      readonly parameters: Record<string, unknown>;
+      readonly context: Record<string, unknown>;
+    }
+  | {
+      readonly kind: 'call';
+      readonly name: string;
+      readonly values: Record<string, unknown>;
+      readonly continuation?: { url: string | undefined };
+      readonly context?: { entity?: string; commandId?: string };
+      readonly correlationId?: string;
+    }
+  | { readonly kind: 'origins'; readonly key: string }
+  | { readonly kind: 'validate'; readonly files: Readonly<Record<string, string>> };
+
+/** A credential record operation, asked of the request thread (which holds the vault). */
+export type RecordsOp = 'get' | 'getTokens' | 'setTokens' | 'clearTokens' | 'lock' | 'unlock';
+
+export type ToWorker =
+  | {
+      readonly type: 'task';
+      readonly id: number;
+      readonly solution: string;
+      /** The published version and its folder; absent for a publish's validation. */
+      readonly version?: { readonly number: number; readonly root: string };
+      readonly task: Task;
+    }
+  | { readonly type: 'abort'; readonly id: number }
+  /** The page was written: the next may come (backpressure for `pages`). */
+  | { readonly type: 'page-read'; readonly id: number }
+  | {
+      readonly type: 'records-answer';
+      readonly rid: number;
+      readonly value?: unknown;
+      readonly error?: WireError;
+    };
+
+export type FromWorker =
+  | { readonly type: 'done'; readonly id: number; readonly value: unknown }
+  | { readonly type: 'failed'; readonly id: number; readonly error: WireError }
+  | { readonly type: 'page'; readonly id: number; readonly page: number; readonly result: unknown }
+  | {
+      readonly type: 'records';
+      readonly rid: number;
+      readonly solution: string;
+      readonly op: RecordsOp;
+      readonly key: string;
+      readonly arg?: unknown;
+    };
+
+/** What a worker is started with. */
+export interface WorkerConfig {
+  readonly dataDir: string;
+  readonly ceilings: Ceilings;
+  readonly allowPrivateTargets: boolean;
+  readonly allowTargets: Readonly<Record<string, readonly string[]>>;
+  /** Incremented by the worker while its event loop turns: the watchdog reads it. */
+  readonly heartbeat: SharedArrayBuffer;
+}
+
+/** An error as it crosses threads: the fields answers and the audit show, nothing else. */
+export interface WireError {
+  readonly code: string;
+  readonly message: string;
+  readonly fields: Record<string, unknown>;
+  /** A failure that is no RestfnError (a bug): its stack, for the log. */
+  readonly stack?: string;
+}
+
+/** The fields of an error that answers (`errorBody`), the audit and the trace read. */
+const SHOWN = [
+  'title',
+  'description',
+  'details',
+  'status',
+  'correlationId',
+  'alert',
+  'extra',
+  'trace',
+] as const;
+
+export function toWire(error: unknown): WireError {
+  if (error instanceof RestfnError) {
+    const fields: Record<string, unknown> = {};
+    for (const name of SHOWN) {
+      const value = (error as unknown as Record<string, unknown>)[name];
+      if (value !== undefined) fields[name] = value;
+    }
+    return { code: error.code, message: error.message, fields };
+  }
+  const e = error as Error | undefined;
+  return {
+    code: 'INTERNAL',
+    message: 'the platform failed unexpectedly; the server log has the details',
+    fields: {},
+    stack: e?.stack ?? String(error),
+  };
+}
+
+/**
+ * A failure of work done in a worker, on the request thread: its code, message and shown fields
+ * as they were. `trace` (a preview's raw exchanges) is kept apart from what `errorBody` shows.
+ */
+export class ExecutionFailure extends RestfnError {
+  readonly stackInWorker: string | undefined;
+
+  constructor(wire: WireError) {
+    super(wire.code as ErrorCode, wire.message);
+    for (const [name, value] of Object.entries(wire.fields)) {
+      Object.defineProperty(this, name, { value, enumerable: name !== 'details', configurable: true });
+    }
+    this.stackInWorker = wire.stack;
+  }
+}

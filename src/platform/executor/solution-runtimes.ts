@@ -1,0 +1,138 @@
+import { type CredentialRecords, StoreCredentialProvider } from '../../auth/provider.js';
+import { loadSolution } from '../../definition/solution.js';
+import { SYSTEM_CLOCK } from '../../errors/clock.js';
+import { DEFAULT_HTTP } from '../../http/options.js';
+import { createRuntime, type Runtime } from '../../runtime/runtime.js';
+import { type Ceilings, capSettings } from '../ceilings.js';
+import { guardedFetch, platformGuard } from '../ssrf.js';
+
+/**
+ * The largest response body the platform reads for any solution: an author's
+ * `settings.http.maxResponseMb` may lower it, not raise it.
+ */
+export const PLATFORM_MAX_RESPONSE_BYTES = DEFAULT_HTTP.maxResponseBytes;
+
+/** How long a replaced version's runtime stays open for executions still running on it. */
+const RETIRE_AFTER_MS = 60_000;
+/** Solutions whose runtimes one worker keeps (the least recently used idle one goes first). */
+const KEPT = 32;
+
+interface Held {
+  readonly version: number;
+  readonly runtime: Promise<Runtime>;
+  busy: number;
+}
+
+/**
+ * A worker's runtimes: one per solution, for its current version, made on first use and shared
+ * by that worker's executions of it (one connection pool, one expression cache, one script
+ * sandbox). A new version replaces it; the old one is closed once executions in flight had time
+ * to finish. Closing never throws: an author's work must not end the worker from a timer.
+ */
+export class SolutionRuntimes {
+  private readonly held = new Map<string, Held>();
+
+  constructor(
+    private readonly config: {
+      readonly ceilings: Ceilings;
+      readonly allowPrivateTargets: boolean;
+      readonly allowTargets: Readonly<Record<string, readonly string[]>>;
+      /** The solution's credential records (the request thread holds the vault). */
+      readonly records: (solution: string) => CredentialRecords;
+    },
+  ) {}
+
+  /** Runs `work` on the runtime of `solution` at `version` (its files in `root`). */
+  async with<T>(
+    solution: string,
+    version: number,
+    root: string,
+    work: (runtime: Runtime) => Promise<T>,
+  ): Promise<T> {
+    let held = this.held.get(solution);
+    if (held?.version !== version) {
+      if (held) this.retire(held);
+      held = { version, runtime: this.make(solution, root), busy: 0 };
+      const made = held;
+      // One that could not be made is not kept: the next request makes it again.
+      made.runtime.catch(() => {
+        if (this.held.get(solution) === made) this.held.delete(solution);
+      });
+      this.held.set(solution, held);
+      this.evict();
+    } else {
+      // Most recently used last.
+      this.held.delete(solution);
+      this.held.set(solution, held);
+    }
+    held.busy++;
+    try {
+      return await work(await held.runtime);
+    } finally {
+      held.busy--;
+    }
+  }
+
+  private async make(solution: string, root: string): Promise<Runtime> {
+    const loaded = loadSolution(root, { displayBase: root });
+    const guard = platformGuard({
+      allowPrivateTargets: this.config.allowPrivateTargets,
+      allowHosts: this.config.allowTargets[solution] ?? [],
+    });
+    const settings = loaded.settings?.definition?.settings;
+    // Every limit the author set, held to the operator's ceilings (publish warned of each).
+    const capped = capSettings(settings, this.config.ceilings).options;
+    const askedMb = settings?.http?.maxResponseMb;
+    const maxResponseBytes = Math.min(
+      askedMb == null ? PLATFORM_MAX_RESPONSE_BYTES : Math.round(askedMb * 1024 * 1024),
+      PLATFORM_MAX_RESPONSE_BYTES,
+    );
+    const runtime = createRuntime(loaded, {
+      ...capped,
+      http: { ...capped.http, maxResponseBytes },
+      credentials: new StoreCredentialProvider(
+        () => this.config.records(solution),
+        SYSTEM_CLOCK,
+        guard ? guardedFetch(guard) : undefined,
+        true,
+      ),
+      ...(guard ? { addressGuard: guard } : {}),
+      maskOutput: true,
+    });
+    await runtime.ready();
+    return runtime;
+  }
+
+  /** Past `KEPT` solutions, the least recently used idle ones are closed. */
+  private evict(): void {
+    for (const [solution, held] of this.held) {
+      if (this.held.size <= KEPT) return;
+      if (held.busy > 0) continue;
+      this.held.delete(solution);
+      this.retire(held);
+    }
+  }
+
+  private retire(held: Held): void {
+    setTimeout(() => {
+      void held.runtime.then(closeQuietly, () => undefined);
+    }, RETIRE_AFTER_MS).unref();
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.held.values()].map((h) => h.runtime.then(closeQuietly, () => undefined)));
+    this.held.clear();
+  }
+}
+
+/**
+ * Closing a runtime runs in a timer or at shutdown: whatever an author's work left behind, it must
+ * never throw there (an exception in a timer ends the thread).
+ */
+async function closeQuietly(runtime: Runtime): Promise<void> {
+  try {
+    await runtime.close();
+  } catch {
+    // What could not be closed is dropped; the garbage collector takes it.
+  }
+}

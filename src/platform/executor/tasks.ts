@@ -1,0 +1,156 @@
+import { originsNamingCredential } from '../../runtime/credential-origins.js';
+import type { ExecutionEvent } from '../../runtime/events.js';
+import { functionFile } from '../../runtime/pipeline.js';
+import { parametersPlan, planOf } from '../../runtime/plan.js';
+import type { Runtime } from '../../runtime/runtime.js';
+import { PlatformError } from '../errors.js';
+import type { FunctionInfo, Task } from './protocol.js';
+
+/**
+ * What a worker does with one task on a solution's runtime (worker.ts routes the messages). Runs
+ * in the worker: everything here reads or runs what the author wrote.
+ */
+export async function runTask(
+  runtime: Runtime,
+  task: Exclude<Task, { kind: 'validate' }>,
+  signal: AbortSignal,
+  onPage: (page: number, result: unknown) => Promise<void>,
+): Promise<unknown> {
+  switch (task.kind) {
+    case 'describe':
+      return describe(runtime);
+    case 'origins':
+      return originsNamingCredential(runtime.solution, task.key);
+    case 'execute': {
+      refuseCredentialValues(runtime, task.name, task.parameters, false);
+      const trace = task.trace ? traceOf(runtime, task.correlationId) : undefined;
+      try {
+        const result = await runtime.execute(task.name, task.parameters, task.context, {
+          signal,
+          correlationId: task.correlationId,
+        });
+        const answer =
+          result.status === 'ok'
+            ? { status: 'ok', output: result.output, correlationId: result.correlationId }
+            : { status: 'skipped', reason: result.reason, correlationId: result.correlationId };
+        return trace ? { ...answer, trace: trace.exchanges } : answer;
+      } catch (error) {
+        // The raw exchanges go with the failure too: a preview shows what was sent and received.
+        if (trace && error instanceof Error)
+          Object.defineProperty(error, 'trace', { value: trace.exchanges, configurable: true });
+        throw error;
+      } finally {
+        trace?.stop();
+      }
+    }
+    case 'pages': {
+      refuseCredentialValues(runtime, task.name, task.parameters, false);
+      let correlationId: string | undefined;
+      const done = await runtime.pages(
+        task.name,
+        task.parameters,
+        task.context,
+        async (result, page) => {
+          correlationId ??= result.correlationId;
+          await onPage(
+            page,
+            result.status === 'ok' ? { page, output: result.output } : { page, status: 'skipped' },
+          );
+        },
+        { signal },
+      );
+      return { ...done, correlationId: correlationId ?? null };
+    }
+    case 'call': {
+      refuseCredentialValues(runtime, task.name, task.values, task.continuation !== undefined);
+      return runtime.callStep(task.name, task.values, {
+        ...(task.continuation ? { continuation: task.continuation } : {}),
+        ...(task.context ? { context: task.context } : {}),
+        ...(task.correlationId ? { correlationId: task.correlationId } : {}),
+        signal,
+      });
+    }
+  }
+}
+
+/** The functions of a version, as the console lists them, and the names of all. */
+function describe(runtime: Runtime): { functions: FunctionInfo[]; names: string[] } {
+  const files = [...runtime.solution.functions.values()];
+  const functions = files
+    .filter((f) => f.definition?.provider === 'DATA_PROVIDER_REST')
+    .map((f) => {
+      const d = f.definition!;
+      return {
+        name: f.name,
+        path: f.yaml.file,
+        method: d.method,
+        url: d.url,
+        useLocalCall: d.useLocalCall === true,
+        parameters: Object.entries(d.parameters ?? {}).map(([name, p]) => ({
+          name,
+          location: p.location,
+          type: p.type,
+          required: p.required === true,
+          ...(p.value !== undefined ? { value: p.value } : {}),
+        })),
+        source: f.yaml.text,
+      };
+    })
+    .sort((a, b) => a.name.localeCompare(b.name));
+  return { functions, names: files.map((f) => f.name).sort() };
+}
+
+/**
+ * A caller's value for a credential parameter would choose which of the solution's credentials
+ * goes where (another service's key in this function's header): on the platform the key is the one
+ * the function names. A device never sends these values (its `/call` leaves credentials out).
+ */
+function refuseCredentialValues(
+  runtime: Runtime,
+  name: string,
+  given: Readonly<Record<string, unknown>>,
+  continuation: boolean,
+): void {
+  const definition = functionFile(runtime.solution, name).definition;
+  const declared = continuation
+    ? parametersPlan(definition.continuation?.parameters)
+    : planOf(definition).parameters;
+  const named = declared.list.find((p) => p.credential !== undefined && Object.hasOwn(given, p.name));
+  if (named) {
+    throw new PlatformError(
+      'REQUEST_INVALID',
+      `parameter '${named.name}' is a credential: the platform uses the credential the function names, so leave it out`,
+    );
+  }
+}
+
+type TraceEvent = Extract<ExecutionEvent, { type: 'request' | 'response' | 'retried' }>;
+
+/**
+ * The raw exchanges of one execution, as its events show them (headers and bodies with every
+ * credential masked, bodies at most 64 KB, the response before `outputTransform`): one entry per
+ * attempt, each retry saying why. Listening costs the runtime's other executions the building of
+ * their events while it lasts, so only a preview asks for it.
+ */
+function traceOf(runtime: Runtime, correlationId: string) {
+  const exchanges: Array<{
+    request?: Omit<TraceEvent & { type: 'request' }, 'type' | 'correlationId' | 'function'>;
+    response?: Omit<TraceEvent & { type: 'response' }, 'type' | 'correlationId' | 'function'>;
+    retry?: { attempt: number; delayMs: number; reason: string };
+  }> = [];
+  const stop = runtime.on((event) => {
+    if (event.correlationId !== correlationId) return;
+    if (event.type === 'request') {
+      const { type: _t, correlationId: _c, function: _f, ...request } = event;
+      exchanges.push({ request });
+    } else if (event.type === 'response') {
+      const { type: _t, correlationId: _c, function: _f, ...response } = event;
+      const last = exchanges.at(-1);
+      if (last) last.response = response;
+    } else if (event.type === 'retried') {
+      const last = exchanges.at(-1);
+      if (last) last.retry = { attempt: event.attempt, delayMs: event.delayMs, reason: event.reason };
+    }
+  });
+  return { exchanges, stop };
+}
