@@ -328,3 +328,106 @@ parameters:
     expect(other.requests).toHaveLength(0);
   });
 });
+
+/** A solution file of 20,000 parameters (~0.9 MB): seconds of YAML to read. */
+function heavyFile(): string {
+  const parameters = Array.from({ length: 20_000 }, (_, i) => `  p${i}: { location: query, type: string }`);
+  return `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: https://api.example.com/x\nparameters:\n${parameters.join('\n')}\n`;
+}
+
+describe('author work runs where it cannot hold up other solutions', () => {
+  it("B's execution and /healthz complete while A spins a script, recurses in JSONata and publishes heavy files; A's broken sandbox leaves the server up", async () => {
+    const service = await testServer((_req, res) => json(res, 200, { n: 3 }));
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    expect(
+      (
+        await publish(platform, 'a', {
+          'functions/rest-spin.platform': functionFile(`${service.url}/x`, "outputTransform: '$s.spin(n)'\n"),
+          'functions/rest-loop.platform': functionFile(
+            `${service.url}/x`,
+            "outputTransform: '$reduce([1..1000000], function($acc, $v) { $acc + $v })'\n",
+          ),
+          'functions/rest-overflow.platform': functionFile(
+            `${service.url}/x`,
+            "outputTransform: '$s.down(0)'\n",
+          ),
+          'scripts/expressions/s.js':
+            'export function spin(n) { for (;;) {} return n; }\nexport function down(d) { return down(d + 1) + 1; }\n',
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (await publish(platform, 'b', { 'functions/rest-get.platform': functionFile(`${service.url}/x`) }))
+        .status,
+    ).toBe(201);
+
+    /** Starts A's work, then B's and /healthz: B's must end first. */
+    const whileA = async (work: () => Promise<{ status: number; body: unknown }>) => {
+      const order: string[] = [];
+      const a = work().then((answer) => {
+        order.push('a');
+        return answer;
+      });
+      const [b, health] = await Promise.all([
+        execute(platform, 'b', 'rest-get'),
+        platform.api('GET', '/healthz'),
+      ]);
+      order.push('b');
+      expect(b.body).toMatchObject({ status: 'ok', output: { n: 3 } });
+      expect(health.status).toBe(200);
+      const answer = await a;
+      expect(order).toEqual(['b', 'a']);
+      return answer;
+    };
+    expect((await whileA(() => execute(platform, 'a', 'rest-spin'))).body).toMatchObject({
+      code: 'SCRIPT_TIMEOUT',
+    });
+    expect((await whileA(() => execute(platform, 'a', 'rest-loop'))).body).toMatchObject({
+      status: expect.any(String),
+    });
+    const heavy = await whileA(() =>
+      publish(platform, 'a', {
+        'functions/rest-heavy.platform': heavyFile(),
+      }),
+    );
+    expect(heavy.status).toBe(201);
+
+    // A's script overflows every stack: its call fails; its sandbox is replaced, and retired with
+    // its version when A publishes again; the server and both solutions go on.
+    await publish(platform, 'a', {
+      'functions/rest-overflow.platform': functionFile(`${service.url}/x`, "outputTransform: '$s.down(0)'\n"),
+      'scripts/expressions/s.js': 'export function down(d) { return down(d + 1) + 1; }\n',
+    });
+    for (let i = 0; i < 2; i++)
+      expect((await execute(platform, 'a', 'rest-overflow')).body).toMatchObject({ code: 'SCRIPT_ERROR' });
+    await publish(platform, 'a', { 'functions/rest-get.platform': functionFile(`${service.url}/x`) });
+    expect((await execute(platform, 'a', 'rest-get')).body).toMatchObject({ status: 'ok' });
+    expect((await execute(platform, 'b', 'rest-get')).body).toMatchObject({ status: 'ok' });
+    expect((await platform.api('GET', '/healthz')).status).toBe(200);
+    expect(platform.output()).not.toMatch(/uncaught|Assertion failed|"level":50/);
+  });
+
+  it('a worker that stands still past every limit is ended: only its solution gets EXECUTION_STALLED, and a new worker serves it next', async () => {
+    const service = await testServer((_req, res) => json(res, 200, { ok: true }));
+    // A validation may hold its worker as long as an execution may run: here 1 ms, which the
+    // watchdog takes as its shortest, 1 s; a publish of four heavy files (seconds of YAML, in one
+    // go) stands still far past it.
+    const platform = await startPlatformProcess({
+      args: ['--allow-private-targets', '--max-execution-ms', '1'],
+    });
+    const stalled = await publish(platform, 'a', {
+      'functions/rest-heavy-1.platform': heavyFile(),
+      'functions/rest-heavy-2.platform': heavyFile(),
+      'functions/rest-heavy-3.platform': heavyFile(),
+      'functions/rest-heavy-4.platform': heavyFile(),
+    });
+    expect(stalled.status).toBe(422);
+    expect(stalled.body).toMatchObject({ status: 'error', code: 'EXECUTION_STALLED' });
+    expect(stalled.body.message).toContain('publish fewer or smaller files');
+    expect(
+      (await publish(platform, 'a', { 'functions/rest-get.platform': functionFile(`${service.url}/x`) }))
+        .status,
+    ).toBe(201);
+    expect((await platform.api('GET', '/healthz')).status).toBe(200);
+  });
+});

@@ -25,6 +25,8 @@ const WORKER_FILE = [
 
 /** How often the watchdog looks at the workers' pulses. */
 const WATCH_MS = 200;
+/** The shortest stand-still the watchdog acts on: several of its looks, many of a pulse's beats. */
+const MIN_STALL_MS = 1000;
 /** The runtime's own code and caches, on top of what executions may use. */
 const WORKER_BASE_MB = 64;
 
@@ -95,11 +97,12 @@ export class Executor {
   /**
    * How long a worker's event loop may stand still while it has work: beyond the longest a script
    * or an expression may run (their own limits stop them first), with room for the parsing of a
-   * large answer.
+   * large answer. A publish's validation reads every file in one go (a large solution takes
+   * seconds), within the longest an execution may take.
    */
-  get stallMs(): number {
-    const { scriptMs, expressionMs } = this.options.ceilings;
-    return 2 * Math.max(scriptMs, expressionMs) + 1000;
+  stallMs(validating: boolean): number {
+    const { scriptMs, expressionMs, executionMs } = this.options.ceilings;
+    return Math.max(MIN_STALL_MS, validating ? executionMs : 2 * Math.max(scriptMs, expressionMs) + 1000);
   }
 
   /** Runs `task` for `solution` in its worker; `version` is the published version it runs on. */
@@ -302,13 +305,16 @@ export class Executor {
     for (const slot of this.slots) {
       if (slot.busy === 0 || slot.ended) continue;
       const pulse = Atomics.load(slot.beat, 0);
+      // Still loading its code (the first beat comes once it has): not standing still.
+      if (pulse === 0) continue;
       if (pulse !== slot.pulse) {
         slot.pulse = pulse;
         slot.movedAt = now;
         continue;
       }
-      if (now - slot.movedAt <= this.stallMs) continue;
       const validating = [...slot.pending.values()].some((p) => p.validating);
+      const limit = this.stallMs(validating);
+      if (now - slot.movedAt <= limit) continue;
       this.log.warn(
         { solution: slot.last, stalledMs: now - slot.movedAt },
         'an executor worker stalled; ended',
@@ -318,8 +324,8 @@ export class Executor {
         new RestfnError(
           'EXECUTION_STALLED',
           validating
-            ? `validating the upload of solution '${slot.last}' took more than ${this.stallMs} ms: publish fewer or smaller files`
-            : `the work of solution '${slot.last}' held its worker for more than ${this.stallMs} ms (a script or expression past its limit): its executions in flight were stopped`,
+            ? `validating the upload of solution '${slot.last}' took more than ${limit} ms: publish fewer or smaller files`
+            : `the work of solution '${slot.last}' held its worker for more than ${limit} ms (a script or expression past its limit): its executions in flight were stopped`,
         ),
       );
     }

@@ -12,22 +12,23 @@ import { guardedFetch, platformGuard } from '../ssrf.js';
  */
 export const PLATFORM_MAX_RESPONSE_BYTES = DEFAULT_HTTP.maxResponseBytes;
 
-/** How long a replaced version's runtime stays open for executions still running on it. */
-const RETIRE_AFTER_MS = 60_000;
 /** Solutions whose runtimes one worker keeps (the least recently used idle one goes first). */
 const KEPT = 32;
 
 interface Held {
   readonly version: number;
   readonly runtime: Promise<Runtime>;
+  /** Executions running on it now. */
   busy: number;
+  /** Replaced (a new version, or evicted): closed once no execution runs on it. */
+  retired: boolean;
 }
 
 /**
  * A worker's runtimes: one per solution, for its current version, made on first use and shared
  * by that worker's executions of it (one connection pool, one expression cache, one script
- * sandbox). A new version replaces it; the old one is closed once executions in flight had time
- * to finish. Closing never throws: an author's work must not end the worker from a timer.
+ * sandbox). A new version replaces it; the old one is closed when the last execution on it ends.
+ * Closing never throws: whatever an author's work left behind must not end the worker.
  */
 export class SolutionRuntimes {
   private readonly held = new Map<string, Held>();
@@ -52,7 +53,7 @@ export class SolutionRuntimes {
     let held = this.held.get(solution);
     if (held?.version !== version) {
       if (held) this.retire(held);
-      held = { version, runtime: this.make(solution, root), busy: 0 };
+      held = { version, runtime: this.make(solution, root), busy: 0, retired: false };
       const made = held;
       // One that could not be made is not kept: the next request makes it again.
       made.runtime.catch(() => {
@@ -70,6 +71,7 @@ export class SolutionRuntimes {
       return await work(await held.runtime);
     } finally {
       held.busy--;
+      if (held.retired && held.busy === 0) void held.runtime.then(closeQuietly, () => undefined);
     }
   }
 
@@ -114,9 +116,8 @@ export class SolutionRuntimes {
   }
 
   private retire(held: Held): void {
-    setTimeout(() => {
-      void held.runtime.then(closeQuietly, () => undefined);
-    }, RETIRE_AFTER_MS).unref();
+    held.retired = true;
+    if (held.busy === 0) void held.runtime.then(closeQuietly, () => undefined);
   }
 
   async close(): Promise<void> {

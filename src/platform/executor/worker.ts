@@ -21,6 +21,7 @@ const send = (message: FromWorker) => port.postMessage(message);
 
 // The watchdog's pulse: it stops while author work holds this thread's event loop.
 const beat = new Int32Array(config.heartbeat);
+Atomics.add(beat, 0, 1);
 setInterval(() => Atomics.add(beat, 0, 1), 100);
 
 /** Credential record operations, answered by the request thread (which holds the vault). */
