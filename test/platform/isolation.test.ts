@@ -407,6 +407,33 @@ describe('author work runs where it cannot hold up other solutions', () => {
     expect(platform.output()).not.toMatch(/uncaught|Assertion failed|"level":50/);
   });
 
+  it('one publish of a solution at a time: another meanwhile is 429 with Retry-After, before its body is read', async () => {
+    const platform = await startPlatformProcess();
+    const heavy = publish(platform, 'a', {
+      'functions/rest-heavy-1.platform': heavyFile(),
+      'functions/rest-heavy-2.platform': heavyFile(),
+    });
+    // The heavy upload's validation takes seconds; a moment after it was sent, it is in progress.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const refused = await publish(platform, 'a', {
+      'functions/rest-get.platform': functionFile('https://x.test/'),
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: 'RATE_LIMITED' });
+    expect(refused.body.message).toContain("a publish of solution 'a' is in progress");
+    expect(refused.headers.get('retry-after')).toBe('1');
+    // Another solution publishes meanwhile.
+    expect(
+      (await publish(platform, 'b', { 'functions/rest-get.platform': functionFile('https://x.test/') }))
+        .status,
+    ).toBe(201);
+    expect((await heavy).status).toBe(201);
+    expect(
+      (await publish(platform, 'a', { 'functions/rest-get.platform': functionFile('https://x.test/') }))
+        .status,
+    ).toBe(201);
+  });
+
   it('a worker that stands still past every limit is ended: only its solution gets EXECUTION_STALLED, and a new worker serves it next', async () => {
     const service = await testServer((_req, res) => json(res, 200, { ok: true }));
     // A validation may hold its worker as long as an execution may run: here 1 ms, which the

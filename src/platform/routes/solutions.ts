@@ -1,4 +1,4 @@
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { PlatformContext } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { checkUpload, digestOf, SOLUTION_NAME } from '../publish.js';
@@ -64,10 +64,24 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
     },
   );
 
+  // One publish of a solution at a time (on this instance): a second one meanwhile is refused
+  // before its body is read. Versions would race anyway, and each publish costs this thread the
+  // upload's parsing and storing (its validation runs in the solution's worker).
+  const publishing = new Set<string>();
+  const busy = (solution: string) =>
+    new PlatformError(
+      'RATE_LIMITED',
+      `a publish of solution '${solution}' is in progress; try again when it is done`,
+      undefined,
+      1,
+    );
   app.put<{ Params: { solution: string }; Body: { files: unknown } }>(
     '/solutions/:solution',
     {
       config: { permission: 'solution.publish' },
+      onRequest: async (req) => {
+        if (publishing.has(req.params.solution)) throw busy(req.params.solution);
+      },
       bodyLimit: PUBLISH_BODY_LIMIT,
       schema: {
         params: SOLUTION_PARAMS,
@@ -76,38 +90,52 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
     },
     async (req, reply) => {
       const { solution } = req.params;
-      const started = Date.now();
-      const files = checkUpload(req.body.files);
-      const { diagnostics, errors, warnings } = await ctx.runtimes.validate(solution, files);
-      const findings = diagnostics.map((d) => ({ ...d, at: `${d.file}:${d.line}:${d.col}` }));
-      const audited = (outcome: string, target: string | null) =>
-        ctx.audit(req, {
-          solution,
-          action: 'publish',
-          target,
-          outcome,
-          correlationId: null,
-          durationMs: Date.now() - started,
-        });
-      if (errors > 0) {
-        await audited('PUBLISH_INVALID', null);
-        throw new PlatformError(
-          'PUBLISH_INVALID',
-          `solution '${solution}' has ${errors} error(s) and ${warnings} warning(s); nothing was published`,
-          { findings },
-        );
+      if (publishing.has(solution)) throw busy(solution);
+      publishing.add(solution);
+      try {
+        return await publish(req, reply);
+      } finally {
+        publishing.delete(solution);
       }
-      const digest = digestOf(files);
-      const current = await ctx.store.currentVersion(solution);
-      if (current?.digest === digest) {
-        await audited('ok', `version ${current.version} (unchanged)`);
-        return reply.status(200).send({ solution, version: current.version, unchanged: true, findings });
-      }
-      const version = await ctx.store.addVersion(solution, files, req.user.name, digest);
-      await audited('ok', `version ${version.version}`);
-      return reply.status(201).send({ solution, version: version.version, unchanged: false, findings });
     },
   );
+
+  async function publish(
+    req: FastifyRequest<{ Params: { solution: string }; Body: { files: unknown } }>,
+    reply: FastifyReply,
+  ) {
+    const { solution } = req.params;
+    const started = Date.now();
+    const files = checkUpload(req.body.files);
+    const { diagnostics, errors, warnings } = await ctx.runtimes.validate(solution, files);
+    const findings = diagnostics.map((d) => ({ ...d, at: `${d.file}:${d.line}:${d.col}` }));
+    const audited = (outcome: string, target: string | null) =>
+      ctx.audit(req, {
+        solution,
+        action: 'publish',
+        target,
+        outcome,
+        correlationId: null,
+        durationMs: Date.now() - started,
+      });
+    if (errors > 0) {
+      await audited('PUBLISH_INVALID', null);
+      throw new PlatformError(
+        'PUBLISH_INVALID',
+        `solution '${solution}' has ${errors} error(s) and ${warnings} warning(s); nothing was published`,
+        { findings },
+      );
+    }
+    const digest = digestOf(files);
+    const current = await ctx.store.currentVersion(solution);
+    if (current?.digest === digest) {
+      await audited('ok', `version ${current.version} (unchanged)`);
+      return reply.status(200).send({ solution, version: current.version, unchanged: true, findings });
+    }
+    const version = await ctx.store.addVersion(solution, files, req.user.name, digest);
+    await audited('ok', `version ${version.version}`);
+    return reply.status(201).send({ solution, version: version.version, unchanged: false, findings });
+  }
 
   app.get<{
     Params: { solution: string };
