@@ -1,7 +1,6 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuditLog } from './audit-log.js';
 import type { Permission } from './auth/authorize.js';
-import type { Ceilings } from './ceilings.js';
 import type { DeniedRequests } from './denied-requests.js';
 import type { Counters } from './rate-limit-counters.js';
 import type { Runtimes } from './runtimes.js';
@@ -16,9 +15,7 @@ export interface PlatformContext {
   readonly store: PlatformStore;
   readonly vault: Vault;
   readonly runtimes: Runtimes;
-  /** The operator's ceilings over every solution's limits. */
-  readonly ceilings: Ceilings;
-  /** Executions in flight per solution, within `ceilings.concurrentPerSolution`. */
+  /** Executions in flight per solution, within the operator's `--max-concurrent-per-solution`. */
   readonly slots: SolutionSlots;
   readonly auditLog: AuditLog;
   /** Refused requests, counted into the audit once a minute. */

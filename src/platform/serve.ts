@@ -144,7 +144,6 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       store,
       vault,
       runtimes,
-      ceilings,
       slots: new SolutionSlots(ceilings.concurrentPerSolution),
       auditLog,
       counters: rateLimitCounters(store),
