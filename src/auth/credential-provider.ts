@@ -11,6 +11,11 @@ export interface CredentialRequest {
   readonly location: Location;
   /** Set on a 401 retry: the current token was refused, get a fresh one. */
   readonly refresh?: boolean;
+  /**
+   * The calling user's id (`@ctx.user.id`): on the platform, an authorization-code credential's
+   * tokens are that user's connection.
+   */
+  readonly user?: string;
 }
 
 /** Where the credential's value goes: one or more placed values (an Authorization header, a query value, ...). */

@@ -92,12 +92,27 @@ export async function startAuthorization(c: OAuthCredential, redirectUri: string
 /** Checks the redirect (state, errors) and exchanges the code, proving the PKCE verifier. */
 export async function finishAuthorization(
   c: OAuthCredential,
-  start: PkceStart,
+  start: Pick<PkceStart, 'state' | 'verifier'>,
   callback: URL,
   redirectUri: string,
   now: number,
 ): Promise<Omit<TokenSet, 'kind'>> {
-  const { as, client, auth, options } = endpoints(c);
+  return (await exchangeCode(c, start, callback, redirectUri, now)).tokens;
+}
+
+/**
+ * `finishAuthorization` with who logged in: the ID token's `email`, else its `sub`, when the
+ * provider gave one (the `openid` scope), and the scopes granted.
+ */
+export async function exchangeCode(
+  c: OAuthCredential,
+  start: Pick<PkceStart, 'state' | 'verifier'>,
+  callback: URL,
+  redirectUri: string,
+  now: number,
+  fetchWith?: TokenFetch,
+): Promise<{ tokens: Omit<TokenSet, 'kind'>; account: string | undefined; scopes: string[] }> {
+  const { as, client, auth, options } = endpoints(c, undefined, fetchWith);
   return guarded(c, async () => {
     const params = oauth.validateAuthResponse(as, client, callback, start.state);
     const response = await oauth.authorizationCodeGrantRequest(
@@ -109,8 +124,26 @@ export async function finishAuthorization(
       start.verifier,
       options,
     );
-    return tokens(await oauth.processAuthorizationCodeResponse(as, client, response), now, undefined);
+    const result = await oauth.processAuthorizationCodeResponse(as, client, response);
+    const claims = result.id_token ? oauth.getValidatedIdTokenClaims(result) : undefined;
+    const account = typeof claims?.email === 'string' ? claims.email : claims?.sub;
+    const scopes = typeof result.scope === 'string' ? result.scope.split(' ').filter(Boolean) : [...c.scopes];
+    return { tokens: tokens(result, now, undefined), account, scopes };
   });
+}
+
+/** Revokes a token at the provider (RFC 7009), when it has a revocation endpoint; best effort. */
+export async function revokeToken(c: OAuthCredential, token: string, fetchWith?: TokenFetch): Promise<void> {
+  if (!c.revocationEndpoint) return;
+  const { as, client, auth, options } = endpoints(c, undefined, fetchWith);
+  const response = await oauth.revocationRequest(
+    { ...as, revocation_endpoint: c.revocationEndpoint },
+    client,
+    auth,
+    token,
+    options,
+  );
+  await oauth.processRevocationResponse(response);
 }
 
 function tokens(

@@ -10,16 +10,29 @@ import type { Credential, OAuthCredential, TokenSet } from './store.js';
  */
 export interface CredentialRecords {
   get(key: string): Credential | undefined | Promise<Credential | undefined>;
-  getTokens(key: string): TokenSet | undefined | Promise<TokenSet | undefined>;
-  setTokens(key: string, tokens: Omit<TokenSet, 'kind'>): void | Promise<void>;
+  /** The credential's tokens; with `user`, that user's connection's (the platform's). */
+  getTokens(key: string, user?: string): TokenSet | undefined | Promise<TokenSet | undefined>;
+  setTokens(key: string, tokens: Omit<TokenSet, 'kind'>, user?: string): void | Promise<void>;
   /** Forgets the tokens, only while the stored refresh token is still `ifRefreshToken` when given. */
-  clearTokens(key: string, ifRefreshToken?: string): boolean | Promise<boolean>;
+  clearTokens(key: string, ifRefreshToken?: string, user?: string): boolean | Promise<boolean>;
   /**
-   * Runs `work` while no other process holds the same key's lock (several platform instances on
-   * one database): a token refresh then happens once across all of them. Absent: this process's
-   * own single flight is enough.
+   * Runs `work` while no other process holds the same key's (and user's) lock (several platform
+   * instances on one database): a token refresh then happens once across all of them. Absent:
+   * this process's own single flight is enough.
    */
-  exclusive?<T>(key: string, work: () => Promise<T>): Promise<T>;
+  exclusive?<T>(key: string, work: () => Promise<T>, user?: string): Promise<T>;
+}
+
+export interface ProviderOptions {
+  /** How token requests go out (the platform's refuses private addresses); default: `fetch`. */
+  readonly fetchWith?: TokenFetch;
+  /** Refuse credentials stored without origins (the platform's; a device's may have none). */
+  readonly requireOrigins?: boolean;
+  /**
+   * Authorization-code credentials use the calling user's connection (`CONNECTION_REQUIRED` when
+   * there is none), not one login for everyone: the platform, which calls for many users.
+   */
+  readonly perUser?: boolean;
 }
 
 /** Tokens this close to expiry are refreshed before the call. */
@@ -39,10 +52,7 @@ export class StoreCredentialProvider implements CredentialProvider {
   constructor(
     private readonly openStore: () => CredentialRecords,
     private readonly clock: Clock,
-    /** How token requests go out (the platform's refuses private addresses); default: `fetch`. */
-    private readonly fetchWith?: TokenFetch,
-    /** Refuse credentials stored without origins (the platform's; a device's may have none). */
-    private readonly requireOrigins = false,
+    private readonly options: ProviderOptions = {},
   ) {}
 
   async apply(request: CredentialRequest, signal?: AbortSignal): Promise<AppliedCredential> {
@@ -54,7 +64,7 @@ export class StoreCredentialProvider implements CredentialProvider {
         `parameter '${request.parameter}' needs the credential '${request.key}', which is not stored; add it with 'restfn credentials set ${request.key} --kind ${request.kind === 'oauth' ? 'oauth' : 'secret'}'`,
       );
     }
-    if (this.requireOrigins && credential.origins === undefined) {
+    if (this.options.requireOrigins && credential.origins === undefined) {
       throw new CredentialError(
         'CREDENTIAL_ORIGIN',
         `credential '${request.key}' was stored before credentials were bound to origins, so it is sent nowhere: store it again (restfn credentials set ${request.key} --server, or the console), and it is bound to the origins of the functions that name it`,
@@ -63,7 +73,11 @@ export class StoreCredentialProvider implements CredentialProvider {
     }
     if (request.kind === 'oauth') {
       if (credential.kind !== 'oauth') throw kindMismatch(request, credential.kind);
-      const token = await this.token(request.key, credential, request.refresh === true, signal);
+      const user =
+        this.options.perUser && credential.grantType === 'authorization_code' ? request.user : undefined;
+      if (this.options.perUser && credential.grantType === 'authorization_code' && user === undefined)
+        throw connectionRequired(request.key, undefined);
+      const token = await this.token(request.key, credential, request.refresh === true, user, signal);
       return bound(credential, [bearer(request, token)]);
     }
     if (credential.kind === 'basic') {
@@ -80,29 +94,35 @@ export class StoreCredentialProvider implements CredentialProvider {
     key: string,
     credential: OAuthCredential,
     forceRefresh: boolean,
+    user: string | undefined,
     signal?: AbortSignal,
   ): Promise<string> {
-    const running = this.inFlight.get(key);
+    const flightKey = user === undefined ? key : `${key}\0${user}`;
+    const running = this.inFlight.get(flightKey);
     if (running) return running;
     // One flight per key from here on: the stored tokens may be read asynchronously, and a second
     // call meanwhile must wait for this one rather than refresh again.
     const flight = (async () => {
       const store = this.store!;
-      const current = await store.getTokens(key);
+      const current = await store.getTokens(key, user);
       const usable = (tokens: TokenSet | undefined): tokens is TokenSet =>
         tokens !== undefined &&
         (tokens.expiresAt === undefined || tokens.expiresAt - EXPIRY_SKEW_MS > this.clock.now());
       if (usable(current) && !forceRefresh) return current.accessToken;
-      if (!store.exclusive) return this.refresh(key, credential, current, signal);
-      return store.exclusive(key, async () => {
-        // Another process may have refreshed while this one waited for the lock: its tokens do.
-        const latest = await store.getTokens(key);
-        if (usable(latest) && latest.accessToken !== current?.accessToken) return latest.accessToken;
-        return this.refresh(key, credential, latest, signal);
-      });
+      if (!store.exclusive) return this.refresh(key, credential, current, user, signal);
+      return store.exclusive(
+        key,
+        async () => {
+          // Another process may have refreshed while this one waited for the lock: its tokens do.
+          const latest = await store.getTokens(key, user);
+          if (usable(latest) && latest.accessToken !== current?.accessToken) return latest.accessToken;
+          return this.refresh(key, credential, latest, user, signal);
+        },
+        user,
+      );
     })();
-    this.inFlight.set(key, flight);
-    return flight.finally(() => this.inFlight.delete(key));
+    this.inFlight.set(flightKey, flight);
+    return flight.finally(() => this.inFlight.delete(flightKey));
   }
 
   /** New tokens from the refresh token (or the client's credentials), saved before they are used. */
@@ -110,31 +130,36 @@ export class StoreCredentialProvider implements CredentialProvider {
     key: string,
     credential: OAuthCredential,
     current: TokenSet | undefined,
+    user: string | undefined,
     signal?: AbortSignal,
   ): Promise<string> {
     const now = this.clock.now();
+    const fetchWith = this.options.fetchWith;
+    // A user's connection that is gone (never made, or refused) is theirs to make again.
+    const again = (cause?: unknown) =>
+      user === undefined ? loginRequired(key, cause) : connectionRequired(key, cause);
     let next: Awaited<ReturnType<typeof refreshGrant>>;
     if (current?.refreshToken) {
       try {
-        next = await refreshGrant(credential, current.refreshToken, now, signal, this.fetchWith);
+        next = await refreshGrant(credential, current.refreshToken, now, signal, fetchWith);
       } catch (error) {
         // Only a refused grant means a new login; an outage of the token endpoint stays what it is.
         if (!(error instanceof CredentialError && error.code === 'LOGIN_REQUIRED')) throw error;
         // The refresh token is useless now: forget it so the next run asks to log in. Unless
         // another process rotated it meanwhile (a server that rotates refresh tokens refuses the
         // old one): its fresh tokens are kept and used.
-        if (await this.store!.clearTokens(key, current.refreshToken)) throw loginRequired(key, error);
-        const rotated = await this.store!.getTokens(key);
-        if (!rotated) throw loginRequired(key, error);
+        if (await this.store!.clearTokens(key, current.refreshToken, user)) throw again(error);
+        const rotated = await this.store!.getTokens(key, user);
+        if (!rotated) throw again(error);
         return rotated.accessToken;
       }
     } else if (credential.grantType === 'client_credentials') {
-      next = await clientCredentialsGrant(credential, now, signal, this.fetchWith);
+      next = await clientCredentialsGrant(credential, now, signal, fetchWith);
     } else {
-      throw loginRequired(key);
+      throw again();
     }
     // Saved before use: a rotated refresh token must never be lost with the process.
-    await this.store!.setTokens(key, next);
+    await this.store!.setTokens(key, next, user);
     return next.accessToken;
   }
 }
@@ -154,6 +179,17 @@ function kindMismatch(request: CredentialRequest, stored: string): CredentialErr
     'CREDENTIAL_KIND',
     `parameter '${request.parameter}' expects a${request.kind === 'oauth' ? 'n OAuth' : ' secret or basic'} credential, but '${request.key}' is stored as ${stored}`,
   );
+}
+
+/** The calling user has no usable connection for `key` (the platform adds where to make one). */
+function connectionRequired(key: string, cause?: unknown): CredentialError {
+  const error = new CredentialError(
+    'CONNECTION_REQUIRED',
+    `credential '${key}' calls as each user, and this user has no connection for it (or the provider refused it): connect first`,
+    key,
+  );
+  if (cause) Object.defineProperty(error, 'cause', { value: cause, enumerable: false });
+  return error;
 }
 
 function loginRequired(key: string, cause?: unknown): CredentialError {

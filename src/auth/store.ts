@@ -35,6 +35,8 @@ export interface OAuthCredential extends Bound {
   readonly scopes: readonly string[];
   readonly grantType: 'authorization_code' | 'client_credentials';
   readonly redirectUri?: string;
+  /** Where a user's tokens are revoked when they disconnect (RFC 7009), when the provider has one. */
+  readonly revocationEndpoint?: string;
 }
 /** Tokens of an OAuth credential: the device keychain (spec 5). */
 export interface TokenSet {

@@ -131,6 +131,11 @@ export const ERROR_CODES = {
     'A stored value cannot be used where it goes (a line break in a header).',
   ),
   CREDENTIAL_UNAVAILABLE: code('credentials', 'No credentials can be looked up in this runtime.'),
+  CONNECTION_REQUIRED: code(
+    'credentials',
+    "The credential calls as each user, and the calling user has no connection for it (or its refresh was refused): the answer's connectUrl makes one.",
+  ),
+  CONNECTION_NOT_FOUND: code('credentials', 'The user has no connection to that credential.', 404),
   CREDENTIAL_ORIGIN: code(
     'credentials',
     'A request would carry a credential to an origin it is not bound to (`--origin`); nothing was sent.',

@@ -14,6 +14,7 @@ import { authorize } from './auth/authorize.js';
 import { bearerToken, hashToken } from './auth/tokens.js';
 import type { PlatformContext } from './context.js';
 import { errorBody, PlatformError } from './errors.js';
+import { connectionRoutes } from './routes/connections.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { callRoutes, executeRoutes } from './routes/execute.js';
 import { CSRF_HEADER, SESSION_COOKIE, sessionRoutes } from './routes/session.js';
@@ -80,6 +81,10 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
     },
   });
   await app.register(cookie);
+  // The connect flow's confirmation page posts a form (it is a page, not the console).
+  app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) =>
+    done(null, Object.fromEntries(new URLSearchParams(String(body)))),
+  );
   app.decorateRequest('user', undefined as never);
   app.decorateRequest('csrfToken', undefined);
   app.decorateRequest('authProblem', undefined);
@@ -204,6 +209,7 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       userRoutes(api, ctx);
       solutionRoutes(api, ctx);
       credentialRoutes(api, ctx);
+      connectionRoutes(api, ctx);
       executeRoutes(api, ctx);
       sessionRoutes(api, ctx);
       callRoutes(api, ctx);

@@ -12,6 +12,13 @@ import type { Vault } from './vault/vault.js';
 /** What every route works with: one per server process. */
 export interface PlatformContext {
   readonly dataDir: string;
+  /** Where browsers and providers reach this platform (`--public-url`, else the address it listens on). */
+  publicUrl(): string;
+  /** Which private targets solutions may call (`--allow-private-targets`, `--allow-target`). */
+  readonly targets: {
+    readonly allowPrivateTargets: boolean;
+    readonly allowTargets: Readonly<Record<string, readonly string[]>>;
+  };
   readonly store: PlatformStore;
   readonly vault: Vault;
   readonly runtimes: Runtimes;

@@ -64,6 +64,12 @@ export interface ServeOptions {
   readonly logStream?: NodeJS.WritableStream;
   /** Requests per minute per token. @default 1200 */
   readonly rateLimit?: number;
+  /**
+   * The address browsers and OAuth providers reach the platform at (behind a proxy: its public
+   * https address): connect flows send users back to `<publicUrl>/api/v1/oauth/callback`.
+   * @default the address it listens on
+   */
+  readonly publicUrl?: string;
   /** Proxies whose X-Forwarded-* headers are believed (addresses or CIDR ranges). @default none */
   readonly trustProxy?: readonly string[];
   /**
@@ -139,8 +145,14 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       records: (solution) => vault.records(solution),
     });
     const runtimes = new Runtimes({ versions, dataDir, store, executor });
+    let listeningUrl = '';
     const ctx: PlatformContext = {
       dataDir,
+      publicUrl: () => options.publicUrl ?? listeningUrl,
+      targets: {
+        allowPrivateTargets: options.allowPrivateTargets === true,
+        allowTargets: options.allowTargets ?? {},
+      },
       store,
       vault,
       runtimes,
@@ -171,6 +183,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       // The address asked for (fastify names one of the machine's when it is 0.0.0.0 or ::).
       const bound = (app.server.address() as { port: number }).port;
       url = `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+      listeningUrl = url;
     } catch (error) {
       await app.close();
       const code = (error as { code?: string }).code;

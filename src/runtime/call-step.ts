@@ -29,6 +29,8 @@ export async function callStep(
     readonly context?: { readonly entity?: string; readonly commandId?: string };
     /** The caller's id for this call (a device's), so both sides name it alike. */
     readonly correlationId?: string;
+    /** `@ctx.user` of the call (the platform: the calling user, whose connection a per-user credential uses). */
+    readonly user?: Record<string, unknown>;
     readonly signal?: AbortLike;
   },
 ): Promise<RemoteResponse & { readonly correlationId: string }> {
@@ -38,7 +40,7 @@ export async function callStep(
   const ctx = createContext(
     engine.solution,
     options.correlationId ?? randomUUID(),
-    engine.options.user,
+    options.user ?? engine.options.user,
     options.context ?? {},
   );
   const field = fieldsOf(file, ctx, engine.expressions);

@@ -192,7 +192,12 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
   const localCall = definition.useLocalCall === true;
   // Without credential parameters there is nothing to apply (and nothing to await).
   const { placed, secrets, refs } = parameters.some((p) => p.credential)
-    ? await applyCredentials(engine, parameters, { signal, refresh: refreshToken, localCall })
+    ? await applyCredentials(engine, parameters, {
+        signal,
+        refresh: refreshToken,
+        localCall,
+        ...(typeof ctx.user.id === 'string' ? { user: ctx.user.id } : {}),
+      })
     : { placed: [...parameters] as PlacedValue[], secrets: NO_SECRETS, refs: undefined };
   seen.secrets = secrets;
 

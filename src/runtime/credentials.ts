@@ -23,6 +23,8 @@ export async function applyCredentials(
     readonly refresh?: boolean;
     /** `useLocalCall`: the device makes the call, where only OAuth is available (spec 5). */
     readonly localCall?: boolean;
+    /** The calling user's id (`@ctx.user.id`): whose connection a per-user credential uses. */
+    readonly user?: string;
   },
 ): Promise<{ placed: PlacedValue[]; secrets: string[]; refs: SecretRefs }> {
   const { signal, refresh = false, localCall = false } = options;
@@ -42,7 +44,13 @@ export async function applyCredentials(
       );
     }
     const key = String(p.value);
-    const request = { parameter: p.name, kind: p.credential, key, location: p.location };
+    const request = {
+      parameter: p.name,
+      kind: p.credential,
+      key,
+      location: p.location,
+      ...(options.user === undefined ? {} : { user: options.user }),
+    };
     const applied = await engine.credentials.apply(
       { ...request, refresh: refresh && p.credential === 'oauth' },
       toSignal(signal),

@@ -135,6 +135,8 @@ export class Runtime {
       context?: { entity?: string; commandId?: string };
       /** The caller's id for the call (a device's), so both sides name it alike. */
       correlationId?: string;
+      /** `@ctx.user` of the call. */
+      user?: Record<string, unknown>;
       signal?: AbortSignal;
     } = {},
   ): Promise<RemoteResponse & { readonly correlationId: string }> {

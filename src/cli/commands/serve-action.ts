@@ -61,6 +61,7 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     rateLimit,
     ceilings,
     trustProxy: options.trustProxy,
+    ...(options.publicUrl ? { publicUrl: publicUrlOf(options.publicUrl) } : {}),
   });
   if (!['127.0.0.1', 'localhost', '::1'].includes(options.host)) {
     process.stderr.write(
@@ -95,6 +96,23 @@ function isAddressRange(text: string): boolean {
   if (prefix === undefined) return true;
   const bits = Number(prefix);
   return /^\d+$/.test(prefix) && bits <= (family === 4 ? 32 : 128);
+}
+
+/** `https://restfn.example.com` (no path, query or trailing slash): where the platform is reached. */
+function publicUrlOf(text: string): string {
+  const url = URL.parse(text);
+  if (
+    !url ||
+    (url.protocol !== 'http:' && url.protocol !== 'https:') ||
+    url.search ||
+    url.hash ||
+    url.username
+  ) {
+    throw new UsageError(
+      `--public-url takes an http(s) address such as https://restfn.example.com (got '${text}')`,
+    );
+  }
+  return url.href.replace(/\/$/, '');
 }
 
 function positive(text: string, flag: string): number {

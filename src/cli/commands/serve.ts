@@ -11,6 +11,7 @@ export interface ServeCliOptions {
   logLevel: string;
   rateLimit: string;
   trustProxy: string[];
+  publicUrl?: string;
   maxScriptMs: string;
   maxExpressionMs: string;
   maxMemoryMb: string;
@@ -44,6 +45,10 @@ export function registerServe(program: Command): void {
     )
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace', 'info')
     .option('--rate-limit <n>', 'requests per minute per user (per address without a token)', '1200')
+    .option(
+      '--public-url <url>',
+      'where browsers and OAuth providers reach this platform (connect flows return to <url>/api/v1/oauth/callback; default: the address it listens on)',
+    )
     .option(
       '--trust-proxy <cidr>',
       "believe X-Forwarded-For/-Proto from this proxy's address or range (repeatable)",

@@ -262,7 +262,7 @@ export class Executor {
 
   /** A worker's credential record operation, on the vault of the solution it runs. */
   private async answerRecords(slot: Slot, message: Extract<FromWorker, { type: 'records' }>): Promise<void> {
-    const { rid, solution, op, key, arg } = message;
+    const { rid, solution, op, key, arg, user } = message;
     const answer = (value: unknown) => this.post(slot, { type: 'records-answer', rid, value });
     try {
       const records = this.options.records(solution);
@@ -270,12 +270,12 @@ export class Executor {
         case 'get':
           return answer(await records.get(key));
         case 'getTokens':
-          return answer(await records.getTokens(key));
+          return answer(await records.getTokens(key, user));
         case 'setTokens':
-          await records.setTokens(key, arg as Parameters<CredentialRecords['setTokens']>[1]);
+          await records.setTokens(key, arg as Parameters<CredentialRecords['setTokens']>[1], user);
           return answer(undefined);
         case 'clearTokens':
-          return answer(await records.clearTokens(key, arg as string | undefined));
+          return answer(await records.clearTokens(key, arg as string | undefined, user));
         case 'lock': {
           const lock = this.nextLock++;
           // Held until the worker says it is done (or dies): its refresh runs there.
@@ -286,6 +286,7 @@ export class Executor {
                 slot.locks.set(lock, unlock);
                 answer(lock);
               }),
+            user,
           );
           return;
         }

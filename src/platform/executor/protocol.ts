@@ -49,6 +49,8 @@ export type Task =
       readonly continuation?: { url: string | undefined };
       readonly context?: { entity?: string; commandId?: string };
       readonly correlationId?: string;
+      /** The calling user (`@ctx.user`). */
+      readonly user: { id: string; name: string };
     }
   | { readonly kind: 'origins'; readonly key: string }
   | { readonly kind: 'validate'; readonly files: Readonly<Record<string, string>> };
@@ -86,6 +88,8 @@ export type FromWorker =
       readonly op: RecordsOp;
       readonly key: string;
       readonly arg?: unknown;
+      /** Whose connection, for a per-user credential's tokens. */
+      readonly user?: string;
     };
 
 /** What a worker is started with. */
@@ -117,6 +121,7 @@ const SHOWN = [
   'alert',
   'extra',
   'trace',
+  'credential',
 ] as const;
 
 export function toWire(error: unknown): WireError {

@@ -92,12 +92,11 @@ export class SolutionRuntimes {
     const runtime = createRuntime(loaded, {
       ...capped,
       http: { ...capped.http, maxResponseBytes },
-      credentials: new StoreCredentialProvider(
-        () => this.config.records(solution),
-        SYSTEM_CLOCK,
-        guard ? guardedFetch(guard) : undefined,
-        true,
-      ),
+      credentials: new StoreCredentialProvider(() => this.config.records(solution), SYSTEM_CLOCK, {
+        ...(guard ? { fetchWith: guardedFetch(guard) } : {}),
+        requireOrigins: true,
+        perUser: true,
+      }),
       ...(guard ? { addressGuard: guard } : {}),
       maskOutput: true,
     });

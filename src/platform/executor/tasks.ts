@@ -67,6 +67,7 @@ export async function runTask(
         ...(task.continuation ? { continuation: task.continuation } : {}),
         ...(task.context ? { context: task.context } : {}),
         ...(task.correlationId ? { correlationId: task.correlationId } : {}),
+        user: task.user,
         signal,
       });
     }

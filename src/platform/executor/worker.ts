@@ -27,25 +27,34 @@ setInterval(() => Atomics.add(beat, 0, 1), 100);
 /** Credential record operations, answered by the request thread (which holds the vault). */
 let nextRid = 0;
 const answers = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
-function ask(solution: string, op: RecordsOp, key: string, arg?: unknown): Promise<unknown> {
+function ask(solution: string, op: RecordsOp, key: string, arg?: unknown, user?: string): Promise<unknown> {
   const rid = nextRid++;
   return new Promise((resolve, reject) => {
     answers.set(rid, { resolve, reject });
-    send({ type: 'records', rid, solution, op, key, ...(arg === undefined ? {} : { arg }) });
+    send({
+      type: 'records',
+      rid,
+      solution,
+      op,
+      key,
+      ...(arg === undefined ? {} : { arg }),
+      ...(user === undefined ? {} : { user }),
+    });
   });
 }
 
 function records(solution: string): CredentialRecords {
   return {
     get: (key) => ask(solution, 'get', key) as ReturnType<CredentialRecords['get']>,
-    getTokens: (key) => ask(solution, 'getTokens', key) as ReturnType<CredentialRecords['getTokens']>,
-    setTokens: async (key, tokens) => {
-      await ask(solution, 'setTokens', key, tokens);
+    getTokens: (key, user) =>
+      ask(solution, 'getTokens', key, undefined, user) as ReturnType<CredentialRecords['getTokens']>,
+    setTokens: async (key, tokens, user) => {
+      await ask(solution, 'setTokens', key, tokens, user);
     },
-    clearTokens: (key, ifRefreshToken) =>
-      ask(solution, 'clearTokens', key, ifRefreshToken) as Promise<boolean>,
-    exclusive: async (key, work) => {
-      const lock = (await ask(solution, 'lock', key)) as number;
+    clearTokens: (key, ifRefreshToken, user) =>
+      ask(solution, 'clearTokens', key, ifRefreshToken, user) as Promise<boolean>,
+    exclusive: async (key, work, user) => {
+      const lock = (await ask(solution, 'lock', key, undefined, user)) as number;
       try {
         return await work();
       } finally {

@@ -41,6 +41,7 @@ const CREDENTIAL = z.discriminatedUnion('kind', [
     scopes: z.array(z.string()).default([]),
     grantType: z.enum(['client_credentials', 'authorization_code']).default('client_credentials'),
     redirectUri: httpUrl.optional(),
+    revocationEndpoint: httpUrl.optional(),
     origins,
   }),
 ]);

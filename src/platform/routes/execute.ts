@@ -111,6 +111,7 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
     } catch (error) {
       // Errors found before the call (parameters, credentials) carry the execution's id too.
       await audited(codeOf(error), withCorrelationId(error, correlationId), detailOf(error));
+      withConnectUrl(ctx, solution, error);
       const trace = (error as { trace?: unknown }).trace;
       if (!trace || !(error instanceof RestfnError)) throw error;
       return reply.status(httpStatusOf(error.code)).send({ ...errorBody(error), trace });
@@ -174,6 +175,7 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
           ...(continuation ? { continuation: { url: continuation.url } } : {}),
           ...(req.body?.context ? { context: req.body.context } : {}),
           ...(req.body?.correlationId ? { correlationId: req.body.correlationId } : {}),
+          user: { id: req.user.id, name: req.user.name },
         },
         { signal: controller.signal },
       );
@@ -183,6 +185,7 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
     } catch (error) {
       const correlationId = withCorrelationId(error, req.body?.correlationId ?? randomUUID());
       await audited(codeOf(error), correlationId, detailOf(error));
+      withConnectUrl(ctx, solution, error);
       throw error;
     }
   }
@@ -268,6 +271,7 @@ async function streamPages(
   } catch (error) {
     correlationId = withCorrelationId(error, correlationId ?? randomUUID());
     await run.audited(codeOf(error), correlationId);
+    withConnectUrl(ctx, run.solution, error);
     if (!started) throw error;
     if (!out.destroyed) {
       const coded =
@@ -309,4 +313,21 @@ function withCorrelationId(error: unknown, id: string): string | null {
   if (held !== undefined) return held;
   Object.defineProperty(error, 'correlationId', { value: id, writable: true, configurable: true });
   return id;
+}
+
+/**
+ * A per-user credential the caller has not connected (or whose refresh the provider refused): the
+ * answer carries where to connect, so an app can send its user there.
+ */
+function withConnectUrl(ctx: PlatformContext, solution: string, error: unknown): void {
+  if (!(error instanceof RestfnError) || error.code !== 'CONNECTION_REQUIRED') return;
+  const key = (error as { credential?: unknown }).credential;
+  if (typeof key !== 'string') return;
+  const held = (error as { extra?: Record<string, unknown> }).extra;
+  const connectUrl = `${ctx.publicUrl()}/api/v1/solutions/${encodeURIComponent(solution)}/credentials/${encodeURIComponent(key)}/connect`;
+  Object.defineProperty(error, 'extra', {
+    value: { ...held, connectUrl },
+    configurable: true,
+    enumerable: true,
+  });
 }

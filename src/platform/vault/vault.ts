@@ -6,6 +6,32 @@ import type { CredentialRow, PlatformStore } from '../store/types.js';
 import { keyIdOf, open, seal } from './seal.js';
 
 const TOKEN_PREFIX = 'token:';
+/** A user's connection: `connection:<user id>:<credential key>`. */
+const CONNECTION_PREFIX = 'connection:';
+/** A connect flow in progress: `flow:<id>`. */
+const FLOW_PREFIX = 'flow:';
+/** Records that are no credential of their own. */
+const RECORD_PREFIXES = [TOKEN_PREFIX, CONNECTION_PREFIX, FLOW_PREFIX];
+
+/** What the vault seals: credentials, tokens, and connect flows in progress. */
+type Sealed = Credential | TokenSet | { readonly kind: 'flow'; readonly flow: Record<string, unknown> };
+
+/** Where a credential's tokens are kept: the solution's, or one user's connection. */
+function tokensName(key: string, user: string | undefined): string {
+  return user === undefined ? `${TOKEN_PREFIX}${key}` : `${CONNECTION_PREFIX}${user}:${key}`;
+}
+
+/** A user's connection as people who manage it see it: never its tokens. */
+export interface ConnectionInfo {
+  readonly key: string;
+  readonly user: string;
+  readonly userName: string;
+  /** The provider's account (an email, else its subject), when it said. */
+  readonly account: string | null;
+  readonly scopes: readonly string[];
+  readonly created: string;
+  readonly refreshed: string;
+}
 
 /** What `GET .../credentials` shows of a credential: never a secret. */
 export interface CredentialInfo {
@@ -49,7 +75,7 @@ export class Vault {
     const rows = await this.store.listCredentials(solution);
     const keys = new Set(rows.map((r) => r.key));
     return rows
-      .filter((r) => !r.key.startsWith(TOKEN_PREFIX))
+      .filter((r) => !RECORD_PREFIXES.some((prefix) => r.key.startsWith(prefix)))
       .map((r) => ({
         key: r.key,
         kind: r.kind as Credential['kind'],
@@ -60,38 +86,114 @@ export class Vault {
       }));
   }
 
-  /** One solution's records, as the credential provider of its executions reads them. */
+  /**
+   * One solution's records, as the credential provider of its executions reads them. Tokens with
+   * a `user` are that user's connection (see `connect`): a refresh keeps who connected and as whom.
+   */
   records(solution: string): CredentialRecords {
     return {
       get: async (key) => (await this.read(solution, key)) as Credential | undefined,
-      getTokens: async (key) => (await this.read(solution, `${TOKEN_PREFIX}${key}`)) as TokenSet | undefined,
-      setTokens: async (key, tokens) => {
-        await this.write(solution, `${TOKEN_PREFIX}${key}`, { kind: 'token', ...tokens }, 'system');
+      getTokens: async (key, user) =>
+        (await this.read(solution, tokensName(key, user))) as TokenSet | undefined,
+      setTokens: async (key, tokens, user) => {
+        const name = tokensName(key, user);
+        const meta = user === undefined ? undefined : (await this.store.getCredential(solution, name))?.meta;
+        await this.write(
+          solution,
+          name,
+          { kind: 'token', ...tokens },
+          'system',
+          meta && { ...meta, refreshed: new Date().toISOString() },
+        );
       },
-      clearTokens: async (key, ifRefreshToken) => {
-        const name = `${TOKEN_PREFIX}${key}`;
+      clearTokens: async (key, ifRefreshToken, user) => {
+        const name = tokensName(key, user);
         if (ifRefreshToken !== undefined) {
           const stored = (await this.read(solution, name)) as TokenSet | undefined;
           if (stored?.refreshToken !== ifRefreshToken) return false;
         }
         return this.store.deleteCredential(solution, name);
       },
-      exclusive: (key, work) => this.store.exclusive(`oauth-refresh:${solution}:${key}`, work),
+      exclusive: (key, work, user) =>
+        this.store.exclusive(`oauth-refresh:${solution}:${key}${user === undefined ? '' : `:${user}`}`, work),
     };
+  }
+
+  /**
+   * Keeps a user's connection to credential `key`: their tokens, sealed like a credential, with who
+   * connected, as which account, the scopes, and when (never the tokens themselves in `meta`).
+   */
+  async connect(
+    solution: string,
+    key: string,
+    user: { id: string; name: string },
+    tokens: Omit<TokenSet, 'kind'>,
+    about: { account: string | null; scopes: readonly string[] },
+  ): Promise<void> {
+    const now = new Date().toISOString();
+    await this.write(solution, tokensName(key, user.id), { kind: 'token', ...tokens }, user.name, {
+      user: user.id,
+      userName: user.name,
+      account: about.account,
+      scopes: about.scopes,
+      created: now,
+      refreshed: now,
+    });
+  }
+
+  /** The connections of a solution's credentials (all, or one user's), without their tokens. */
+  async connections(solution: string, user?: string): Promise<ConnectionInfo[]> {
+    const rows = await this.store.listCredentials(solution);
+    return rows
+      .filter((r) => r.key.startsWith(CONNECTION_PREFIX))
+      .map((r) => {
+        const meta = r.meta as Record<string, unknown>;
+        return {
+          key: r.key.slice(r.key.indexOf(':', CONNECTION_PREFIX.length) + 1),
+          user: String(meta.user),
+          userName: String(meta.userName),
+          account: typeof meta.account === 'string' ? meta.account : null,
+          scopes: Array.isArray(meta.scopes) ? (meta.scopes as string[]) : [],
+          created: String(meta.created),
+          refreshed: String(meta.refreshed),
+        };
+      })
+      .filter((c) => user === undefined || c.user === user);
+  }
+
+  /** A user's connection's tokens (to revoke them at the provider), then gone. */
+  async disconnect(solution: string, key: string, user: string): Promise<TokenSet | undefined> {
+    const name = tokensName(key, user);
+    const tokens = (await this.read(solution, name)) as TokenSet | undefined;
+    return (await this.store.deleteCredential(solution, name)) ? tokens : undefined;
+  }
+
+  /** A pending connect flow, sealed (its PKCE verifier is a secret), until `takeFlow` or it expires. */
+  async putFlow(solution: string, id: string, flow: Record<string, unknown>): Promise<void> {
+    await this.write(solution, `${FLOW_PREFIX}${id}`, { kind: 'flow', flow }, 'system');
+  }
+
+  /** The flow, once: whoever takes it first (on any instance) has it, no one after. */
+  async takeFlow(solution: string, id: string): Promise<Record<string, unknown> | undefined> {
+    const name = `${FLOW_PREFIX}${id}`;
+    const sealed = await this.read(solution, name);
+    if (sealed?.kind !== 'flow') return undefined;
+    return (await this.store.deleteCredential(solution, name)) ? sealed.flow : undefined;
   }
 
   private async write(
     solution: string,
     key: string,
-    entry: Credential | TokenSet,
+    entry: Sealed,
     by: string,
+    meta?: Record<string, unknown>,
   ): Promise<void> {
     const dataKey = randomBytes(32);
     const row: CredentialRow = {
       solution,
       key,
       kind: entry.kind,
-      meta: publicFields(entry),
+      meta: meta ?? publicFields(entry),
       keyId: this.keyId,
       wrappedKey: seal(this.master, dataKey, wrapAad(solution, key)),
       data: seal(dataKey, Buffer.from(JSON.stringify(entry), 'utf8'), recordAad(solution, key, entry.kind)),
@@ -102,7 +204,7 @@ export class Vault {
     await this.store.putCredential(row);
   }
 
-  private async read(solution: string, key: string): Promise<Credential | TokenSet | undefined> {
+  private async read(solution: string, key: string): Promise<Sealed | undefined> {
     const row = await this.store.getCredential(solution, key);
     if (!row) return undefined;
     let dataKey: Buffer;
@@ -158,9 +260,10 @@ function recordAad(solution: string, key: string, kind: string): string {
 }
 
 /** The fields shown to people who manage the credential; everything else stays sealed. */
-function publicFields(entry: Credential | TokenSet): Record<string, unknown> {
+function publicFields(entry: Sealed): Record<string, unknown> {
   // A copy for display: what is enforced is the sealed record's own list.
-  const origins = entry.kind !== 'token' && entry.origins ? { origins: entry.origins } : {};
+  const origins =
+    entry.kind !== 'token' && entry.kind !== 'flow' && entry.origins ? { origins: entry.origins } : {};
   switch (entry.kind) {
     case 'basic':
       return { username: entry.username, ...origins };

@@ -1,0 +1,196 @@
+import { describe, expect, it } from 'vitest';
+import { TestBrowser } from '../helpers/browser.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { authServer, CLIENT_ID, CLIENT_SECRET } from '../helpers/oauth-server.js';
+import { bytesOf, type PlatformProcess, startPlatformProcess } from '../helpers/platform.js';
+
+/**
+ * A platform with solution `s`: users ada and bob (role user) and author alice, a function that
+ * calls a resource server with the calling user's token, and the credential `graph` (OAuth,
+ * authorization code) of a real OAuth server whose access tokens live `ttl` seconds.
+ */
+async function setUp(ttl = 300) {
+  const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+  const auth = await authServer(`${platform.url}/api/v1/oauth/callback`, ttl);
+  const seen: string[] = [];
+  // The remote API: who is this token for?
+  const remote = await testServer(async (req, res) => {
+    const token = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
+    seen.push(token ?? '');
+    const found = token ? await auth.provider.AccessToken.find(token) : undefined;
+    if (!found || found.isExpired) return json(res, 401, { error: 'invalid_token' });
+    json(res, 200, { account: found.accountId });
+  });
+  const admin = platform.adminToken;
+  const tokens: Record<string, string> = {};
+  for (const [name, role] of [
+    ['ada', 'user'],
+    ['bob', 'user'],
+    ['alice', 'author'],
+  ] as const) {
+    await platform.api('POST', '/api/v1/users', { token: admin, body: { name, role, solutions: ['s'] } });
+    tokens[name] = (
+      await platform.api('POST', `/api/v1/users/${name}/tokens`, { token: admin, body: {} })
+    ).body.token;
+  }
+  const published = await platform.api('PUT', '/api/v1/solutions/s', {
+    token: tokens.alice,
+    body: {
+      files: {
+        'functions/rest-get-me.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${remote.url}/me
+parameters:
+  accessToken: { location: header, type: example.oauth, value: graph }
+`,
+      },
+    },
+  });
+  expect(published.status).toBe(201);
+  const stored = await platform.api('PUT', '/api/v1/solutions/s/credentials/graph', {
+    token: tokens.alice,
+    body: {
+      kind: 'oauth',
+      tokenEndpoint: auth.tokenEndpoint,
+      authorizationEndpoint: auth.authorizationEndpoint,
+      issuer: auth.issuer,
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      scopes: ['openid', 'api', 'offline_access'],
+      grantType: 'authorization_code',
+      revocationEndpoint: `${auth.issuer}/token/revocation`,
+    },
+  });
+  expect(stored.status, stored.text).toBe(201);
+  const execute = (user: string) =>
+    platform.api('POST', '/api/v1/solutions/s/functions/rest-get-me/execute', {
+      token: tokens[user],
+      body: {},
+    });
+  /** `user` connects the provider's `account` in a browser of their own. */
+  const connect = (user: string, account: string) =>
+    new TestBrowser().open(`${platform.url}/api/v1/solutions/s/credentials/graph/connect`, account, {
+      authorization: `Bearer ${tokens[user]}`,
+    });
+  return { platform, auth, remote, seen, tokens, execute, connect };
+}
+
+describe('per-user connections', () => {
+  it('each platform user connects their own account, and executions call as them', async () => {
+    const { platform, auth, seen, tokens, execute, connect } = await setUp();
+    const before = await execute('ada');
+    expect(before.status).toBe(424);
+    expect(before.body).toMatchObject({
+      code: 'CONNECTION_REQUIRED',
+      connectUrl: `${platform.url}/api/v1/solutions/s/credentials/graph/connect`,
+    });
+
+    const adaPage = await connect('ada', 'ada-account');
+    expect(adaPage.status).toBe(200);
+    expect(adaPage.html).toContain('ada-account is connected to ada');
+    expect((await connect('bob', 'bob-account')).html).toContain('bob-account is connected to bob');
+
+    expect((await execute('ada')).body).toMatchObject({ status: 'ok', output: { account: 'ada-account' } });
+    expect((await execute('bob')).body).toMatchObject({ status: 'ok', output: { account: 'bob-account' } });
+
+    // Who sees which connections: a user their own, an author everyone's; never a token.
+    const own = await platform.api('GET', '/api/v1/solutions/s/connections', { token: tokens.ada });
+    expect(own.body.connections).toEqual([
+      expect.objectContaining({ key: 'graph', userName: 'ada', account: 'ada-account' }),
+    ]);
+    const all = await platform.api('GET', '/api/v1/solutions/s/connections', { token: tokens.alice });
+    expect(all.body.connections.map((c: { userName: string }) => c.userName).sort()).toEqual(['ada', 'bob']);
+
+    // Disconnect: the token is revoked at the provider, and it is back to CONNECTION_REQUIRED; bob
+    // is unaffected.
+    const adaToken = seen.at(-2)!;
+    expect(await auth.isValid(adaToken)).toBe(true);
+    expect(
+      (
+        await platform.api('DELETE', '/api/v1/solutions/s/credentials/graph/connection', {
+          token: tokens.ada,
+        })
+      ).status,
+    ).toBe(204);
+    expect(await auth.isValid(adaToken)).toBe(false);
+    expect((await execute('ada')).body).toMatchObject({ code: 'CONNECTION_REQUIRED' });
+    expect((await execute('bob')).body).toMatchObject({ output: { account: 'bob-account' } });
+    // An author revokes bob's.
+    expect(
+      (
+        await platform.api('DELETE', '/api/v1/solutions/s/credentials/graph/connections/bob', {
+          token: tokens.alice,
+        })
+      ).status,
+    ).toBe(204);
+    expect((await execute('bob')).body).toMatchObject({ code: 'CONNECTION_REQUIRED' });
+
+    // No token the remote saw is in any answer, log line or stored byte.
+    const answers = [own.text, all.text, adaPage.html].join('\n');
+    const stored = bytesOf(platform.dataDir);
+    for (const token of seen.filter(Boolean)) {
+      expect(answers).not.toContain(token);
+      expect(platform.output()).not.toContain(token);
+      expect(stored).not.toContain(token);
+    }
+  });
+
+  it('tokens are refreshed per user, the rotated refresh token kept', async () => {
+    // Access tokens that are always within the refresh margin: every execution refreshes.
+    const { auth, execute, connect } = await setUp(10);
+    await connect('ada', 'ada-account');
+    await connect('bob', 'bob-account');
+    const refreshes = () => auth.grants.filter((g) => g === 'refresh_token').length;
+    for (let i = 0; i < 3; i++) {
+      expect((await execute('ada')).body).toMatchObject({ output: { account: 'ada-account' } });
+      expect((await execute('bob')).body).toMatchObject({ output: { account: 'bob-account' } });
+    }
+    // Each execution refreshed its own user's tokens with the latest (rotated) refresh token.
+    expect(refreshes()).toBe(6);
+  });
+
+  it('a forged, replayed or expired state is refused and stores nothing; a flow finished in another browser asks first', async () => {
+    const { platform, tokens, execute, connect } = await setUp();
+    const forged = await new TestBrowser().open(
+      `${platform.url}/api/v1/oauth/callback?state=s.forged&code=abc`,
+      'x',
+    );
+    expect(forged.status).toBe(400);
+    expect(forged.html).toContain('expired or was used');
+
+    // Bob starts a flow as an app would (the url as JSON) and gets ada's browser to finish it.
+    const started = await fetch(`${platform.url}/api/v1/solutions/s/credentials/graph/connect`, {
+      headers: { authorization: `Bearer ${tokens.bob}`, accept: 'application/json' },
+    });
+    const { url } = (await started.json()) as { url: string };
+    const adaBrowser = new TestBrowser();
+    const landed = await adaBrowser.open(url, 'ada-account');
+    expect(landed.status).toBe(200);
+    expect(landed.html).toContain('Connect ada-account to the platform user bob');
+    // Nothing is stored until someone says yes.
+    expect((await execute('bob')).body).toMatchObject({ code: 'CONNECTION_REQUIRED' });
+    // Replaying the callback (its state) does nothing.
+    const replay = await new TestBrowser().open(landed.url, 'x');
+    expect(replay.status).toBe(400);
+
+    // Ada's own flow in her own browser connects at once.
+    await connect('ada', 'ada-account');
+    expect((await execute('ada')).body).toMatchObject({ output: { account: 'ada-account' } });
+
+    // An app's flow for bob, finished in a browser view of his (no cookie): he confirms.
+    const own = (await (
+      await fetch(`${platform.url}/api/v1/solutions/s/credentials/graph/connect`, {
+        headers: { authorization: `Bearer ${tokens.bob}`, accept: 'application/json' },
+      })
+    ).json()) as { url: string };
+    const view = new TestBrowser();
+    const asked = await view.open(own.url, 'bob-account');
+    expect(asked.html).toContain('Connect bob-account to the platform user bob');
+    const yes = await view.submit(asked.url, asked.html);
+    expect(yes.status).toBe(200);
+    expect(yes.html).toContain('bob-account is connected to bob');
+    expect((await execute('bob')).body).toMatchObject({ output: { account: 'bob-account' } });
+    // The confirmation is single use too.
+    expect((await view.submit(asked.url, asked.html)).status).toBe(400);
+  });
+});
