@@ -42,6 +42,8 @@ const FIXED = {
   maxStringLength: DEFAULT_LIMITS.maxStringLength,
   maxRedirections: 10,
   maxPages: 1000,
+  /** Every solution's responses share the process's memory: a solution may lower it, not raise it. */
+  maxResponseMb: DEFAULT_HTTP.maxResponseBytes / 1024 / 1024,
 } as const;
 
 /** One setting above its ceiling: where it is, what was asked, what applies. */
@@ -146,6 +148,16 @@ export function capSettings(
         h?.maxRedirections,
         DEFAULT_HTTP.maxRedirections,
         FIXED.maxRedirections,
+      ),
+      maxResponseBytes: Math.round(
+        cap(
+          ['settings', 'http', 'maxResponseMb'],
+          h?.maxResponseMb,
+          FIXED.maxResponseMb,
+          FIXED.maxResponseMb,
+        ) *
+          1024 *
+          1024,
       ),
     },
     maxPages: cap(['settings', 'sync', 'maxPages'], settings?.sync?.maxPages, FIXED.maxPages, FIXED.maxPages),

@@ -25,10 +25,12 @@ import { Vault } from './vault/vault.js';
 export const ADMIN_TOKEN_ENV = 'RESTFN_ADMIN_TOKEN';
 
 /**
- * Executor workers at most: twice the cores, at least 4, so that a few solutions busy at once (one
- * of them stuck at its ceiling) never leave another waiting for a worker.
+ * Executor workers at most: four per core, at least 8, so that several solutions stuck at their
+ * ceilings at once still leave workers for the others (a worker is made when first needed, and
+ * waits idle for little memory). Past it, a solution waits for a worker: for at most the
+ * ceilings' time.
  */
-export const DEFAULT_MAX_WORKERS = Math.max(4, 2 * availableParallelism());
+export const DEFAULT_MAX_WORKERS = Math.max(8, 4 * availableParallelism());
 
 /**
  * How long a token's user or a solution's current version is taken from memory. Changes clear

@@ -15,6 +15,8 @@ export function normaliseOrigin(text: string): string | undefined {
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) return undefined;
   if (url.username || url.password || url.search || url.hash || (url.pathname !== '/' && url.pathname !== ''))
     return undefined;
+  // A host name or an IP: `*` and the like would read as a wildcard, which origins have none of.
+  if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(url.hostname)) return undefined;
   return url.origin;
 }
 

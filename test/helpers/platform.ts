@@ -73,7 +73,13 @@ export async function startPlatformProcess(
     '';
   const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
     if (!ended) child.kill(signal);
-    return done;
+    // A server that does not stop is ended all the same: no test leaves one behind.
+    const kill = setTimeout(() => child.kill('SIGKILL'), 20_000);
+    try {
+      return await done;
+    } finally {
+      clearTimeout(kill);
+    }
   };
   onTestFinished(async () => {
     await stop();

@@ -246,6 +246,8 @@ describe('the audit of accounts', () => {
     const seen = rows.map((r) => `${r.action} ${r.actor} ${r.target} ${r.outcome}`);
     expect(seen).toContain('user.add admin erin ok');
     expect(seen).toContain('sign-in anonymous erin SIGN_IN_FAILED');
+    const failedSignIn = rows.find((r) => r.action === 'sign-in' && r.outcome === 'SIGN_IN_FAILED');
+    expect(JSON.parse(failedSignIn!.detail!)).toEqual({ address: '127.0.0.1' });
     expect(seen).toContain('sign-in erin erin ok');
     expect(seen).toContain('token.create admin erin ok');
     expect(seen).toContain('denied erin GET /api/v1/users FORBIDDEN');

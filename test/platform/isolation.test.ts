@@ -34,7 +34,7 @@ describe("the operator's ceilings over what solutions set", () => {
     });
     const published = await publish(platform, 'greedy', {
       'solution.yaml':
-        'name: greedy\nsettings:\n  scripts:\n    timeoutMs: 20000\n  expressions:\n    timeoutMs: 20000\n    maxDepth: 100000000\n',
+        'name: greedy\nsettings:\n  scripts:\n    timeoutMs: 20000\n  expressions:\n    timeoutMs: 20000\n    maxDepth: 100000000\n  http:\n    maxResponseMb: 5000\n',
       'functions/rest-spin.platform': functionFile(`${service.url}/x`, "outputTransform: '$s.spin(n)'\n"),
       'functions/rest-deep.platform': functionFile(
         `${service.url}/x`,
@@ -48,6 +48,7 @@ describe("the operator's ceilings over what solutions set", () => {
       ['solution.yaml:4:16', 'warning'],
       ['solution.yaml:6:16', 'warning'],
       ['solution.yaml:7:15', 'warning'],
+      ['solution.yaml:9:20', 'warning'],
     ]);
     expect(capped[0].message).toBe(
       "scripts.timeoutMs is 20000, above this platform's ceiling of 300: 300 applies (the operator sets it with restfn serve --max-script-ms)",
@@ -216,6 +217,12 @@ describe('credentials go only to the origins bound to them', () => {
     });
     expect(bad.status).toBe(400);
     expect(bad.body.message).toContain("'https://api.example.com/v1' is not an origin");
+    // Origins have no wildcards: one that reads like one is refused.
+    const wild = await platform.api('PUT', '/api/v1/solutions/s/credentials/unused', {
+      token: author,
+      body: { kind: 'secret', value: SECRET, origins: ['http://*'] },
+    });
+    expect(wild.status).toBe(400);
     expect(leaks(nobody.text + bad.text)).toBe(false);
   });
 

@@ -60,6 +60,7 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     logLevel: options.logLevel,
     rateLimit,
     ceilings,
+    ...(options.maxWorkers ? { maxWorkers: positive(options.maxWorkers, '--max-workers') } : {}),
     trustProxy: options.trustProxy,
     ...(options.publicUrl ? { publicUrl: publicUrlOf(options.publicUrl) } : {}),
   });

@@ -17,6 +17,7 @@ export interface ServeCliOptions {
   maxMemoryMb: string;
   maxExecutionMs: string;
   maxConcurrentPerSolution: string;
+  maxWorkers?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -64,6 +65,10 @@ export function registerServe(program: Command): void {
       '--max-concurrent-per-solution <n>',
       'executions of one solution at once (past it: 429 with Retry-After)',
       '64',
+    )
+    .option(
+      '--max-workers <n>',
+      'worker threads that run solutions, one solution at a time each (default: 4 per core, at least 8)',
     )
     .action(async (options: ServeCliOptions) => (await import('./serve-action.js')).serve(options));
   // Takes serve's own --data, --database and --master-key-file (the current key file; the new key replaces it).

@@ -96,13 +96,14 @@ export class Executor {
 
   /**
    * How long a worker's event loop may stand still while it has work: beyond the longest a script
-   * or an expression may run (their own limits stop them first), with room for the parsing of a
-   * large answer. A publish's validation reads every file in one go (a large solution takes
+   * or an expression may run (their own limits stop them first; a script thrashing QuickJS's
+   * garbage collector at its memory limit may not reach an interrupt check), with room for the
+   * parsing of a large answer. A publish's validation reads every file in one go (a large solution takes
    * seconds), within the longest an execution may take.
    */
   stallMs(validating: boolean): number {
     const { scriptMs, expressionMs, executionMs } = this.options.ceilings;
-    return Math.max(MIN_STALL_MS, validating ? executionMs : 2 * Math.max(scriptMs, expressionMs) + 1000);
+    return Math.max(MIN_STALL_MS, validating ? executionMs : Math.max(scriptMs, expressionMs) + 1500);
   }
 
   /** Runs `task` for `solution` in its worker; `version` is the published version it runs on. */

@@ -1,16 +1,9 @@
 import { type CredentialRecords, StoreCredentialProvider } from '../../auth/provider.js';
 import { loadSolution } from '../../definition/solution.js';
 import { SYSTEM_CLOCK } from '../../errors/clock.js';
-import { DEFAULT_HTTP } from '../../http/options.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { type Ceilings, capSettings } from '../ceilings.js';
 import { guardedFetch, platformGuard } from '../ssrf.js';
-
-/**
- * The largest response body the platform reads for any solution: an author's
- * `settings.http.maxResponseMb` may lower it, not raise it.
- */
-export const PLATFORM_MAX_RESPONSE_BYTES = DEFAULT_HTTP.maxResponseBytes;
 
 /** Solutions whose runtimes one worker keeps (the least recently used idle one goes first). */
 const KEPT = 32;
@@ -81,17 +74,10 @@ export class SolutionRuntimes {
       allowPrivateTargets: this.config.allowPrivateTargets,
       allowHosts: this.config.allowTargets[solution] ?? [],
     });
-    const settings = loaded.settings?.definition?.settings;
     // Every limit the author set, held to the operator's ceilings (publish warned of each).
-    const capped = capSettings(settings, this.config.ceilings).options;
-    const askedMb = settings?.http?.maxResponseMb;
-    const maxResponseBytes = Math.min(
-      askedMb == null ? PLATFORM_MAX_RESPONSE_BYTES : Math.round(askedMb * 1024 * 1024),
-      PLATFORM_MAX_RESPONSE_BYTES,
-    );
+    const capped = capSettings(loaded.settings?.definition?.settings, this.config.ceilings).options;
     const runtime = createRuntime(loaded, {
       ...capped,
-      http: { ...capped.http, maxResponseBytes },
       credentials: new StoreCredentialProvider(() => this.config.records(solution), SYSTEM_CLOCK, {
         ...(guard ? { fetchWith: guardedFetch(guard) } : {}),
         requireOrigins: true,

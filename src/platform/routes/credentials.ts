@@ -169,7 +169,7 @@ async function originsOf(
         : `no published function of '${solution}' names it yet`;
     throw new PlatformError(
       'REQUEST_INVALID',
-      `credential '${key}': ${why}; say where it may be sent: origins ["https://api.example.com"] (restfn credentials set ${key} --origin URL)`,
+      `credential '${key}': ${why}; say where it may be sent: origins ["https://api.example.com"] (restfn credentials set ${key} --server --origin URL)`,
     );
   }
   return found.origins;

@@ -57,6 +57,7 @@ export function sessionRoutes(app: FastifyInstance, ctx: PlatformContext): void 
           outcome: 'SIGN_IN_FAILED',
           correlationId: null,
           durationMs: null,
+          detail: JSON.stringify({ address: req.ip }),
         });
         throw new PlatformError('SIGN_IN_FAILED', 'the user name or the password is wrong');
       }
@@ -77,6 +78,7 @@ export function sessionRoutes(app: FastifyInstance, ctx: PlatformContext): void 
         outcome: 'ok',
         correlationId: null,
         durationMs: null,
+        detail: JSON.stringify({ address: req.ip }),
       });
       void reply.setCookie(SESSION_COOKIE, id, {
         httpOnly: true,
