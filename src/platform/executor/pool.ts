@@ -158,11 +158,12 @@ export class Executor {
 
   private available(solution: string): Slot | undefined {
     let slot = this.slots.find((s) => s.solution === solution && !s.ended);
-    if (!slot) {
-      const idle = this.slots.filter((s) => s.busy === 0 && !s.ended);
-      slot = idle.find((s) => s.last === solution) ?? idle[0];
-    }
+    const idle = () => this.slots.filter((s) => s.busy === 0 && !s.ended);
+    slot ??= idle().find((s) => s.last === solution);
+    // A new worker before another solution's idle one: that solution's runtime stays warm there
+    // (taking it would make the other solution start cold, paying for this one).
     if (!slot && this.slots.length < this.options.maxWorkers) slot = this.spawn();
+    slot ??= idle()[0];
     if (!slot) return undefined;
     if (slot.busy === 0) slot.movedAt = Date.now();
     slot.busy++;
