@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { TestBrowser } from '../helpers/browser.js';
 import { json, testServer } from '../helpers/http-server.js';
-import { authServer, CLIENT_ID, CLIENT_SECRET } from '../helpers/oauth-server.js';
+import { authServer, CLIENT_ID, CLIENT_SECRET, PUBLIC_CLIENT_ID } from '../helpers/oauth-server.js';
 import { bytesOf, type PlatformProcess, startPlatformProcess } from '../helpers/platform.js';
 
 /**
@@ -192,5 +192,45 @@ describe('per-user connections', () => {
     expect((await execute('bob')).body).toMatchObject({ output: { account: 'bob-account' } });
     // The confirmation is single use too.
     expect((await view.submit(asked.url, asked.html)).status).toBe(400);
+  });
+
+  it('connections survive a new client secret, not another client; removing the credential removes them', async () => {
+    const { platform, auth, tokens, execute, connect } = await setUp();
+    await connect('ada', 'ada-account');
+    const put = (body: Record<string, unknown>) =>
+      platform.api('PUT', '/api/v1/solutions/s/credentials/graph', {
+        token: tokens.alice,
+        body: {
+          kind: 'oauth',
+          tokenEndpoint: auth.tokenEndpoint,
+          authorizationEndpoint: auth.authorizationEndpoint,
+          issuer: auth.issuer,
+          scopes: ['openid', 'api', 'offline_access'],
+          grantType: 'authorization_code',
+          ...body,
+        },
+      });
+    // The same client, its secret given again (rotated at the provider, say).
+    expect((await put({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET })).status).toBe(200);
+    expect((await execute('ada')).body).toMatchObject({ output: { account: 'ada-account' } });
+    // Another client: what users connected to is gone.
+    expect((await put({ clientId: PUBLIC_CLIENT_ID })).status).toBe(200);
+    expect((await execute('ada')).body).toMatchObject({ code: 'CONNECTION_REQUIRED' });
+    expect(
+      (await platform.api('GET', '/api/v1/solutions/s/connections', { token: tokens.alice })).body,
+    ).toEqual({
+      connections: [],
+    });
+    // Back to the confidential client; connect again, then remove the credential.
+    await put({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
+    await connect('ada', 'ada-account');
+    expect(
+      (await platform.api('DELETE', '/api/v1/solutions/s/credentials/graph', { token: tokens.alice })).status,
+    ).toBe(204);
+    expect(
+      (await platform.api('GET', '/api/v1/solutions/s/connections', { token: tokens.alice })).body,
+    ).toEqual({
+      connections: [],
+    });
   });
 });

@@ -61,14 +61,25 @@ export class Vault {
   }
 
   async put(solution: string, key: string, credential: Credential, by: string): Promise<void> {
+    const before = (await this.read(solution, key)) as Credential | undefined;
     await this.write(solution, key, credential, by);
     // New settings make old tokens meaningless (another client, other scopes).
     await this.store.deleteCredential(solution, `${TOKEN_PREFIX}${key}`);
+    // Users' connections belong to the client at the provider: a new client secret keeps them
+    // (rotation), another client or provider does not.
+    if (before && !sameClient(before, credential)) await this.dropConnections(solution, key);
   }
 
   async delete(solution: string, key: string): Promise<boolean> {
     await this.store.deleteCredential(solution, `${TOKEN_PREFIX}${key}`);
+    await this.dropConnections(solution, key);
     return this.store.deleteCredential(solution, key);
+  }
+
+  private async dropConnections(solution: string, key: string): Promise<void> {
+    for (const c of await this.connections(solution)) {
+      if (c.key === key) await this.store.deleteCredential(solution, tokensName(key, c.user));
+    }
   }
 
   async list(solution: string): Promise<CredentialInfo[]> {
@@ -274,4 +285,15 @@ function publicFields(entry: Sealed): Record<string, unknown> {
     default:
       return origins;
   }
+}
+
+/** Whether two credentials are the same client of the same provider (what users connected to). */
+function sameClient(a: Credential, b: Credential): boolean {
+  if (a.kind !== 'oauth' || b.kind !== 'oauth') return a.kind === b.kind;
+  return (
+    a.clientId === b.clientId &&
+    a.tokenEndpoint === b.tokenEndpoint &&
+    a.authorizationEndpoint === b.authorizationEndpoint &&
+    (a.issuer ?? '') === (b.issuer ?? '')
+  );
 }
