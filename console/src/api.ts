@@ -58,6 +58,8 @@ export interface FunctionInfo {
     readonly name: string;
     readonly location: string;
     readonly type: string;
+    /** Set for a credential parameter: which kind the platform reads it as. */
+    readonly credential?: 'secret' | 'oauth';
     readonly required: boolean;
     readonly value?: unknown;
   }>;

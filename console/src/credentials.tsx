@@ -10,8 +10,6 @@ interface CredentialInfo {
   readonly updatedBy: string;
 }
 
-const CREDENTIAL_TYPES = new Set(['secret', 'oauth', 'basic']);
-
 /**
  * Credentials of a solution (spec 5.2, 5.3): what exists and who uses it; values are written here
  * and never come back (the form's secret fields start empty, also when updating).
@@ -41,7 +39,7 @@ export function Credentials({
   }, [solution]);
   const usedBy = (key: string) =>
     functions
-      .filter((f) => f.parameters.some((p) => CREDENTIAL_TYPES.has(p.type) && p.value === key))
+      .filter((f) => f.parameters.some((p) => p.credential !== undefined && p.value === key))
       .map((f) => f.name);
   const remove = async (key: string) => {
     try {

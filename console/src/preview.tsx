@@ -1,10 +1,9 @@
 import { useState } from 'preact/hooks';
 import { ApiError, api, type FunctionInfo } from './api.js';
+import { ConnectionState, connectHref } from './connection.js';
 import { inferSchema } from './infer-schema.js';
 import { JsonView } from './json-view.js';
 import { YamlSource } from './yaml-source.js';
-
-const CREDENTIAL_TYPES = new Set(['secret', 'oauth', 'basic', 'apiKey', 'api-key']);
 
 /** One attempt as the platform saw it: credentials masked, the response before `outputTransform`. */
 interface Exchange {
@@ -38,7 +37,7 @@ export function Preview({
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const parameters: Record<string, unknown> = {};
     for (const p of fn.parameters) {
-      if (CREDENTIAL_TYPES.has(p.type)) continue;
+      if (p.credential) continue;
       const raw = form.get(p.name);
       if (raw === null || raw === '') continue;
       parameters[p.name] = typed(String(raw), p.type);
@@ -121,11 +120,17 @@ export function Preview({
           <h3>Parameters</h3>
           {fn.parameters.length === 0 && <p class="muted">No parameters.</p>}
           {fn.parameters.map((p) =>
-            CREDENTIAL_TYPES.has(p.type) ? (
+            p.credential ? (
               <p key={p.name} class="credential-param">
                 <span class="param-name">{p.name}</span> <span class="muted">({p.location}, credential)</span>
                 <br />
                 <code>{String(p.value ?? '')}</code>
+                {p.credential === 'oauth' && (
+                  <>
+                    <br />
+                    <ConnectionState solution={solution} credential={String(p.value ?? '')} />
+                  </>
+                )}
               </p>
             ) : (
               <label key={p.name}>
@@ -164,7 +169,7 @@ export function Preview({
             </>
           )}
           {outcome?.kind === 'error' && (
-            <ErrorView body={outcome.body} status={outcome.status} ms={outcome.ms} />
+            <ErrorView body={outcome.body} status={outcome.status} ms={outcome.ms} solution={solution} />
           )}
           {outcome?.trace && <Exchanges exchanges={outcome.trace} />}
         </div>
@@ -173,10 +178,33 @@ export function Preview({
   );
 }
 
-function ErrorView({ body, status, ms }: { body: Record<string, unknown>; status: number; ms: number }) {
+function ErrorView({
+  body,
+  status,
+  ms,
+  solution,
+}: {
+  body: Record<string, unknown>;
+  status: number;
+  ms: number;
+  solution: string;
+}) {
   const alert = body.alert as { title?: string; description?: string } | undefined;
+  // The user has not connected their account to a credential that calls as each user.
+  const credential =
+    typeof body.connectUrl === 'string'
+      ? /\/credentials\/([^/]+)\/connect$/.exec(body.connectUrl)?.[1]
+      : undefined;
   return (
     <div class="error-result" role="alert">
+      {credential && (
+        <p>
+          This function calls as you: connect your account first.{' '}
+          <a class="button-link" href={connectHref(solution, decodeURIComponent(credential))}>
+            Connect
+          </a>
+        </p>
+      )}
       <p class="status failed">
         {String(body.code)} · {status}
         {typeof body.remoteStatus === 'number' ? ` (service answered ${body.remoteStatus})` : ''} ·{' '}

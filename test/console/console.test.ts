@@ -5,6 +5,7 @@ import { type Browser, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
+import { authServer, CLIENT_ID, CLIENT_SECRET } from '../helpers/oauth-server.js';
 import { startPlatformProcess } from '../helpers/platform.js';
 
 const SECRET = 'ck-live-5Wq9rT2mX8vL3pZ7nB4c';
@@ -410,5 +411,71 @@ describe('what the console lets each role do', () => {
     const users = await platform.api('GET', '/api/v1/users', { token: admin });
     expect(users.body.users.map((u: { name: string }) => u.name)).not.toContain('mallory');
     await asAdmin.context.close();
+  });
+
+  it('a function that calls as each user: Connect, back on the preview connected as the account, Disconnect', async () => {
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const auth = await authServer(`${platform.url}/api/v1/oauth/callback`);
+    const remote = await testServer(async (req, res) => {
+      const token = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
+      const found = token ? await auth.provider.AccessToken.find(token) : undefined;
+      if (!found) return json(res, 401, { error: 'invalid_token' });
+      json(res, 200, { account: found.accountId });
+    });
+    const admin = platform.adminToken;
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name: 'ada', role: 'user', solutions: ['crm'], password: PASSWORD },
+    });
+    await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: {
+        files: {
+          'functions/rest-get-me.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${remote.url}/me\nparameters:\n  accessToken: { location: header, type: graph.oauth, value: graph }\n`,
+        },
+      },
+    });
+    const stored = await platform.api('PUT', '/api/v1/solutions/crm/credentials/graph', {
+      token: admin,
+      body: {
+        kind: 'oauth',
+        tokenEndpoint: auth.tokenEndpoint,
+        authorizationEndpoint: auth.authorizationEndpoint,
+        issuer: auth.issuer,
+        clientId: CLIENT_ID,
+        clientSecret: CLIENT_SECRET,
+        scopes: ['openid', 'api', 'offline_access'],
+        grantType: 'authorization_code',
+      },
+    });
+    expect(stored.status).toBe(201);
+
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console/#/s/crm/f/rest-get-me`);
+    await page.getByLabel('User name').fill('ada');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.locator('.credential-param').textContent()).toContain('Not connected');
+    // Previewing first says why it cannot run, with the way to fix it.
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('CONNECTION_REQUIRED');
+    await page.screenshot({ path: join(SHOTS, '9-connect-needed.png') });
+    await page.getByRole('alert').getByRole('link', { name: 'Connect' }).click();
+    // The provider's own pages: log in as ada-account, consent.
+    await page.locator('input[name=login]').fill('ada-account');
+    await page.locator('input[name=password]').fill('any-password');
+    await page.locator('button[type=submit]').click();
+    await page.locator('button[type=submit]').click();
+    // Back on the preview, connected.
+    await expect
+      .poll(() => page.locator('.credential-param').textContent(), { timeout: 15_000 })
+      .toContain('Connected as ada-account');
+    await page.screenshot({ path: join(SHOTS, '10-connected.png') });
+    await page.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => page.getByTestId('output').textContent()).toContain('ada-account');
+    await page.getByRole('button', { name: 'Disconnect' }).click();
+    await expect.poll(() => page.locator('.credential-param').textContent()).toContain('Not connected');
+    await context.close();
   });
 });

@@ -21,6 +21,7 @@ export interface FunctionInfo {
     type: string | undefined;
     required: boolean;
     value?: unknown;
+    credential?: 'secret' | 'oauth';
   }>;
   readonly source: string;
 }

@@ -87,12 +87,14 @@ function describe(runtime: Runtime): { functions: FunctionInfo[]; names: string[
         method: d.method,
         url: d.url,
         useLocalCall: d.useLocalCall === true,
-        parameters: Object.entries(d.parameters ?? {}).map(([name, p]) => ({
-          name,
-          location: p.location,
-          type: p.type,
-          required: p.required === true,
-          ...(p.value !== undefined ? { value: p.value } : {}),
+        parameters: planOf(d).parameters.list.map((p) => ({
+          name: p.name,
+          location: p.definition.location,
+          type: p.definition.type,
+          required: p.definition.required === true,
+          ...(p.definition.value !== undefined ? { value: p.definition.value } : {}),
+          // Which kind of credential, as the runtime reads it (`<provider>.oauth`, an accessToken...).
+          ...(p.credential ? { credential: p.credential } : {}),
         })),
         source: f.yaml.text,
       };
