@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { TestBrowser } from '../helpers/browser.js';
+import { runCli } from '../helpers/cli.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { authServer, CLIENT_ID, CLIENT_SECRET, PUBLIC_CLIENT_ID } from '../helpers/oauth-server.js';
 import { bytesOf, type PlatformProcess, startPlatformProcess } from '../helpers/platform.js';
@@ -232,5 +233,29 @@ describe('per-user connections', () => {
     ).toEqual({
       connections: [],
     });
+  });
+
+  it('restfn connect KEY --server prints the address; the browser that opens it confirms, and the platform calls as that user', async () => {
+    const { platform, tokens, execute } = await setUp();
+    const printed = await runCli([
+      'connect',
+      'graph',
+      '--server',
+      platform.url,
+      '--token',
+      tokens.ada!,
+      '--name',
+      's',
+    ]);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stderr).toContain('Open this address in a browser');
+    const browser = new TestBrowser();
+    const asked = await browser.open(printed.stdout.trim(), 'ada-account');
+    expect(asked.html).toContain('Connect ada-account to the platform user ada');
+    expect((await browser.submit(asked.url, asked.html)).html).toContain('ada-account is connected to ada');
+    expect((await execute('ada')).body).toMatchObject({ output: { account: 'ada-account' } });
+    const local = await runCli(['connect', 'graph'], { cwd: platform.dataDir });
+    expect(local.code).toBe(2);
+    expect(local.stderr).toContain('restfn login graph');
   });
 });

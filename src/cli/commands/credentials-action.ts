@@ -112,6 +112,28 @@ export async function deleteCredential(
   process.stdout.write(`deleted '${key}'\n`);
 }
 
+/**
+ * `restfn connect KEY --server`: the platform's connect address for this user (the API token's);
+ * the browser that opens it is asked to confirm which account goes to which user. The address goes
+ * to stdout (a script may open it), the words around it to stderr.
+ */
+export async function connect(key: string, options: RemoteOptions & { solution?: string }): Promise<void> {
+  const platform = onPlatform(options);
+  if (!platform) {
+    throw new UsageError(
+      `restfn connect is for functions the platform runs (--server): for useLocalCall functions, log in on this device with 'restfn login ${key}'`,
+    );
+  }
+  const { url } = await platform.client.request<{ url: string }>(
+    'GET',
+    `${platform.base}/${encodeURIComponent(key)}/connect`,
+  );
+  process.stderr.write(
+    `Open this address in a browser, sign in to the provider and confirm; the platform then calls '${key}' as you:\n`,
+  );
+  process.stdout.write(`${url}\n`);
+}
+
 export async function logIn(key: string, options: RemoteOptions & { solution?: string }): Promise<void> {
   const platform = onPlatform(options);
   // A local call (`useLocalCall`) logs in from the device: the platform gives the configuration

@@ -98,6 +98,19 @@ export function registerCredentials(program: Command): void {
 
   remote(
     program
+      .command('connect')
+      .description(
+        "connect your own account to an OAuth credential the platform calls with as each user: prints the address to open in a browser (needs --server)",
+      )
+      .argument('<key>', 'OAuth credential key (authorization code grant)')
+      .option('-s, --solution <dir>', 'solution folder'),
+  ).action(async (key: string, options: RemoteOptions & { solution?: string }) => {
+    const { connect } = await import('./credentials-action.js');
+    await connect(key, options);
+  });
+
+  remote(
+    program
       .command('login')
       .description(
         'log in to an OAuth credential: prints the URL to open, then waits for the redirect (--server: its configuration from the platform, for useLocalCall functions)',
