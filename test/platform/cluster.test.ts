@@ -6,8 +6,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type PostgresCluster, startPostgres } from '../../scripts/pg-cluster.mjs';
+import { login } from '../../src/auth/login.js';
 import { StoreCredentialProvider } from '../../src/auth/provider.js';
-import { CredentialStore, type OAuthCredential } from '../../src/auth/store.js';
+import { CredentialStore, type OAuthCredential, type TokenSet } from '../../src/auth/store.js';
 import { loadSolution } from '../../src/definition/solution.js';
 import { DEFAULT_CEILINGS } from '../../src/platform/ceilings.js';
 import { Executor } from '../../src/platform/executor/pool.js';
@@ -22,7 +23,7 @@ import { runCli } from '../helpers/cli.js';
 import { recordingClock } from '../helpers/clock.js';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
-import { authServer, CLIENT_ID, CLIENT_SECRET, loginAsUser } from '../helpers/oauth-server.js';
+import { actAsUser, authServer, CLIENT_ID, CLIENT_SECRET, loginAsUser } from '../helpers/oauth-server.js';
 import { type PlatformProcess, startPlatformProcess } from '../helpers/platform.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
@@ -248,6 +249,107 @@ describe('OAuth refresh across instances', () => {
     const held = await instances[1]!.vault.records('crm').getTokens('web');
     expect(held?.refreshToken).toBeTruthy();
     expect(held?.refreshToken).not.toBe(loggedIn.refreshToken);
+  });
+
+  it("per-user connections on two instances: one refresh per user for ten executions each, each user's own account", async () => {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const redirectUri = `http://127.0.0.1:${(probe.address() as { port: number }).port}/callback`;
+    await new Promise((resolve) => probe.close(resolve));
+    const as = await authServer(redirectUri, 60);
+    const service = await testServer(async (req, res) => {
+      const found = await as.provider.AccessToken.find(
+        String(req.headers.authorization).replace(/^Bearer /, ''),
+      );
+      return found && !found.isExpired ? json(res, 200, { account: found.accountId }) : json(res, 401, {});
+    });
+    const credential: OAuthCredential = {
+      kind: 'oauth',
+      tokenEndpoint: as.tokenEndpoint,
+      authorizationEndpoint: as.authorizationEndpoint,
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      scopes: ['api', 'offline_access'],
+      grantType: 'authorization_code',
+      redirectUri,
+    };
+    const root = tempSolution({
+      'functions/rest-me.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/me\nparameters:\n  accessToken: { location: header, type: test.oauth, value: web }\n`,
+    });
+    const clock = recordingClock(Date.now());
+    // Two accounts' logins, as the connect flow would give the platform their tokens.
+    const loggedIn: Record<string, Omit<TokenSet, 'kind'>> = {};
+    for (const account of ['ada-account', 'bob-account']) {
+      const device = new CredentialStore(join(root, `${account}.db`), randomBytes(32));
+      device.set('web', credential);
+      let browsing: Promise<URL> | undefined;
+      await login(device, 'web', {
+        clock,
+        onUrl: (u) => {
+          browsing = actAsUser(u, account);
+        },
+      });
+      await browsing;
+      loggedIn[account] = device.getTokens('web')!;
+    }
+    const url = await cluster.createDatabase();
+    const master = randomBytes(32);
+    const instances = await Promise.all(
+      [0, 1].map(async () => {
+        const store = await PostgresPlatformStore.open(url);
+        const vault = new Vault(store, master);
+        const runtime = createRuntime(loadSolution(root), {
+          credentials: new StoreCredentialProvider(() => vault.records('crm'), clock, { perUser: true }),
+          clock,
+        });
+        onTestFinished(async () => {
+          await runtime.close();
+          await store.close();
+        });
+        return { vault, runtime };
+      }),
+    );
+    const vault = instances[0]!.vault;
+    await vault.put('crm', 'web', credential, 'admin');
+    for (const [user, account] of [
+      ['u-ada', 'ada-account'],
+      ['u-bob', 'bob-account'],
+    ] as const) {
+      // Expired: every execution needs new tokens before its call.
+      await vault.connect(
+        'crm',
+        'web',
+        { id: user, name: user },
+        { ...loggedIn[account]!, expiresAt: 0 },
+        {
+          account,
+          scopes: credential.scopes,
+        },
+      );
+    }
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        instances[i % 2]!.runtime.execute('rest-me', {}, { user: { id: i < 10 ? 'u-ada' : 'u-bob' } }),
+      ),
+    );
+    expect(
+      results.map((r) => (r.status === 'ok' ? (r.output as { account: string }).account : r.status)),
+    ).toEqual([...Array(10).fill('ada-account'), ...Array(10).fill('bob-account')]);
+    expect(as.grants.filter((g) => g === 'refresh_token')).toHaveLength(2);
+    // Each user's rotated refresh token is kept, and who connected as whom with it.
+    const connections = await vault.connections('crm');
+    expect(connections.map((c) => [c.user, c.account]).sort()).toEqual([
+      ['u-ada', 'ada-account'],
+      ['u-bob', 'bob-account'],
+    ]);
+    for (const [user, account] of [
+      ['u-ada', 'ada-account'],
+      ['u-bob', 'bob-account'],
+    ] as const) {
+      const held = await vault.records('crm').getTokens('web', user);
+      expect(held?.refreshToken).toBeTruthy();
+      expect(held?.refreshToken).not.toBe(loggedIn[account]!.refreshToken);
+    }
   });
 });
 
