@@ -138,7 +138,7 @@ describe('per-user connections', () => {
 
   it('tokens are refreshed per user, the rotated refresh token kept', async () => {
     // Access tokens that are always within the refresh margin: every execution refreshes.
-    const { auth, execute, connect } = await setUp(10);
+    const { platform, auth, seen, tokens, execute, connect } = await setUp(10);
     await connect('ada', 'ada-account');
     await connect('bob', 'bob-account');
     const refreshes = () => auth.grants.filter((g) => g === 'refresh_token').length;
@@ -148,6 +148,17 @@ describe('per-user connections', () => {
     }
     // Each execution refreshed its own user's tokens with the latest (rotated) refresh token.
     expect(refreshes()).toBe(6);
+
+    // The provider ends ada's grant: her next refresh is refused, which drops her connection.
+    expect((await execute('ada')).body).toMatchObject({ output: { account: 'ada-account' } });
+    const adaToken = await auth.provider.AccessToken.find(seen.at(-1)!);
+    await auth.provider.AccessToken.revokeByGrantId(adaToken!.grantId!);
+    const refused = await execute('ada');
+    expect(refused.status).toBe(424);
+    expect(refused.body).toMatchObject({ code: 'CONNECTION_REQUIRED' });
+    const left = await platform.api('GET', '/api/v1/solutions/s/connections', { token: tokens.alice });
+    expect(left.body.connections.map((c: { userName: string }) => c.userName)).toEqual(['bob']);
+    expect((await execute('bob')).body).toMatchObject({ output: { account: 'bob-account' } });
   });
 
   it('a forged, replayed or expired state is refused and stores nothing; a flow finished in another browser asks first', async () => {
