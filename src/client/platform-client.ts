@@ -85,10 +85,15 @@ export class PlatformClient {
     }
     if (res.ok) return answer as T;
     const code = isErrorCode(answer.code) ? answer.code : 'SERVER_ERROR';
-    const message =
+    const said =
       typeof answer.message === 'string'
         ? answer.message
         : `the platform answered ${res.status} ${res.statusText}`;
+    // A per-user credential this user has not connected: where to do it, from here.
+    const message =
+      typeof answer.connectUrl === 'string'
+        ? `${said}: open ${answer.connectUrl} (or run restfn connect KEY --server)`
+        : said;
     throw new PlatformAnswerError(code, message, res.status, answer);
   }
 }

@@ -125,6 +125,21 @@ describe('per-user connections', () => {
       ).status,
     ).toBe(204);
     expect((await execute('bob')).body).toMatchObject({ code: 'CONNECTION_REQUIRED' });
+    // Or all at once.
+    await connect('ada', 'ada-account');
+    await connect('bob', 'bob-account');
+    const removed = await platform.api('DELETE', '/api/v1/solutions/s/credentials/graph/connections', {
+      token: tokens.alice,
+    });
+    expect(removed.body).toEqual({ removed: 2 });
+    expect((await execute('ada')).body).toMatchObject({ code: 'CONNECTION_REQUIRED' });
+    expect(
+      (
+        await platform.api('DELETE', '/api/v1/solutions/s/credentials/graph/connections', {
+          token: tokens.ada,
+        })
+      ).status,
+    ).toBe(403);
 
     // No token the remote saw is in any answer, log line or stored byte.
     const answers = [own.text, all.text, adaPage.html].join('\n');

@@ -100,7 +100,7 @@ export function registerCredentials(program: Command): void {
     program
       .command('connect')
       .description(
-        "connect your own account to an OAuth credential the platform calls with as each user: prints the address to open in a browser (needs --server)",
+        'connect your own account to an OAuth credential the platform calls with as each user: prints the address to open in a browser (needs --server)',
       )
       .argument('<key>', 'OAuth credential key (authorization code grant)')
       .option('-s, --solution <dir>', 'solution folder'),

@@ -224,6 +224,18 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
     },
   );
 
+  // Every user's connection to a credential at once (a credential rotated at the provider, say).
+  app.delete<{ Params: { solution: string; key: string } }>(
+    '/solutions/:solution/credentials/:key/connections',
+    { config: { permission: 'credentials.manage' }, schema: { params: PARAMS } },
+    async (req) => {
+      const { solution, key } = req.params;
+      const users = (await ctx.vault.connections(solution)).filter((c) => c.key === key).map((c) => c.user);
+      for (const user of users) await disconnect(req, solution, key, user);
+      return { removed: users.length };
+    },
+  );
+
   /** Stores the connection; says which account was connected, or goes back where the app asked. */
   async function connected(
     req: FastifyRequest,
