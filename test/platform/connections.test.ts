@@ -3,7 +3,7 @@ import { TestBrowser } from '../helpers/browser.js';
 import { runCli } from '../helpers/cli.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { authServer, CLIENT_ID, CLIENT_SECRET, PUBLIC_CLIENT_ID } from '../helpers/oauth-server.js';
-import { bytesOf, type PlatformProcess, startPlatformProcess } from '../helpers/platform.js';
+import { bytesOf, startPlatformProcess } from '../helpers/platform.js';
 
 /**
  * A platform with solution `s`: users ada and bob (role user) and author alice, a function that

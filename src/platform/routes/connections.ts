@@ -360,22 +360,22 @@ function page(
 ) {
   const inputs = form
     ? Object.entries(form.fields)
-        .map(([name, value]) => `<input type="hidden" name="${escape(name)}" value="${escape(value)}">`)
+        .map(([name, value]) => `<input type="hidden" name="${htmlEscaped(name)}" value="${htmlEscaped(value)}">`)
         .join('')
     : '';
   const body = form
-    ? `<form method="post" action="${escape(form.action)}">${inputs}<button type="submit">Connect</button></form>`
+    ? `<form method="post" action="${htmlEscaped(form.action)}">${inputs}<button type="submit">Connect</button></form>`
     : '';
   return reply
     .status(status)
     .header('content-type', 'text/html; charset=utf-8')
     .header('cache-control', 'no-store')
     .send(
-      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${escape(title)}</title></head><body><h1>${escape(title)}</h1><p>${escape(text)}</p>${body}</body></html>`,
+      `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${htmlEscaped(title)}</title></head><body><h1>${htmlEscaped(title)}</h1><p>${htmlEscaped(text)}</p>${body}</body></html>`,
     );
 }
 
-function escape(text: string): string {
+function htmlEscaped(text: string): string {
   return text
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')
