@@ -360,7 +360,10 @@ function page(
 ) {
   const inputs = form
     ? Object.entries(form.fields)
-        .map(([name, value]) => `<input type="hidden" name="${htmlEscaped(name)}" value="${htmlEscaped(value)}">`)
+        .map(
+          ([name, value]) =>
+            `<input type="hidden" name="${htmlEscaped(name)}" value="${htmlEscaped(value)}">`,
+        )
         .join('')
     : '';
   const body = form
