@@ -3,7 +3,7 @@ import { ApiError, api, type FunctionInfo } from './api.js';
 
 interface CredentialInfo {
   readonly key: string;
-  readonly kind: 'secret' | 'basic' | 'oauth';
+  readonly kind: 'secret' | 'bearer' | 'basic' | 'oauth';
   readonly fields: Record<string, unknown>;
   readonly hasToken: boolean;
   readonly updated: string;
@@ -193,7 +193,9 @@ function CredentialForm({
               scopes: value('scopes').split(/\s+/).filter(Boolean),
               grantType: value('grantType'),
             }
-          : { kind: 'secret', value: value('value') };
+          : kind === 'bearer'
+            ? { kind, token: value('token') }
+            : { kind: 'secret', value: value('value') };
     const body = origins.length > 0 ? { ...credential, origins } : credential;
     try {
       await api('PUT', `${base}/${encodeURIComponent(key)}`, body);
@@ -224,6 +226,7 @@ function CredentialForm({
           disabled={updating}
         >
           <option value="secret">API key or secret</option>
+          <option value="bearer">Bearer token</option>
           <option value="basic">Basic auth</option>
           <option value="oauth">OAuth client</option>
         </select>
@@ -232,6 +235,12 @@ function CredentialForm({
         <label>
           Value
           <input name="value" type="password" autocomplete="off" required />
+        </label>
+      )}
+      {kind === 'bearer' && (
+        <label>
+          Token (sent as Authorization: Bearer …)
+          <input name="token" type="password" autocomplete="off" required />
         </label>
       )}
       {kind === 'basic' && (

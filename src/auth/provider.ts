@@ -84,6 +84,8 @@ export class StoreCredentialProvider implements CredentialProvider {
       const value = `Basic ${Buffer.from(`${credential.username}:${credential.password}`).toString('base64')}`;
       return bound(credential, [{ name: 'authorization', location: 'header', value }]);
     }
+    // The scheme is the credential's to add, where the bytes are built: no transform computes it.
+    if (credential.kind === 'bearer') return bound(credential, [bearer(request, credential.token)]);
     if (credential.kind !== 'secret') throw kindMismatch(request, credential.kind);
     return bound(credential, [
       { name: request.parameter, location: request.location, value: credential.value },
@@ -177,7 +179,7 @@ function bearer(request: CredentialRequest, token: string): AppliedCredential['v
 function kindMismatch(request: CredentialRequest, stored: string): CredentialError {
   return new CredentialError(
     'CREDENTIAL_KIND',
-    `parameter '${request.parameter}' expects a${request.kind === 'oauth' ? 'n OAuth' : ' secret or basic'} credential, but '${request.key}' is stored as ${stored}`,
+    `parameter '${request.parameter}' expects a${request.kind === 'oauth' ? 'n OAuth' : ' secret, bearer or basic'} credential, but '${request.key}' is stored as ${stored}${request.kind === 'oauth' && stored === 'bearer' ? ": a static token is sent by a 'type: secret' parameter (Authorization, header) naming it" : ''}`,
   );
 }
 

@@ -18,6 +18,11 @@ export interface SecretCredential extends Bound {
   readonly kind: 'secret';
   readonly value: string;
 }
+/** A static token sent as `Authorization: Bearer <token>` (the most common API authentication). */
+export interface BearerCredential extends Bound {
+  readonly kind: 'bearer';
+  readonly token: string;
+}
 export interface BasicCredential extends Bound {
   readonly kind: 'basic';
   readonly username: string;
@@ -46,7 +51,7 @@ export interface TokenSet {
   /** Epoch ms; undefined when the server gave no lifetime. */
   readonly expiresAt?: number;
 }
-export type Credential = SecretCredential | BasicCredential | OAuthCredential;
+export type Credential = SecretCredential | BasicCredential | BearerCredential | OAuthCredential;
 type Entry = Credential | TokenSet;
 
 type Kind = Entry['kind'];

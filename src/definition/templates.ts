@@ -34,6 +34,17 @@ ${BODY}`,
     value: api-key
 ${BODY}`,
 
+  bearer: (
+    url,
+  ) => `${HEAD('REST call with a static bearer token (Authorization: Bearer <token>).', url)}parameters:
+  Authorization:
+    location: header
+    type: secret
+    required: true
+    # Key of a bearer credential: restfn credentials set bearer-token --kind bearer
+    value: bearer-token
+${BODY}`,
+
   'basic-auth': (
     url,
   ) => `${HEAD('REST call with basic authentication; username and password live in the credentials store.', url)}parameters:

@@ -27,7 +27,7 @@ export interface ImportedCredential {
   readonly scheme: string;
   /** The credential key (the parameter's `value`). */
   readonly key: string;
-  readonly kind: 'secret' | 'basic' | 'oauth';
+  readonly kind: 'secret' | 'basic' | 'bearer' | 'oauth';
   readonly parameter: {
     readonly name: string;
     readonly location: 'header' | 'query' | 'body';

@@ -31,7 +31,8 @@ export function credentialKey(name: string): string {
 /**
  * The credential parameter for a scheme, per spec 5's table: an API key is a `secret` under the name
  * and at the place the service expects; basic is `basicAuth`, a `secret` holding a basic credential;
- * bearer and OAuth 2 are `accessToken` with `type: <key>.oauth`.
+ * bearer is an `Authorization` header `secret` naming a bearer credential; OAuth 2 is
+ * `accessToken` with `type: <key>.oauth`.
  */
 export function credentialFor(scheme: string, key: string, spec: SchemeSpec): ImportedCredential {
   switch (spec.type) {
@@ -52,19 +53,13 @@ export function credentialFor(scheme: string, key: string, spec: SchemeSpec): Im
         setArguments: ['--kind', 'basic', '--username', PLACEHOLDER.username],
       };
     case 'bearer':
+      // A static token the user has (an API's personal token): sent as `Authorization: Bearer`.
       return {
         scheme,
         key,
-        kind: 'oauth',
-        parameter: { name: 'accessToken', location: 'header', type: `${key}.oauth` },
-        setArguments: [
-          '--kind',
-          'oauth',
-          '--token-url',
-          PLACEHOLDER.tokenUrl,
-          '--client-id',
-          PLACEHOLDER.clientId,
-        ],
+        kind: 'bearer',
+        parameter: { name: 'Authorization', location: 'header', type: 'secret' },
+        setArguments: ['--kind', 'bearer'],
       };
     case 'oauth': {
       const args = ['--kind', 'oauth'];

@@ -144,6 +144,10 @@ export async function callWithRetries(args: CallArgs): Promise<CallResult> {
         );
         error.report({ bodyExcerpt: excerpt });
       }
+      if (answer?.raw.status === 401 && seen.schemeless !== undefined) {
+        const key = seen.schemeless;
+        error.message += `; credential '${key}' went in Authorization as it is stored, with no scheme: if the service expects 'Bearer <token>', store it as a bearer credential (restfn credentials set ${key} --kind bearer)`;
+      }
       if (verdict.index !== undefined) {
         error.handler = verdict.index + 1;
         error.message += ` (error handler ${verdict.index + 1} matched)`;
@@ -183,6 +187,8 @@ function summaryOf(ctx: ExecutionContext): RequestSummary {
 /** One attempt: credentials, inputTransform, conversions, the request, the response parsed by format. */
 interface Seen {
   secrets: readonly string[];
+  /** A credential sent as a bare token in `Authorization` (no scheme): named when the service says 401. */
+  schemeless?: string | undefined;
 }
 
 async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promise<Answer> {
@@ -191,15 +197,21 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
   const { events } = engine;
   const localCall = definition.useLocalCall === true;
   // Without credential parameters there is nothing to apply (and nothing to await).
-  const { placed, secrets, refs } = parameters.some((p) => p.credential)
+  const { placed, secrets, refs, schemeless } = parameters.some((p) => p.credential)
     ? await applyCredentials(engine, parameters, {
         signal,
         refresh: refreshToken,
         localCall,
         ...(typeof ctx.user.id === 'string' ? { user: ctx.user.id } : {}),
       })
-    : { placed: [...parameters] as PlacedValue[], secrets: NO_SECRETS, refs: undefined };
+    : {
+        placed: [...parameters] as PlacedValue[],
+        secrets: NO_SECRETS,
+        refs: undefined,
+        schemeless: undefined,
+      };
   seen.secrets = secrets;
+  seen.schemeless = schemeless;
 
   // 8. inputTransform, over the parameter values with body credentials resolved.
   let body: { value: unknown } | undefined;

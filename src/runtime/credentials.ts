@@ -26,11 +26,12 @@ export async function applyCredentials(
     /** The calling user's id (`@ctx.user.id`): whose connection a per-user credential uses. */
     readonly user?: string;
   },
-): Promise<{ placed: PlacedValue[]; secrets: string[]; refs: SecretRefs }> {
+): Promise<{ placed: PlacedValue[]; secrets: string[]; refs: SecretRefs; schemeless?: string }> {
   const { signal, refresh = false, localCall = false } = options;
   const placed: PlacedValue[] = [];
   const secrets: string[] = [];
   const refs = new SecretRefs();
+  let schemeless: string | undefined;
   for (const p of parameters) {
     if (!p.credential) {
       placed.push(p);
@@ -57,12 +58,16 @@ export async function applyCredentials(
     );
     for (const v of applied.values) {
       if (v.location === 'header') checkCredentialHeader(p.name, key, v.value);
+      // An Authorization header holding a bare token (a secret stored without `Bearer `): said if
+      // the service answers 401.
+      if (v.location === 'header' && v.name.toLowerCase() === 'authorization' && !/\s/.test(v.value.trim()))
+        schemeless = key;
       const ref = refs.refer(v.value, key, applied.origins);
       placed.push({ ...v, value: ref, secret: true });
       secrets.push(...credentialTexts(v.value), ref);
     }
   }
-  return { placed, secrets, refs };
+  return { placed, secrets, refs, ...(schemeless ? { schemeless } : {}) };
 }
 
 /**

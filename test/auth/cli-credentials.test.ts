@@ -188,3 +188,54 @@ describe('--origin binds a device credential to where it may be sent', () => {
     expect(away.stdout + away.stderr).not.toContain(API_KEY);
   });
 });
+
+describe('static bearer tokens', () => {
+  test("--kind bearer sends Authorization: Bearer <token> (a pasted 'Bearer ' is not doubled); a bare secret in Authorization gets a 401 that says what to do", async () => {
+    const TOKEN = 'tok-8Hq2Lm5Xw9Rv3';
+    const server = await testServer((req, res) =>
+      req.headers.authorization === `Bearer ${TOKEN}`
+        ? json(res, 200, { ok: true })
+        : json(res, 401, { error: 'no' }),
+    );
+    const root = tempSolution({ 'solution.yaml': 'name: t\n' });
+    const env = { XDG_CONFIG_HOME: join(root, 'config') };
+    const cli = (args: string[], input?: string) =>
+      runCli(args, { cwd: root, env, ...(input === undefined ? {} : { input }) });
+    expect((await cli(['new', 'rest-me', '--template', 'bearer', '--url', `${server.url}/me`])).code).toBe(0);
+
+    // The token stored as a plain secret: sent as it is, refused, and the error says how to fix it.
+    expect(
+      (await cli(['credentials', 'set', 'bearer-token', '--kind', 'secret', '--origin', server.url], TOKEN))
+        .code,
+    ).toBe(0);
+    const bare = await cli(['run', 'rest-me']);
+    expect(bare.code).toBe(1);
+    expect(bare.stderr).toContain('REMOTE_ERROR');
+    expect(bare.stderr).toContain('restfn credentials set bearer-token --kind bearer');
+    expect(bare.stderr).not.toContain(TOKEN);
+
+    const stored = await cli(
+      ['credentials', 'set', 'bearer-token', '--kind', 'bearer', '--origin', server.url],
+      `Bearer ${TOKEN}\n`,
+    );
+    expect(stored.code).toBe(0);
+    const run = await cli(['run', 'rest-me']);
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ ok: true });
+    expect(server.requests.at(-1)!.headers.authorization).toBe(`Bearer ${TOKEN}`);
+    expect((await cli(['credentials', 'list'])).stdout).toContain('bearer-token\tbearer');
+
+    // An OAuth parameter naming it: the kind says what a bearer credential is for.
+    const oauth = tempSolution({
+      'solution.yaml': 'name: u\n',
+      'functions/rest-o.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/me\nparameters:\n  accessToken: { location: header, type: x.oauth, value: bearer-token }\n`,
+    });
+    const other = (args: string[], input?: string) =>
+      runCli(args, { cwd: oauth, env, ...(input === undefined ? {} : { input }) });
+    await other(['credentials', 'set', 'bearer-token', '--kind', 'bearer', '--origin', server.url], TOKEN);
+    const mismatch = await other(['run', 'rest-o']);
+    expect(mismatch.code).toBe(4);
+    expect(mismatch.stderr).toContain('CREDENTIAL_KIND');
+    expect(mismatch.stderr).toContain("a static token is sent by a 'type: secret' parameter");
+  });
+});

@@ -170,7 +170,8 @@ describe('restfn import: OpenAPI 3.1', () => {
         // A default starting with '=' stays a text (written as an expression giving that text).
         formula: { location: 'query', value: '="=state"' },
         'X-Trace': { location: 'header', type: 'boolean', required: true },
-        accessToken: { type: 'bearer-auth.oauth', value: 'bearer-auth' },
+        // An http bearer scheme: a static token, sent as `Authorization: Bearer`.
+        Authorization: { location: 'header', type: 'secret', value: 'bearer-auth' },
       },
     });
     expect(Object.keys(list.data.parameters as object)).not.toContain('session');
@@ -252,7 +253,7 @@ describe('restfn import: a Postman collection v2.1', () => {
       parameters: {
         orderId: { location: 'path', required: true },
         // The Orders folder's bearer token.
-        accessToken: { location: 'header', type: 'orders-bearer.oauth', value: 'orders-bearer' },
+        Authorization: { location: 'header', type: 'secret', value: 'orders-bearer' },
       },
     });
     expect(functionFile(root, 'shop-reset-store').data).toMatchObject({
@@ -304,7 +305,7 @@ describe('restfn import: a Postman collection v2.1', () => {
     expect(r.stdout).toContain('restfn credentials set pet-shop-api-key --kind secret\n');
     expect(r.stdout).toContain('restfn credentials set pet-shop-password --kind secret\n');
     expect(r.stdout).toContain("restfn credentials set admin-basic --kind basic --username '<USERNAME>'");
-    expect(r.stdout).toContain('restfn credentials set orders-bearer --kind oauth');
+    expect(r.stdout).toContain('restfn credentials set orders-bearer --kind bearer\n');
     const written = functionFiles(root).map((f) => readFileSync(join(root, 'functions', f), 'utf8'));
     for (const secret of POSTMAN_SECRETS) {
       expect(r.stdout + r.stderr).not.toContain(secret);

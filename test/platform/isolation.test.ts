@@ -193,6 +193,36 @@ outputTransform: '{ "reversed": $join($reverse($split(headers."x-api-key",""))),
   });
 });
 
+describe('bearer credentials on the platform', () => {
+  it('a bearer credential is sent as Authorization: Bearer <token>; the token is in no answer', async () => {
+    const service = await testServer((req, res) =>
+      json(res, 200, { auth: req.headers.authorization ?? null }),
+    );
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    expect(
+      (
+        await publish(platform, 's', {
+          'functions/rest-me.platform': functionFile(
+            `${service.url}/me`,
+            'parameters:\n  Authorization: { location: header, type: secret, value: token }\n',
+          ),
+        })
+      ).status,
+    ).toBe(201);
+    const stored = await platform.api('PUT', '/api/v1/solutions/s/credentials/token', {
+      token: platform.adminToken,
+      body: { kind: 'bearer', token: `Bearer ${SECRET}` },
+    });
+    expect(stored.status).toBe(201);
+    expect(stored.body).toMatchObject({ kind: 'bearer', origins: [service.url] });
+    const ran = await execute(platform, 's', 'rest-me');
+    // The service got it once prefixed; the caller sees it masked.
+    expect(service.requests[0]!.headers.authorization).toBe(`Bearer ${SECRET}`);
+    expect(ran.body).toMatchObject({ status: 'ok', output: { auth: '***' } });
+    expect(leaks(ran.text + stored.text)).toBe(false);
+  });
+});
+
 describe('credentials go only to the origins bound to them', () => {
   it('without origins given, a credential is bound to the origins of the published functions that name it', async () => {
     const service = await testServer((_req, res) => json(res, 200, {}));

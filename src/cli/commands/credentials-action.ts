@@ -175,6 +175,11 @@ function grantOf(store: CredentialStore, key: string): OAuthCredential['grantTyp
 
 async function buildCredential(o: SetOptions): Promise<Credential> {
   if (o.kind === 'secret') return { kind: 'secret', value: await readSecret('secret value') };
+  if (o.kind === 'bearer') {
+    // The token alone: a pasted `Bearer ...` keeps only what follows (the scheme is added when sent).
+    const token = (await readSecret('bearer token')).replace(/^bearer\s+/i, '');
+    return { kind: 'bearer', token };
+  }
   if (o.kind === 'basic') {
     if (!o.username) throw new UsageError('--username is required for a basic credential');
     return { kind: 'basic', username: o.username, password: await readSecret('password') };

@@ -10,7 +10,7 @@ export interface RemoteOptions {
 }
 
 export interface SetOptions extends RemoteOptions {
-  kind: 'secret' | 'basic' | 'oauth';
+  kind: 'secret' | 'basic' | 'bearer' | 'oauth';
   solution?: string;
   username?: string;
   tokenUrl?: string;
@@ -42,7 +42,7 @@ export function registerCredentials(program: Command): void {
     .argument('<key>', "credential key, as named by the parameters' value")
     .addOption(
       new Option('-k, --kind <kind>', 'credential kind')
-        .choices(['secret', 'basic', 'oauth'])
+        .choices(['secret', 'basic', 'bearer', 'oauth'])
         .makeOptionMandatory(),
     )
     .option('-s, --solution <dir>', 'solution folder (default: found from the current folder upward)')

@@ -22,7 +22,7 @@ export const literalCredential: FunctionRule = (file, r) => {
     ) {
       r.report(
         'LITERAL_CREDENTIAL',
-        `parameter '${name}' holds a literal ${value.split(/\s/)[0]} credential; store it in the credentials store and use an 'accessToken' (<provider>.oauth) or 'secret' parameter`,
+        `parameter '${name}' holds a literal ${value.split(/\s/)[0]} credential; store it in the credentials store (a static token: restfn credentials set KEY --kind bearer) and give this parameter 'type: secret' and the key as value (an OAuth token: an 'accessToken' parameter of type <provider>.oauth)`,
         ['parameters', name, 'value'],
       );
     } else if (

@@ -25,6 +25,7 @@ const origins = z.array(z.string().max(300)).min(1).max(50).optional();
 /** The kinds restfn has (conventions.md), as a body of `PUT .../credentials/{key}`. */
 const CREDENTIAL = z.discriminatedUnion('kind', [
   z.strictObject({ kind: z.literal('secret'), value: z.string().min(1).max(16_384), origins }),
+  z.strictObject({ kind: z.literal('bearer'), token: z.string().min(1).max(16_384), origins }),
   z.strictObject({
     kind: z.literal('basic'),
     username: z.string().min(1).max(1024),
@@ -86,12 +87,17 @@ export function credentialRoutes(app: FastifyInstance, ctx: PlatformContext): vo
         const issue = parsed.error.issues[0]!;
         throw new PlatformError(
           'REQUEST_INVALID',
-          `credential '${key}': ${issue.path.join('.') || 'body'}: ${issue.message} (kinds: secret {value}, basic {username, password}, oauth {tokenEndpoint, clientId, clientSecret?, scopes?, grantType?}; each with origins?)`,
+          `credential '${key}': ${issue.path.join('.') || 'body'}: ${issue.message} (kinds: secret {value}, bearer {token}, basic {username, password}, oauth {tokenEndpoint, clientId, clientSecret?, scopes?, grantType?}; each with origins?)`,
         );
       }
       const bound = await originsOf(ctx, solution, key, parsed.data.origins);
       const existed = (await ctx.store.getCredential(solution, key)) !== undefined;
-      await ctx.vault.put(solution, key, { ...parsed.data, origins: bound } as Credential, req.user.name);
+      // A bearer token alone: a pasted `Bearer ...` keeps what follows (the scheme is added when sent).
+      const given =
+        parsed.data.kind === 'bearer'
+          ? { ...parsed.data, token: parsed.data.token.replace(/^bearer\s+/i, '') }
+          : parsed.data;
+      await ctx.vault.put(solution, key, { ...given, origins: bound } as Credential, req.user.name);
       await ctx.audit(req, {
         solution,
         action: 'credential.put',
