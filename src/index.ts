@@ -1,6 +1,8 @@
 /** restfn's public API. The CLI is a thin layer over these. */
 
 export type { AppliedCredential, CredentialProvider, CredentialRequest } from './auth/credential-provider.js';
+export { localCredentials } from './auth/local-credentials.js';
+export { type CredentialRecords, type ProviderOptions, StoreCredentialProvider } from './auth/provider.js';
 export { type Diagnostic, formatDiagnostic } from './definition/diagnostic.js';
 export { jsonSchema } from './definition/json-schema.js';
 export { RULES, type RuleCode, type Severity } from './definition/rule-codes.js';

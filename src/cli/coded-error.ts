@@ -1,5 +1,6 @@
 import { RestfnError } from '../errors/restfn-error.js';
 import { classifyDatabaseFailure, DatabaseError } from '../local/errors.js';
+import { ParameterError } from '../runtime/errors.js';
 import { FileError, InternalError } from './errors.js';
 
 const MESSAGE_LIMIT = 300;
@@ -11,6 +12,15 @@ const MESSAGE_LIMIT = 300;
  * decision: the caller prints and exits.
  */
 export function codedError(error: unknown): RestfnError {
+  if (error instanceof ParameterError && error.code === 'PARAMETER_REQUIRED' && error.missing.length > 0) {
+    // The library says what is missing; how to give it on a command line is the CLI's to say.
+    return new ParameterError(
+      'PARAMETER_REQUIRED',
+      error.parameter,
+      `${error.message}; pass ${error.missing.map((n) => `-p ${n}=VALUE`).join(' ')}`,
+      error.missing,
+    );
+  }
   if (error instanceof RestfnError) return error;
   const { code, syscall, path } = (error ?? {}) as { code?: unknown; syscall?: unknown; path?: unknown };
   const message = error instanceof Error ? error.message : String(error);

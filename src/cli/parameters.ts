@@ -1,4 +1,3 @@
-import { closest } from '../definition/suggest.js';
 import { UsageError } from '../errors/restfn-error.js';
 
 export function collect(value: string, previous: string[]): string[] {
@@ -28,29 +27,4 @@ export function parseParameters(pairs: readonly string[], json: string | undefin
     parameters[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return parameters;
-}
-
-/**
- * A value for a parameter the function does not declare would be dropped without a word, and the
- * call would go out with the default instead: a typo (`-p pgae=2`) is an error, with the closest
- * declared name suggested. Checked before anything is sent.
- */
-export function refuseUnknownParameters(
-  functionName: string,
-  given: readonly string[],
-  declared: Readonly<Record<string, unknown>> | undefined,
-): void {
-  const names = Object.keys(declared ?? {});
-  const unknown = given.filter((name) => !Object.hasOwn(declared ?? {}, name));
-  if (unknown.length === 0) return;
-  const described = unknown.map((name) => {
-    const match = closest(name, names);
-    return match ? `'${name}' (did you mean '${match}'?)` : `'${name}'`;
-  });
-  const known =
-    names.length > 0 ? `its parameters are ${names.map((n) => `'${n}'`).join(', ')}` : 'it has no parameters';
-  throw new UsageError(
-    `function '${functionName}' has no parameter ${described.join(', ')}: ${known}`,
-    'PARAMETER_UNKNOWN',
-  );
 }

@@ -10,10 +10,18 @@ export class FunctionNotFoundError extends RestfnError {
 /** A parameter value is missing or cannot be coerced to its declared type; nothing was sent (exit code 2). */
 export class ParameterError extends RestfnError {
   readonly parameter: string;
+  /** Every required parameter without a value (PARAMETER_REQUIRED): what the caller must give. */
+  readonly missing: readonly string[];
 
-  constructor(code: 'PARAMETER_REQUIRED' | 'PARAMETER_TYPE', parameter: string, message: string) {
+  constructor(
+    code: 'PARAMETER_REQUIRED' | 'PARAMETER_TYPE' | 'PARAMETER_UNKNOWN',
+    parameter: string,
+    message: string,
+    missing: readonly string[] = [],
+  ) {
     super(code, message);
     this.parameter = parameter;
+    this.missing = missing;
   }
 }
 

@@ -1,5 +1,6 @@
 import type { CredentialKind } from '../definition/credential-params.js';
 import type { ParameterLocation as Location } from '../definition/schema/parameter.js';
+import { closest } from '../definition/suggest.js';
 import { ParameterError } from './errors.js';
 import type { ParameterPlan } from './plan.js';
 
@@ -81,10 +82,12 @@ function resolveFrom(state: Resolution, from: number): ResolvedParameter[] | Pro
   const { missing } = state;
   if (missing.length > 0) {
     const list = missing.map((n) => `'${n}'`).join(', ');
+    // How to give them is the caller's to say (the CLI adds its `-p name=VALUE`).
     throw new ParameterError(
       'PARAMETER_REQUIRED',
       missing[0]!,
-      `missing required parameter${missing.length > 1 ? 's' : ''} ${list}; pass ${missing.map((n) => `-p ${n}=VALUE`).join(' ')}`,
+      `missing required parameter${missing.length > 1 ? 's' : ''} ${list}`,
+      missing,
     );
   }
   return state.resolved;
@@ -157,4 +160,30 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
+}
+
+/**
+ * A value for a parameter the function does not declare would be dropped without a word, and the
+ * call would go out with the default instead: a typo (`-p pgae=2`) is an error, with the closest
+ * declared name suggested. Checked before anything is sent.
+ */
+export function refuseUnknownParameters(
+  functionName: string,
+  given: readonly string[],
+  declared: Readonly<Record<string, unknown>> | undefined,
+): void {
+  const names = Object.keys(declared ?? {});
+  const unknown = given.filter((name) => !Object.hasOwn(declared ?? {}, name));
+  if (unknown.length === 0) return;
+  const described = unknown.map((name) => {
+    const match = closest(name, names);
+    return match ? `'${name}' (did you mean '${match}'?)` : `'${name}'`;
+  });
+  const known =
+    names.length > 0 ? `its parameters are ${names.map((n) => `'${n}'`).join(', ')}` : 'it has no parameters';
+  throw new ParameterError(
+    'PARAMETER_UNKNOWN',
+    unknown[0]!,
+    `function '${functionName}' has no parameter ${described.join(', ')}: ${known}`,
+  );
 }

@@ -1,4 +1,5 @@
-import { type CredentialProvider, NO_CREDENTIALS } from '../auth/credential-provider.js';
+import type { CredentialProvider } from '../auth/credential-provider.js';
+import { localCredentials } from '../auth/local-credentials.js';
 import type { QueueAction } from '../definition/schema/index.js';
 import type { Solution, SourceFile } from '../definition/solution.js';
 import { didYouMean } from '../definition/suggest.js';
@@ -22,12 +23,16 @@ import type { Engine, ExecutionResult, RemoteCalls, RemoteResponse } from './eng
 import { EventBus, type EventListener } from './events.js';
 import { type NormalizedOptions, normalizeOptions, type RuntimeOptions } from './options.js';
 import { paginate, type StopReason } from './paginate.js';
+import { refuseUnknownParameters } from './parameters.js';
 import { runFunction } from './pipeline.js';
 import { type PushOptions, type PushResult, pushQueue, type QueueEngine } from './push.js';
 import { type DatasourceResult, runDatasource, type SyncOptions } from './sync.js';
 
 export interface CreateRuntimeOptions extends RuntimeOptions {
-  /** Turns credential keys into values; default: none (functions naming credentials fail, exit 4). */
+  /**
+   * Turns credential keys into values. @default the solution's local credential store, what
+   * `restfn credentials set` writes (opened only when a function names a credential)
+   */
   readonly credentials?: CredentialProvider;
   /** The local database: needed by queries, guards' operations, error tables and syncs. */
   readonly store?: LocalStore;
@@ -63,7 +68,7 @@ export class Runtime {
       solution,
       options: this.options,
       transport: new Transport(this.options.http, options.addressGuard),
-      credentials: options.credentials ?? NO_CREDENTIALS,
+      credentials: options.credentials ?? localCredentials(solution.root),
       events: this.events,
       store: options.store,
       files: options.files,
@@ -87,6 +92,7 @@ export class Runtime {
       correlationId?: string;
     } = {},
   ): Promise<ExecutionResult> {
+    this.refuseUnknown(name, parameters);
     if (!this.isReady) await this.ready();
     const deadline = this.executionDeadline(name, options.signal);
     const { correlationId } = options;
@@ -108,6 +114,7 @@ export class Runtime {
     onPage: (result: ExecutionResult, page: number) => void | Promise<void>,
     options: { signal?: AbortSignal } = {},
   ): Promise<{ pages: number; stopped: StopReason }> {
+    this.refuseUnknown(name, parameters);
     await this.ready();
     const deadline = new Deadline('sync', this.options.syncTimeoutMs, `function '${name}'`, options.signal);
     return deadline.run((signal) =>
@@ -143,6 +150,12 @@ export class Runtime {
     if (!this.isReady) await this.ready();
     const deadline = this.executionDeadline(name, options.signal);
     return deadline.run((signal) => callStep(this.engine, name, values, { ...options, signal }));
+  }
+
+  /** A value for a parameter `name` does not declare would be dropped unseen: a typo is an error. */
+  private refuseUnknown(name: string, parameters: Readonly<Record<string, unknown>>): void {
+    const definition = this.solution.functions.get(name)?.definition;
+    if (definition) refuseUnknownParameters(name, Object.keys(parameters), definition.parameters);
   }
 
   /** The deadline of one execution or call step of `name`, following the caller's signal. */

@@ -1,6 +1,8 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { loadSolution } from '../../src/definition/solution.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
 import { runCli } from '../helpers/cli.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { tempSolution } from '../helpers/temp-solution.js';
@@ -224,6 +226,18 @@ describe('static bearer tokens', () => {
     expect(JSON.parse(run.stdout)).toEqual({ ok: true });
     expect(server.requests.at(-1)!.headers.authorization).toBe(`Bearer ${TOKEN}`);
     expect((await cli(['credentials', 'list'])).stdout).toContain('bearer-token\tbearer');
+
+    // The library, given no credentials option, reads the same store as the CLI.
+    const held = process.env.XDG_CONFIG_HOME;
+    process.env.XDG_CONFIG_HOME = env.XDG_CONFIG_HOME;
+    try {
+      const runtime = createRuntime(loadSolution(root));
+      expect(await runtime.execute('rest-me')).toMatchObject({ status: 'ok', output: { ok: true } });
+      await runtime.close();
+    } finally {
+      if (held === undefined) delete process.env.XDG_CONFIG_HOME;
+      else process.env.XDG_CONFIG_HOME = held;
+    }
 
     // An OAuth parameter naming it: the kind says what a bearer credential is for.
     const oauth = tempSolution({

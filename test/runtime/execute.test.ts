@@ -1,9 +1,15 @@
+import { existsSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer as createNetServer } from 'node:net';
+import { join } from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
+import { loadSolution } from '../../src/definition/solution.js';
 import type { ExecutionEvent } from '../../src/runtime/events.js';
+import { createRuntime } from '../../src/runtime/runtime.js';
+import { recordingClock } from '../helpers/clock.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { runtimeFor } from '../helpers/runtime.js';
+import { tempSolution } from '../helpers/temp-solution.js';
 
 const fn = (yaml: string) => ({ 'functions/fn.platform': yaml });
 
@@ -55,7 +61,8 @@ parameters:
     );
     await expect(runtime.execute('fn', {})).rejects.toMatchObject({
       code: 'PARAMETER_REQUIRED',
-      message: "missing required parameters 'id', 'q'; pass -p id=VALUE -p q=VALUE",
+      // The library's words; the CLI adds how to pass them (-p).
+      message: "missing required parameters 'id', 'q'",
     });
     expect(server.requests).toHaveLength(0);
   });
@@ -415,9 +422,9 @@ describe('events and credentials', () => {
     expect(new Set(events.map((e) => e.correlationId))).toEqual(new Set([result.correlationId]));
   });
 
-  test('a credential parameter without a credential store: CREDENTIAL_UNAVAILABLE, nothing sent', async () => {
+  test("without a credentials option, the solution's local store: a key never stored is CREDENTIAL_NOT_FOUND, nothing sent or created", async () => {
     const server = await testServer((_, res) => json(res, 200, {}));
-    const runtime = runtimeFor(
+    const root = tempSolution(
       fn(`provider: DATA_PROVIDER_REST
 method: GET
 url: ${server.url}/x
@@ -425,7 +432,31 @@ parameters:
   x-api-key: { location: header, type: secret, value: crm-key }
 `),
     );
-    await expect(runtime.execute('fn')).rejects.toMatchObject({ code: 'CREDENTIAL_UNAVAILABLE' });
+    const runtime = createRuntime(loadSolution(root), { clock: recordingClock() });
+    onTestFinished(() => runtime.close());
+    await expect(runtime.execute('fn')).rejects.toMatchObject({
+      code: 'CREDENTIAL_NOT_FOUND',
+      message: expect.stringContaining('restfn credentials set crm-key'),
+    });
+    expect(server.requests).toHaveLength(0);
+    // Looking a key up creates no state folder (nor a key file).
+    expect(existsSync(join(root, '.restfn'))).toBe(false);
+  });
+
+  test('an unknown parameter is refused by the library as by the CLI, with the closest name', async () => {
+    const server = await testServer((_, res) => json(res, 200, {}));
+    const runtime = runtimeFor(
+      fn(`provider: DATA_PROVIDER_REST
+method: GET
+url: ${server.url}/x
+parameters:
+  page: { location: query, type: number }
+`),
+    );
+    await expect(runtime.execute('fn', { pgae: 2 })).rejects.toMatchObject({
+      code: 'PARAMETER_UNKNOWN',
+      message: "function 'fn' has no parameter 'pgae' (did you mean 'page'?): its parameters are 'page'",
+    });
     expect(server.requests).toHaveLength(0);
   });
 
