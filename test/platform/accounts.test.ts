@@ -261,3 +261,28 @@ describe('the audit of accounts', () => {
     expect(filtered.body.entries.map((r: { actor: string }) => r.actor)).toEqual(['erin']);
   });
 });
+
+describe('restfn serve reset-admin', () => {
+  it("prints a new admin token, usable at once by the running platform; names an unknown admin's alternatives", async () => {
+    const platform = await startPlatformProcess();
+    const reset = await runCli(['serve', 'reset-admin', '--data', platform.dataDir]);
+    expect(reset.code, reset.stderr).toBe(0);
+    expect(reset.stderr).toContain("a new API token for admin 'admin'");
+    const token = reset.stdout.trim();
+    expect(token).toMatch(/^rfn_/);
+    expect(await platform.api('GET', '/api/v1/me', { token })).toMatchObject({
+      status: 200,
+      body: { name: 'admin', role: 'admin' },
+    });
+    const wrong = await runCli(['serve', 'reset-admin', '--data', platform.dataDir, '--user', 'nobody']);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("no admin named 'nobody'; the admins are 'admin'");
+    // A second user of the same name: the message says how to change the one there is.
+    const again = await platform.api('POST', '/api/v1/users', {
+      token,
+      body: { name: 'admin', role: 'user' },
+    });
+    expect(again.status).toBe(409);
+    expect(again.body.message).toContain('restfn users set admin');
+  });
+});

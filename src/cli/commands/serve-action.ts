@@ -1,10 +1,11 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { copyFileSync, existsSync, renameSync, rmSync } from 'node:fs';
 import { isIP } from 'node:net';
 import { join, resolve } from 'node:path';
 import { UsageError } from '../../errors/restfn-error.js';
+import { hashToken, newToken } from '../../platform/auth/tokens.js';
 import type { Ceilings } from '../../platform/ceilings.js';
-import { startPlatform } from '../../platform/serve.js';
+import { ensureAdmin, startPlatform } from '../../platform/serve.js';
 import { DATABASE_URL_ENV, openStore } from '../../platform/store/open.js';
 import {
   decodeMasterKey,
@@ -177,5 +178,55 @@ export async function rotateKey(options: {
     process.stderr.write(
       `restfn: ${count} credential(s) re-encrypted; start the platform with ${MASTER_KEY_ENV} set to RESTFN_NEW_MASTER_KEY's value\n`,
     );
+  }
+}
+
+/**
+ * `restfn serve reset-admin`: a new token for an admin, for an operator who lost the first admin's
+ * (only the token's hash is stored, so it cannot be shown again). Works while the platform runs
+ * (the token is found at its next lookup); the old tokens stay valid until revoked.
+ */
+export async function resetAdmin(options: { data: string; database?: string; user?: string }): Promise<void> {
+  const dataDir = resolve(options.data);
+  const databaseUrl = options.database ?? (process.env[DATABASE_URL_ENV] || undefined);
+  if (!databaseUrl && !existsSync(join(dataDir, 'platform.db')))
+    throw new UsageError(`no platform state in ${dataDir} (--data)`);
+  const store = await openStore(dataDir, databaseUrl);
+  try {
+    const admins = (await store.listUsers()).filter((u) => u.role === 'admin');
+    const chosen = options.user === undefined ? admins[0] : admins.find((u) => u.name === options.user);
+    if (options.user !== undefined && !chosen) {
+      throw new UsageError(
+        `no admin named '${options.user}'; the admins are ${admins.map((u) => `'${u.name}'`).join(', ') || 'none'}`,
+      );
+    }
+    let token: string;
+    let name: string;
+    if (chosen) {
+      token = newToken();
+      name = chosen.name;
+      await store.createToken({ id: randomUUID(), userId: chosen.id, name: 'reset-admin' }, hashToken(token));
+    } else {
+      // No admin at all: the first one is made, as a first start would.
+      token = (await ensureAdmin(store, {}))!;
+      name = 'admin';
+    }
+    await store.audit([
+      {
+        at: new Date().toISOString(),
+        actor: 'system',
+        solution: null,
+        action: 'token.create',
+        target: name,
+        outcome: 'ok',
+        correlationId: null,
+        durationMs: null,
+        detail: JSON.stringify({ by: 'restfn serve reset-admin' }),
+      },
+    ]);
+    process.stderr.write(`restfn: a new API token for admin '${name}' (shown once, keep it now):\n`);
+    process.stdout.write(`${token}\n`);
+  } finally {
+    await store.close();
   }
 }

@@ -71,6 +71,17 @@ export function registerServe(program: Command): void {
       'worker threads that run solutions, one solution at a time each (default: 4 per core, at least 8)',
     )
     .action(async (options: ServeCliOptions) => (await import('./serve-action.js')).serve(options));
+  serve
+    .command('reset-admin')
+    .description("a new API token for an admin (the first admin's token was lost); printed once on stdout")
+    .option('--data <dir>', 'where the platform keeps its state (default: .restfn-server)')
+    .option('--database <url>', 'the PostgreSQL state (env RESTFN_DATABASE_URL)')
+    .option('--user <name>', 'which admin (default: the first one)')
+    .action(async (_: unknown, command: Command) =>
+      (await import('./serve-action.js')).resetAdmin(
+        command.optsWithGlobals() as ServeCliOptions & { user?: string },
+      ),
+    );
   // Takes serve's own --data, --database and --master-key-file (the current key file; the new key replaces it).
   serve
     .command('rotate-key')

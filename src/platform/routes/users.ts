@@ -86,7 +86,10 @@ export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
     async (req, reply) => {
       const { name, role, solutions = [], password } = req.body;
       if (await ctx.store.userByName(name))
-        throw new PlatformError('USER_EXISTS', `user '${name}' exists already`);
+        throw new PlatformError(
+          'USER_EXISTS',
+          `user '${name}' exists already: change it with 'restfn users set ${name} ...' (PATCH /users/${name})`,
+        );
       const user = await ctx.store.createUser({
         id: randomUUID(),
         name,
