@@ -19,6 +19,11 @@ export const RULES = {
     summary:
       'The inputTransform passes a body credential to a function: credentials reach transforms as references, so a reshaped one is sent as a meaningless reference, never the secret.',
   },
+  CONTEXT_PATH: {
+    severity: 'warning',
+    summary:
+      'An `@ctx` path that reads nothing: a typo in a context name (`@ctx.respnse`), a parameter the function does not declare, a `settings.custom` key solution.yaml does not have.',
+  },
   SETTING_CAPPED: {
     severity: 'warning',
     summary:

@@ -1,6 +1,7 @@
 import { ScriptSandbox } from '../expression/scripts/sandbox.js';
 import { compareDiagnostics, type Diagnostic, diagnostic } from './diagnostic.js';
 import { bodyOnGet } from './rules/body.js';
+import { contextPaths } from './rules/context-paths.js';
 import {
   credentialAddress,
   literalCredential,
@@ -36,6 +37,7 @@ const FUNCTION_RULES: FunctionRule[] = [
   localCallCredential,
   credentialAddress,
   reshapedCredential,
+  contextPaths,
   handlerMatchesSuccess,
   deprecatedKeys,
 ];

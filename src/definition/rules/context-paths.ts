@@ -1,0 +1,147 @@
+import { expressionSource } from '../../expression/source.js';
+import { closest } from '../suggest.js';
+import type { PropertyPath } from '../yaml-file.js';
+import type { FunctionRule } from './reporter.js';
+
+/** What `@ctx` holds (conventions.md), by the names an expression reads first. */
+const TOP = [
+  'parameters',
+  'queries',
+  'guard',
+  'request',
+  'response',
+  'output',
+  'error',
+  'entity',
+  'commandId',
+  'correlationId',
+  'user',
+  'solution',
+  'record',
+  'jig',
+  'components',
+  'current',
+  'datasources',
+];
+const INSIDE: Readonly<Record<string, readonly string[]>> = {
+  response: ['ok', 'status', 'statusText', 'headers', 'body'],
+  request: ['method', 'url', 'headers', 'body'],
+  solution: ['name', 'title', 'settings'],
+  error: ['name', 'message'],
+  guard: ['output', 'error'],
+};
+
+/** `@ctx.a.b.c.d` or `@.a.b...` (the names after it), outside string literals. */
+const PATH = /@(?:ctx)?((?:\.[A-Za-z_$][\w$]*){1,4})/g;
+
+/**
+ * `@ctx` paths with a typo (`@ctx.respnse.status`, `@ctx.paramters.id`, a `settings.custom` key
+ * solution.yaml does not have, a parameter the function does not declare) read nothing, and the
+ * value just vanishes: said here, with the closest known name. A caller's screen context may add
+ * names of its own, so an unknown first name is reported only when it is close to a known one.
+ */
+export const contextPaths: FunctionRule = (file, r, solution) => {
+  const definition = file.definition;
+  const parameters = [
+    ...Object.keys(definition.parameters ?? {}),
+    ...Object.keys(definition.continuation?.parameters ?? {}),
+  ];
+  // Without a solution.yaml (a lone folder of functions) its settings are unknown, not empty.
+  const custom = solution.settings
+    ? Object.keys(solution.settings.definition?.settings?.custom ?? {})
+    : undefined;
+  walkStrings(file.data, [], (value, path) => {
+    const source = expressionSource(value, isTransform(path));
+    if (!source) return;
+    for (const { names, index } of contextReads(source.body)) {
+      const problem = problemOf(names, parameters, custom);
+      if (problem) r.report('CONTEXT_PATH', problem, path, { index: source.offset + index });
+    }
+  });
+};
+
+function problemOf(
+  names: readonly string[],
+  parameters: readonly string[],
+  custom: readonly string[] | undefined,
+) {
+  const [first, second, third, fourth] = names;
+  if (first === undefined) return undefined;
+  if (!TOP.includes(first)) {
+    const hint = closest(first, TOP);
+    return hint
+      ? `@ctx.${first} is not in the context (did you mean @ctx.${hint}?): it reads nothing`
+      : undefined;
+  }
+  if (second === undefined) return undefined;
+  if (first === 'parameters' && !parameters.includes(second)) {
+    const hint = closest(second, parameters);
+    return `@ctx.parameters.${second}: the function has no parameter '${second}'${hint ? ` (did you mean '${hint}'?)` : ''}, so it reads nothing`;
+  }
+  const inside = INSIDE[first];
+  if (inside && !inside.includes(second)) {
+    const hint = closest(second, inside);
+    return `@ctx.${first}.${second} is not there${hint ? ` (did you mean @ctx.${first}.${hint}?)` : ` (it holds ${inside.join(', ')})`}`;
+  }
+  if (custom && first === 'solution' && second === 'settings' && third === 'custom' && fourth !== undefined) {
+    if (!custom.includes(fourth)) {
+      const hint = closest(fourth, custom);
+      return `@ctx.solution.settings.custom.${fourth}: solution.yaml has no settings.custom.${fourth}${hint ? ` (did you mean '${hint}'?)` : ''}, so it reads nothing`;
+    }
+  }
+  return undefined;
+}
+
+/** Every `@ctx` read in an expression, outside its string literals: the names and where it starts. */
+export function contextReads(body: string): Array<{ names: string[]; index: number }> {
+  const found: Array<{ names: string[]; index: number }> = [];
+  const literal = stringLiterals(body);
+  for (const match of body.matchAll(PATH)) {
+    if (literal(match.index)) continue;
+    found.push({ names: match[1]!.slice(1).split('.'), index: match.index });
+  }
+  return found;
+}
+
+/** Whether a character of `body` is inside a '...', "..." or `...` literal. */
+function stringLiterals(body: string): (index: number) => boolean {
+  const inside: boolean[] = [];
+  let quote: string | undefined;
+  for (let i = 0; i < body.length; i++) {
+    const c = body[i]!;
+    inside.push(quote !== undefined);
+    if (quote) {
+      if (c === '\\') {
+        inside.push(true);
+        i++;
+      } else if (c === quote) quote = undefined;
+    } else if (c === "'" || c === '"' || c === '`') quote = c;
+  }
+  return (index) => inside[index] === true;
+}
+
+const TRANSFORMS = new Set(['inputTransform', 'outputTransform', 'records']);
+
+function isTransform(path: PropertyPath): boolean {
+  return path.length === 1 && TRANSFORMS.has(String(path[0]));
+}
+
+function walkStrings(
+  value: unknown,
+  path: Array<string | number>,
+  visit: (v: string, p: PropertyPath) => void,
+): void {
+  if (typeof value === 'string') visit(value, path);
+  else if (Array.isArray(value))
+    value.forEach((v, i) => {
+      path.push(i);
+      walkStrings(v, path, visit);
+      path.pop();
+    });
+  else if (value !== null && typeof value === 'object')
+    for (const key of Object.keys(value)) {
+      path.push(key);
+      walkStrings((value as Record<string, unknown>)[key], path, visit);
+      path.pop();
+    }
+}
