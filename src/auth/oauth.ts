@@ -126,7 +126,9 @@ export async function exchangeCode(
     );
     const result = await oauth.processAuthorizationCodeResponse(as, client, response);
     const claims = result.id_token ? oauth.getValidatedIdTokenClaims(result) : undefined;
-    const account = typeof claims?.email === 'string' ? claims.email : claims?.sub;
+    // An email the provider has not verified could name anyone: the subject then.
+    const account =
+      typeof claims?.email === 'string' && claims.email_verified === true ? claims.email : claims?.sub;
     const scopes = typeof result.scope === 'string' ? result.scope.split(' ').filter(Boolean) : [...c.scopes];
     return { tokens: tokens(result, now, undefined), account, scopes };
   });

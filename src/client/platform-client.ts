@@ -89,11 +89,14 @@ export class PlatformClient {
       typeof answer.message === 'string'
         ? answer.message
         : `the platform answered ${res.status} ${res.statusText}`;
-    // A per-user credential this user has not connected: where to do it, from here.
-    const message =
+    // A per-user credential this user has not connected: how to do it from here.
+    const connect =
       typeof answer.connectUrl === 'string'
-        ? `${said}: open ${answer.connectUrl} (or run restfn connect KEY --server)`
-        : said;
+        ? /\/solutions\/([^/]+)\/credentials\/([^/]+)\/connect$/.exec(answer.connectUrl)
+        : null;
+    const message = connect
+      ? `${said}: run 'restfn connect ${decodeURIComponent(connect[2]!)} --server --name ${decodeURIComponent(connect[1]!)}' and open the address it prints`
+      : said;
     throw new PlatformAnswerError(code, message, res.status, answer);
   }
 }

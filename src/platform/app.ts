@@ -154,8 +154,10 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
   });
 
   app.addHook('onResponse', async (req, reply) => {
+    // A connect flow's callback carries the provider's code and the state: the path only.
+    const url = req.routeOptions.url === '/api/v1/oauth/callback' ? req.url.split('?')[0] : req.url;
     req.log.info(
-      { method: req.method, url: req.url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
+      { method: req.method, url, statusCode: reply.statusCode, ms: Math.round(reply.elapsedTime) },
       'request completed',
     );
   });

@@ -10,7 +10,7 @@ import { bytesOf, startPlatformProcess } from '../helpers/platform.js';
  * calls a resource server with the calling user's token, and the credential `graph` (OAuth,
  * authorization code) of a real OAuth server whose access tokens live `ttl` seconds.
  */
-async function setUp(ttl = 300) {
+async function setUp(ttl = 300, solution = 's') {
   const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
   const auth = await authServer(`${platform.url}/api/v1/oauth/callback`, ttl);
   const seen: string[] = [];
@@ -29,12 +29,15 @@ async function setUp(ttl = 300) {
     ['bob', 'user'],
     ['alice', 'author'],
   ] as const) {
-    await platform.api('POST', '/api/v1/users', { token: admin, body: { name, role, solutions: ['s'] } });
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name, role, solutions: [solution] },
+    });
     tokens[name] = (
       await platform.api('POST', `/api/v1/users/${name}/tokens`, { token: admin, body: {} })
     ).body.token;
   }
-  const published = await platform.api('PUT', '/api/v1/solutions/s', {
+  const published = await platform.api('PUT', `/api/v1/solutions/${solution}`, {
     token: tokens.alice,
     body: {
       files: {
@@ -48,7 +51,7 @@ parameters:
     },
   });
   expect(published.status).toBe(201);
-  const stored = await platform.api('PUT', '/api/v1/solutions/s/credentials/graph', {
+  const stored = await platform.api('PUT', `/api/v1/solutions/${solution}/credentials/graph`, {
     token: tokens.alice,
     body: {
       kind: 'oauth',
@@ -64,15 +67,19 @@ parameters:
   });
   expect(stored.status, stored.text).toBe(201);
   const execute = (user: string) =>
-    platform.api('POST', '/api/v1/solutions/s/functions/rest-get-me/execute', {
+    platform.api('POST', `/api/v1/solutions/${solution}/functions/rest-get-me/execute`, {
       token: tokens[user],
       body: {},
     });
   /** `user` connects the provider's `account` in a browser of their own. */
   const connect = (user: string, account: string) =>
-    new TestBrowser().open(`${platform.url}/api/v1/solutions/s/credentials/graph/connect`, account, {
-      authorization: `Bearer ${tokens[user]}`,
-    });
+    new TestBrowser().open(
+      `${platform.url}/api/v1/solutions/${solution}/credentials/graph/connect`,
+      account,
+      {
+        authorization: `Bearer ${tokens[user]}`,
+      },
+    );
   return { platform, auth, remote, seen, tokens, execute, connect };
 }
 
@@ -283,5 +290,46 @@ describe('per-user connections', () => {
     const local = await runCli(['connect', 'graph'], { cwd: platform.dataDir });
     expect(local.code).toBe(2);
     expect(local.stderr).toContain('restfn login graph');
+  });
+
+  it('a solution named with a dot connects; a user removed takes their connections along; the callback is logged without its code', async () => {
+    const { platform, tokens, execute, connect } = await setUp(300, 'acme.crm');
+    expect((await connect('ada', 'ada-account')).html).toContain('ada-account is connected to ada');
+    expect((await execute('ada')).body).toMatchObject({ output: { account: 'ada-account' } });
+    expect(platform.output()).toMatch(/"url":"\/api\/v1\/oauth\/callback"/);
+    expect(platform.output()).not.toMatch(/oauth\/callback\?/);
+    expect((await platform.api('DELETE', '/api/v1/users/ada', { token: platform.adminToken })).status).toBe(
+      204,
+    );
+    const left = await platform.api('GET', '/api/v1/solutions/acme.crm/connections', { token: tokens.alice });
+    expect(left.body).toEqual({ connections: [] });
+  });
+
+  it('a confirmation after the credential was given another client keeps nothing', async () => {
+    const { platform, auth, tokens, execute } = await setUp();
+    const { url } = (await (
+      await fetch(`${platform.url}/api/v1/solutions/s/credentials/graph/connect`, {
+        headers: { authorization: `Bearer ${tokens.bob}`, accept: 'application/json' },
+      })
+    ).json()) as { url: string };
+    const view = new TestBrowser();
+    const asked = await view.open(url, 'bob-account');
+    expect(asked.html).toContain('Connect bob-account to the platform user bob');
+    // Meanwhile the author points the credential at another client.
+    await platform.api('PUT', '/api/v1/solutions/s/credentials/graph', {
+      token: tokens.alice,
+      body: {
+        kind: 'oauth',
+        tokenEndpoint: auth.tokenEndpoint,
+        authorizationEndpoint: auth.authorizationEndpoint,
+        issuer: auth.issuer,
+        clientId: PUBLIC_CLIENT_ID,
+        grantType: 'authorization_code',
+      },
+    });
+    const late = await view.submit(asked.url, asked.html);
+    expect(late.status).toBe(400);
+    expect(late.html).toContain('was removed or given another client while connecting; nothing was kept');
+    expect((await execute('bob')).body).toMatchObject({ code: 'CONNECTION_REQUIRED' });
   });
 });

@@ -15,6 +15,8 @@ export const CONNECT_COOKIE = 'restfn_connect';
 export const CALLBACK_PATH = '/api/v1/oauth/callback';
 /** How long a connect flow may take, from `/connect` to the callback. */
 const FLOW_MS = 10 * 60_000;
+/** Between the solution and the random part of a `state`. */
+const STATE_SEPARATOR = '~';
 
 const PARAMS = {
   type: 'object',
@@ -34,8 +36,12 @@ interface Flow {
   readonly browser: string;
   readonly returnTo: string | null;
   readonly expires: number;
+  /** The client at the provider the flow was started for: the credential must still be it. */
+  readonly client: string;
   /** Set once the code was exchanged in a browser without the cookie: waits for the user's yes. */
   readonly pending?: { tokens: Omit<TokenSet, 'kind'>; account: string | null; scopes: string[] };
+  /** The credential the pending tokens came from (to revoke them if the yes comes too late). */
+  readonly pendingFrom?: OAuthCredential;
 }
 
 /**
@@ -65,9 +71,12 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
     async (req, reply) => {
       const { solution, key } = req.params;
       const credential = await perUserCredential(ctx, solution, key);
+      // Flows nobody finished go when new ones start (they expire after 10 minutes anyway).
+      await ctx.vault.pruneFlows(solution, Date.now());
       const start = await startAuthorization(credential, redirectUri());
-      // The solution travels in the state: the callback is one address for every solution.
-      const state = `${solution}.${start.state}`;
+      // The solution travels in the state: the callback is one address for every solution. `~`
+      // is in no solution name (they may hold dots) and in no random state (base64url).
+      const state = `${solution}${STATE_SEPARATOR}${start.state}`;
       start.url.searchParams.set('state', state);
       const browser = randomBytes(32).toString('base64url');
       const returnTo = sameOrigin(ctx, req.query.returnTo);
@@ -79,6 +88,7 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
         browser: sha256(browser),
         returnTo,
         expires: Date.now() + FLOW_MS,
+        client: clientOf(credential),
       };
       await ctx.vault.putFlow(solution, sha256(state), { ...flow });
       void reply.setCookie(CONNECT_COOKIE, browser, {
@@ -99,7 +109,7 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
     { schema: { hide: true } },
     async (req, reply) => {
       const state = req.query.state ?? '';
-      const solution = state.slice(0, state.indexOf('.'));
+      const solution = state.slice(0, Math.max(0, state.indexOf(STATE_SEPARATOR)));
       const flow = SOLUTION_NAME.test(solution)
         ? ((await ctx.vault.takeFlow(solution, sha256(state))) as Flow | undefined)
         : undefined;
@@ -119,7 +129,8 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
           `It answered: ${req.query.error}.`,
         );
       }
-      const credential = await perUserCredential(ctx, solution, flow.key);
+      const credential = await stillTheClient(ctx, solution, flow);
+      if (!credential) return changedPage(reply, flow);
       const callback = new URL(`${ctx.publicUrl()}${req.url}`);
       let exchanged: Awaited<ReturnType<typeof exchangeCode>>;
       try {
@@ -133,7 +144,12 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
         );
       } catch (error) {
         const message = error instanceof RestfnError ? error.message : 'the token request failed';
-        return page(reply, 400, 'The account could not be connected', message);
+        return page(
+          reply,
+          400,
+          'The account could not be connected',
+          `${message}. Start connecting again from the app or the console.`,
+        );
       }
       const connection = {
         tokens: exchanged.tokens,
@@ -150,6 +166,7 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
       await ctx.vault.putFlow(solution, sha256(`confirm.${confirm}`), {
         ...flow,
         pending: connection,
+        pendingFrom: credential,
         expires: Date.now() + FLOW_MS,
       });
       return page(
@@ -177,6 +194,14 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
           'This connect link expired or was used',
           'Start connecting again from the app or the console.',
         );
+      }
+      // The credential may have been removed, or given another client, while the page was open:
+      // then nothing is kept, and the tokens are revoked at the provider they came from.
+      const credential = await stillTheClient(ctx, solution, flow);
+      if (!credential) {
+        const before = flow.pendingFrom;
+        if (before) await revokeAll(ctx, solution, before, flow.pending.tokens);
+        return changedPage(reply, flow);
       }
       return connected(req, reply, solution, flow, flow.pending);
     },
@@ -279,13 +304,8 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
         'CONNECTION_NOT_FOUND',
         `no connection of that user to '${key}' in '${solution}'`,
       );
-    const credential = (await ctx.vault.records(solution).get(key)) as OAuthCredential | undefined;
-    if (credential?.kind === 'oauth') {
-      const fetchWith = fetchFor(ctx, solution);
-      for (const token of [tokens.refreshToken, tokens.accessToken]) {
-        if (token) await revokeToken(credential, token, fetchWith).catch(() => undefined);
-      }
-    }
+    const credential = await ctx.vault.records(solution).get(key);
+    if (credential?.kind === 'oauth') await revokeAll(ctx, solution, credential, tokens);
     await ctx.audit(req, {
       solution,
       action: 'connection.remove',
@@ -294,6 +314,44 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
       correlationId: null,
       durationMs: null,
     });
+  }
+}
+
+/** Which client at which provider a credential is (what a user's connection belongs to). */
+function clientOf(c: OAuthCredential): string {
+  return [c.clientId, c.tokenEndpoint, c.authorizationEndpoint ?? '', c.issuer ?? ''].join('\n');
+}
+
+/** The flow's credential, when it is still there and still the client the flow started with. */
+async function stillTheClient(
+  ctx: PlatformContext,
+  solution: string,
+  flow: Flow,
+): Promise<OAuthCredential | undefined> {
+  const credential = await ctx.vault.records(solution).get(flow.key);
+  if (credential?.kind !== 'oauth' || credential.grantType !== 'authorization_code') return undefined;
+  return clientOf(credential) === flow.client ? credential : undefined;
+}
+
+function changedPage(reply: FastifyReply, flow: Flow) {
+  return page(
+    reply,
+    400,
+    'The credential changed',
+    `'${flow.key}' was removed or given another client while connecting; nothing was kept. Start connecting again from the app or the console.`,
+  );
+}
+
+/** Revokes tokens at the credential's provider, best effort. */
+async function revokeAll(
+  ctx: PlatformContext,
+  solution: string,
+  credential: OAuthCredential,
+  tokens: Omit<TokenSet, 'kind'>,
+): Promise<void> {
+  const fetchWith = fetchFor(ctx, solution);
+  for (const token of [tokens.refreshToken, tokens.accessToken]) {
+    if (token) await revokeToken(credential, token, fetchWith).catch(() => undefined);
   }
 }
 

@@ -153,6 +153,8 @@ export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
       if (!target) throw new PlatformError('USER_NOT_FOUND', `no user '${req.params.user}'`);
       await lastAdminGuard(ctx, target, true);
       await ctx.store.deleteUser(target.id);
+      // Their connections to providers go with them (their tokens are of no one else's use).
+      await ctx.vault.dropUserConnections(target.id);
       await ctx.audit(req, {
         solution: null,
         action: 'user.remove',

@@ -180,8 +180,32 @@ export class Vault {
   }
 
   /** A pending connect flow, sealed (its PKCE verifier is a secret), until `takeFlow` or it expires. */
-  async putFlow(solution: string, id: string, flow: Record<string, unknown>): Promise<void> {
-    await this.write(solution, `${FLOW_PREFIX}${id}`, { kind: 'flow', flow }, 'system');
+  async putFlow(
+    solution: string,
+    id: string,
+    flow: Record<string, unknown> & { expires: number },
+  ): Promise<void> {
+    // Only when it expires is readable: what prunes it needs no key.
+    await this.write(solution, `${FLOW_PREFIX}${id}`, { kind: 'flow', flow }, 'system', {
+      expires: flow.expires,
+    });
+  }
+
+  /** Drops the solution's flows that expired (never finished, or never confirmed). */
+  async pruneFlows(solution: string, now: number): Promise<void> {
+    for (const row of await this.store.listCredentials(solution)) {
+      const expires = (row.meta as { expires?: unknown }).expires;
+      if (row.key.startsWith(FLOW_PREFIX) && typeof expires === 'number' && expires < now)
+        await this.store.deleteCredential(solution, row.key);
+    }
+  }
+
+  /** Every connection of a user, in every solution (the user is removed). */
+  async dropUserConnections(user: string): Promise<void> {
+    for (const row of await this.store.allCredentials()) {
+      if (row.key.startsWith(`${CONNECTION_PREFIX}${user}:`))
+        await this.store.deleteCredential(row.solution, row.key);
+    }
   }
 
   /** The flow, once: whoever takes it first (on any instance) has it, no one after. */
