@@ -9,7 +9,12 @@ import { tempSolution } from '../helpers/temp-solution.js';
 
 /** A solution with a synced-looking database: table `items` holding two rows. */
 function solutionWithRows() {
-  const root = tempSolution({ 'solution.yaml': 'name: q\n' });
+  const root = tempSolution({
+    'solution.yaml': 'name: q\n',
+    // A table the solution fills (none synced yet): it reads as empty.
+    'datasources/later.platform':
+      'type: datasource.sqlite\noptions:\n  provider: DATA_PROVIDER_LOCAL\n  entities:\n    - entity: never-synced\n      function: rest-get-later\n',
+  });
   const db = join(root, '.restfn', 'local.db');
   const store = new LocalStore(db);
   seed(store, 'items', [{ id: 'a' }, { id: 'b' }]);
@@ -63,6 +68,16 @@ describe('restfn query reads only', () => {
     ]);
     expect(await cli('SELECT * FROM [never-synced]')).toEqual([]);
     expect(digest(db)).toBe(before);
+  });
+
+  test('a table the solution does not have, or a name that is no datasource, is a typo: said with the closest', async () => {
+    const { root } = solutionWithRows();
+    const typo = await runCli(['query', 'select count(*) n from [itmes]'], { cwd: root });
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toContain("QUERY_INVALID: no table 'itmes' in this solution (did you mean 'items'?)");
+    const bare = await runCli(['query', 'latr'], { cwd: root });
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("DATASOURCE_NOT_FOUND: no datasource 'latr' (did you mean 'later'?)");
   });
 
   test('a database that does not exist is an error, never a new empty file', async () => {

@@ -1,4 +1,5 @@
 import { loadSolution, type SourceFile } from '../../definition/solution.js';
+import { didYouMean } from '../../definition/suggest.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { QueryError } from '../../local/errors.js';
@@ -16,6 +17,17 @@ export async function printQuery(input: string, options: QueryOptions): Promise<
   const file = solution.files.find((f) => f.kind === 'datasource' && f.name === input) as
     | SourceFile<'datasource'>
     | undefined;
+  const datasources = solution.files.filter((f) => f.kind === 'datasource');
+  // A bare name that is no datasource is a typo of one, not SQL (which SQLite would call a syntax error).
+  if (!file && /^[A-Za-z0-9._-]+$/.test(input.trim())) {
+    throw new UsageError(
+      `no datasource '${input}'${didYouMean(
+        input,
+        datasources.map((d) => d.name),
+      )}: give a datasource's name, or SQL such as "select count(*) n from [table]"`,
+      'DATASOURCE_NOT_FOUND',
+    );
+  }
   let sql = input;
   const parameters: Record<string, unknown> = {};
   if (file) {
@@ -34,6 +46,7 @@ export async function printQuery(input: string, options: QueryOptions): Promise<
   }
   const store = openReadOnlyStore(solution.root, options.db);
   try {
+    if (!file) refuseUnknownTables(sql, store, datasources as Array<SourceFile<'datasource'>>);
     process.stdout.write(`${JSON.stringify(runQuery(store, sql, parameters), null, 2)}\n`);
   } catch (error) {
     // SQL typed on the command line is the user's (exit 2); a datasource's query is a definition's (exit 3).
@@ -41,5 +54,33 @@ export async function printQuery(input: string, options: QueryOptions): Promise<
     throw error;
   } finally {
     store.close();
+  }
+}
+
+/**
+ * A table the solution has no datasource for, and the database does not hold, would read as empty
+ * (a never-synced table does): in SQL typed here it is a typo, said with the closest table.
+ */
+function refuseUnknownTables(
+  sql: string,
+  store: { readonly db: { prepare(sql: string): { all(): unknown[] } } },
+  datasources: ReadonlyArray<SourceFile<'datasource'>>,
+): void {
+  const stored = (
+    store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>
+  ).map((r) => r.name);
+  const entities = datasources.flatMap(
+    (d) => d.definition?.options.entities.map((e) => (typeof e === 'string' ? e : e.entity)) ?? [],
+  );
+  const known = [...new Set([...entities, ...entities.map((e) => `${e}_error`), ...stored])].filter(
+    (t) => !t.startsWith('sqlite_'),
+  );
+  for (const match of sql.matchAll(/\b(?:FROM|JOIN)\s+\[([^\]]+)\]/gi)) {
+    const table = match[1]!;
+    if (known.includes(table)) continue;
+    throw new UsageError(
+      `no table '${table}' in this solution${didYouMean(table, known)}: ${known.length > 0 ? `its tables are ${known.map((t) => `[${t}]`).join(', ')}` : 'it has no tables yet (run restfn sync)'}`,
+      'QUERY_INVALID',
+    );
   }
 }
