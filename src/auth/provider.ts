@@ -1,3 +1,4 @@
+import { closest } from '../definition/suggest.js';
 import type { Clock } from '../errors/clock.js';
 import { CredentialError } from '../errors/credential-error.js';
 import type { AppliedCredential, CredentialProvider, CredentialRequest } from './credential-provider.js';
@@ -21,6 +22,8 @@ export interface CredentialRecords {
    * this process's own single flight is enough.
    */
   exclusive?<T>(key: string, work: () => Promise<T>, user?: string): Promise<T>;
+  /** The keys stored (never a value): what a mistyped key is compared with. */
+  keys?(): readonly string[] | Promise<readonly string[]>;
 }
 
 export interface ProviderOptions {
@@ -59,9 +62,12 @@ export class StoreCredentialProvider implements CredentialProvider {
     this.store ??= this.openStore();
     const credential = await this.store.get(request.key);
     if (!credential) {
+      // A typo of a stored key is the likelier story than a credential nobody stored.
+      const stored = (await this.store.keys?.()) ?? [];
+      const near = closest(request.key, stored);
       throw new CredentialError(
         'CREDENTIAL_NOT_FOUND',
-        `parameter '${request.parameter}' needs the credential '${request.key}', which is not stored; add it with 'restfn credentials set ${request.key} --kind ${request.kind === 'oauth' ? 'oauth' : 'secret'}'`,
+        `parameter '${request.parameter}' needs the credential '${request.key}', which is not stored${near ? ` (did you mean '${near}'? it is)` : ''}; add it with 'restfn credentials set ${request.key} --kind ${request.kind === 'oauth' ? 'oauth' : 'secret'}'`,
       );
     }
     if (this.options.requireOrigins && credential.origins === undefined) {

@@ -107,6 +107,11 @@ export class CredentialStore {
       .sort((a, b) => a.key.localeCompare(b.key));
   }
 
+  /** The keys of the credentials stored (their values stay sealed). */
+  keys(): string[] {
+    return this.list().map((c) => c.key);
+  }
+
   get(key: string): Credential | undefined {
     return this.open(key) as Credential | undefined;
   }

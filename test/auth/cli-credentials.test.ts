@@ -253,3 +253,25 @@ describe('static bearer tokens', () => {
     expect(mismatch.stderr).toContain("a static token is sent by a 'type: secret' parameter");
   });
 });
+
+describe('a mistyped credential key', () => {
+  test('CREDENTIAL_NOT_FOUND names the stored key it is closest to', async () => {
+    const server = await testServer((_req, res) => json(res, 200, {}));
+    const root = tempSolution({
+      'solution.yaml': 'name: t\n',
+      'functions/rest-get.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/x\nparameters:\n  x-api-key: { location: header, type: secret, value: crm-kye }\n`,
+    });
+    const env = { XDG_CONFIG_HOME: join(root, 'config') };
+    await runCli(['credentials', 'set', 'crm-key', '--kind', 'secret', '--origin', server.url], {
+      cwd: root,
+      env,
+      input: 'v-1234567890',
+    });
+    const run = await runCli(['run', 'rest-get'], { cwd: root, env });
+    expect(run.code).toBe(4);
+    expect(run.stderr).toContain(
+      "the credential 'crm-kye', which is not stored (did you mean 'crm-key'? it is)",
+    );
+    expect(server.requests).toHaveLength(0);
+  });
+});

@@ -271,6 +271,8 @@ export class Executor {
       switch (op) {
         case 'get':
           return answer(await records.get(key));
+        case 'keys':
+          return answer((await records.keys?.()) ?? []);
         case 'getTokens':
           return answer(await records.getTokens(key, user));
         case 'setTokens':

@@ -57,7 +57,7 @@ export type Task =
   | { readonly kind: 'validate'; readonly files: Readonly<Record<string, string>> };
 
 /** A credential record operation, asked of the request thread (which holds the vault). */
-export type RecordsOp = 'get' | 'getTokens' | 'setTokens' | 'clearTokens' | 'lock' | 'unlock';
+export type RecordsOp = 'get' | 'keys' | 'getTokens' | 'setTokens' | 'clearTokens' | 'lock' | 'unlock';
 
 export type ToWorker =
   | {

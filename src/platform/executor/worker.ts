@@ -46,6 +46,7 @@ function ask(solution: string, op: RecordsOp, key: string, arg?: unknown, user?:
 function records(solution: string): CredentialRecords {
   return {
     get: (key) => ask(solution, 'get', key) as ReturnType<CredentialRecords['get']>,
+    keys: () => ask(solution, 'keys', '') as Promise<readonly string[]>,
     getTokens: (key, user) =>
       ask(solution, 'getTokens', key, undefined, user) as ReturnType<CredentialRecords['getTokens']>,
     setTokens: async (key, tokens, user) => {

@@ -125,6 +125,7 @@ export class Vault {
         }
         return this.store.deleteCredential(solution, name);
       },
+      keys: async () => (await this.list(solution)).map((c) => c.key),
       exclusive: (key, work, user) =>
         this.store.exclusive(`oauth-refresh:${solution}:${key}${user === undefined ? '' : `:${user}`}`, work),
     };
