@@ -19,6 +19,11 @@ export const RULES = {
     summary:
       'The inputTransform passes a body credential to a function: credentials reach transforms as references, so a reshaped one is sent as a meaningless reference, never the secret.',
   },
+  CONTINUATION_PARAMETERS: {
+    severity: 'warning',
+    summary:
+      "A continuation's parameters replace the function's on the next pages: the ones it does not repeat (a credential first) are not sent there.",
+  },
   CONTEXT_PATH: {
     severity: 'warning',
     summary:

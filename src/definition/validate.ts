@@ -3,6 +3,7 @@ import { compareDiagnostics, type Diagnostic, diagnostic } from './diagnostic.js
 import { bodyOnGet } from './rules/body.js';
 import { contextPaths } from './rules/context-paths.js';
 import {
+  continuationParameters,
   credentialAddress,
   literalCredential,
   localCallCredential,
@@ -37,6 +38,7 @@ const FUNCTION_RULES: FunctionRule[] = [
   localCallCredential,
   credentialAddress,
   reshapedCredential,
+  continuationParameters,
   contextPaths,
   handlerMatchesSuccess,
   deprecatedKeys,

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { isTruthy } from '../expression/evaluate.js';
+import { RemoteError } from '../http/errors.js';
 import type { CallContext } from './context.js';
 import type { Engine, Execution, PageRequest } from './engine.js';
 import { fieldsOf } from './field.js';
-import { runFunction } from './pipeline.js';
+import { functionFile, runFunction } from './pipeline.js';
+import { planOf } from './plan.js';
 
 /** Why paging stopped. `page-cap` and `repeated-page` are reported, never silent. */
 export type StopReason = 'done' | 'skipped' | 'page-cap' | 'repeated-page';
@@ -32,7 +34,9 @@ export async function paginate(
   let previousSignature: string | undefined;
   let pending: Pending = { execution: runFunction(engine, name, given, call, { signal }) };
   for (let page = 1; ; page++) {
-    const execution = await pending.execution;
+    const execution = await pending.execution.catch((error: unknown) => {
+      throw page > 1 ? withDroppedCredentials(engine, name, error, page) : error;
+    });
     if (execution.result.status === 'skipped') {
       if (page === 1 || execution.guardFailed) await onPage(execution, page);
       return { pages: page - 1, stopped: page === 1 ? 'skipped' : 'done' };
@@ -130,4 +134,19 @@ async function nextRequest(
       previous: ctx,
     },
   };
+}
+
+/**
+ * A 401 on a later page, when the continuation does not repeat a credential parameter: the next
+ * pages went without it (continuation.parameters replace the function's). Said in the error.
+ */
+function withDroppedCredentials(engine: Engine, name: string, error: unknown, page: number): unknown {
+  if (!(error instanceof RemoteError) || error.status !== 401) return error;
+  const definition = functionFile(engine.solution, name).definition;
+  const kept = new Set(Object.keys(definition.continuation?.parameters ?? {}));
+  const dropped = planOf(definition).parameters.list.filter((p) => p.credential && !kept.has(p.name));
+  if (dropped.length === 0) return error;
+  const names = dropped.map((p) => `'${p.name}'`).join(', ');
+  error.message += `; page ${page} was sent without ${names}: continuation.parameters replace the function's, so repeat ${dropped.length > 1 ? 'them' : 'it'} there`;
+  return error;
 }

@@ -494,3 +494,38 @@ parameters:
     expect(events[0]).toMatchObject({ url: `${server.url}/x?token=***`, headers: { 'x-api-key': '***' } });
   });
 });
+
+describe('continuation pages', () => {
+  test('a 401 on a later page whose continuation does not repeat a credential says so', async () => {
+    const server = await testServer((req, res) => {
+      if (req.headers['x-api-key'] !== 'k-123') return json(res, 401, { error: 'no key' });
+      json(res, 200, { items: [1], next: `http://${req.headers.host}/x?page=2` });
+    });
+    const runtime = runtimeFor(
+      fn(`provider: DATA_PROVIDER_REST
+method: GET
+url: ${server.url}/x
+parameters:
+  x-api-key: { location: header, type: secret, value: api-key }
+continuation:
+  when: =$exists(@ctx.response.body.next)
+  url: =@ctx.response.body.next
+`),
+      {
+        credentials: {
+          async apply(request) {
+            return { values: [{ name: request.parameter, location: request.location, value: 'k-123' }] };
+          },
+        },
+      },
+    );
+    const pages: number[] = [];
+    await expect(runtime.pages('fn', {}, {}, (_r, page) => void pages.push(page))).rejects.toMatchObject({
+      code: 'REMOTE_ERROR',
+      message: expect.stringContaining(
+        "page 2 was sent without 'x-api-key': continuation.parameters replace the function's, so repeat it there",
+      ),
+    });
+    expect(pages).toEqual([1]);
+  });
+});

@@ -136,3 +136,36 @@ export const reshapedCredential: FunctionRule = (file, r) => {
     );
   }
 };
+
+/**
+ * A continuation's parameters replace the function's on the next pages (conventions.md): without
+ * them, page 2 goes out with none of the function's parameters, and a credential header dropped
+ * there fails as a bare 401. Said here, naming what the next pages lose, credentials first.
+ */
+export const continuationParameters: FunctionRule = (file, r) => {
+  const { parameters = {}, continuation } = file.definition;
+  if (!continuation) return;
+  const kept = new Set(Object.keys(continuation.parameters ?? {}));
+  // A next link (`url`) carries its query and path itself; headers and credentials it cannot.
+  const carried = (location: string) =>
+    location === 'output' ||
+    (continuation.url !== undefined && (location === 'query' || location === 'path'));
+  const lost = Object.entries(parameters)
+    .filter(
+      ([name, p]) =>
+        !kept.has(name) && (credentialKind(name, p) !== undefined || !carried(p.location ?? 'header')),
+    )
+    .sort(
+      ([a, pa], [b, pb]) =>
+        Number(credentialKind(b, pb) !== undefined) - Number(credentialKind(a, pa) !== undefined) ||
+        a.localeCompare(b),
+    )
+    .map(([name, p]) => (credentialKind(name, p) !== undefined ? `${name} (a credential)` : name));
+  if (lost.length === 0) return;
+  r.report(
+    'CONTINUATION_PARAMETERS',
+    `the next pages are sent with continuation.parameters only, which replace the function's: they lose ${lost.join(', ')}; repeat ${lost.length > 1 ? 'those' : 'it'} under continuation.parameters (a page cursor may change them there)`,
+    continuation.parameters === undefined ? ['continuation'] : ['continuation', 'parameters'],
+    { key: true },
+  );
+};
