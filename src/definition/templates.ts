@@ -1,4 +1,5 @@
-import { stringify } from 'yaml';
+import { parseDocument, stringify } from 'yaml';
+import { parseUrlTemplate } from '../http/url-template.js';
 import { DEFAULT_TEMPLATE_URL, type TemplateName } from './template-names.js';
 
 export { DEFAULT_TEMPLATE_URL, TEMPLATE_NAMES, type TemplateName } from './template-names.js';
@@ -79,6 +80,21 @@ ${BODY}`,
 ${BODY}`,
 };
 
+/**
+ * The template's text for `url`; each `{placeholder}` of the url's address and path is declared as
+ * a required path parameter (the file validates as written, and says what the caller must give).
+ */
 export function renderTemplate(template: TemplateName, url = DEFAULT_TEMPLATE_URL): string {
-  return TEMPLATES[template](url);
+  const text = TEMPLATES[template](url);
+  const placeholders = parseUrlTemplate(url).placeholders.filter((p) => p.part !== 'query');
+  if (placeholders.length === 0) return text;
+  const doc = parseDocument(text);
+  for (const { name } of placeholders) {
+    if (!doc.hasIn(['parameters', name]))
+      doc.setIn(
+        ['parameters', name],
+        doc.createNode({ location: 'path', type: 'string', required: true }, { flow: true }),
+      );
+  }
+  return doc.toString({ lineWidth: 0 });
 }

@@ -4,6 +4,7 @@ import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { TEMPLATE_NAMES } from '../../src/definition/templates.js';
 import { runCli } from '../helpers/cli.js';
+import { json, testServer } from '../helpers/http-server.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
 describe('restfn new', () => {
@@ -104,5 +105,55 @@ describe('restfn new', () => {
       'functions/rest-line-break.platform URL_INVALID',
     ]);
     expect(v.code).toBe(3);
+  });
+});
+
+describe('starting a solution', () => {
+  test('restfn init writes a solution that validates and runs, and a .gitignore for its state; never over an existing one', async () => {
+    const server = await testServer((_req, res) => json(res, 200, { items: [{ id: 1 }] }));
+    const parent = tempSolution({});
+    const init = await runCli(['init', 'shop', '--url', `${server.url}/items`], { cwd: parent });
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toBe(
+      [
+        'created shop/solution.yaml',
+        'created shop/functions/rest-get-items.platform',
+        'created shop/.gitignore',
+        '',
+      ].join('\n'),
+    );
+    const root = join(parent, 'shop');
+    expect(readFileSync(join(root, '.gitignore'), 'utf8')).toContain('.restfn/');
+    expect((await runCli(['validate'], { cwd: root })).code).toBe(0);
+    const run = await runCli(['run', 'rest-get-items'], { cwd: root });
+    expect(run.code, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toEqual({ items: [{ id: 1 }] });
+    const again = await runCli(['init', 'shop'], { cwd: parent });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('FILE_EXISTS');
+  });
+
+  test('restfn new --url with {placeholders} declares them as required path parameters', async () => {
+    const root = tempSolution({ 'solution.yaml': 'name: t\n' });
+    const made = await runCli(
+      [
+        'new',
+        'rest-get-order',
+        '--template',
+        'bearer',
+        '--url',
+        'https://api.example.com/shops/{shop}/orders/{orderId}',
+      ],
+      { cwd: root },
+    );
+    expect(made.code, made.stderr).toBe(0);
+    const text = readFileSync(join(root, 'functions', 'rest-get-order.platform'), 'utf8');
+    expect(text).toContain('shop: { location: path, type: string, required: true }');
+    expect(text).toContain('orderId: { location: path, type: string, required: true }');
+    expect((await runCli(['validate'], { cwd: root })).code).toBe(0);
+    const missing = await runCli(['run', 'rest-get-order'], { cwd: root });
+    expect(missing.stderr).toContain(
+      "missing required parameters 'shop', 'orderId'; pass -p shop=VALUE -p orderId=VALUE",
+    );
   });
 });

@@ -1,9 +1,16 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { isValidFileName, suggestFileName } from '../../definition/naming.js';
-import { EXTENSION, findSolutionRoot, KIND_FOLDERS, loadSolution } from '../../definition/solution.js';
+import {
+  EXTENSION,
+  findSolutionRoot,
+  KIND_FOLDERS,
+  loadSolution,
+  SOLUTION_FILE,
+} from '../../definition/solution.js';
 import { renderTemplate } from '../../definition/templates.js';
 import { UsageError } from '../../errors/restfn-error.js';
+import { STATE_FOLDER } from '../../local/state-folder.js';
 import type { NewOptions } from './new.js';
 
 /** Writes the new function file and returns its path. */
@@ -48,4 +55,38 @@ function findRootOrHere(): string {
   } catch {
     return process.cwd();
   }
+}
+
+/**
+ * `restfn init [DIR]`: a solution that validates and runs as it is: solution.yaml named after the
+ * folder, a first function from the plain template, and a .gitignore that keeps the state folder
+ * (local database, encrypted credentials) out of version control. Refuses a folder that already
+ * holds a solution.yaml; never overwrites a file.
+ */
+export function initSolution(dir: string, url: string): string[] {
+  const root = resolve(dir);
+  const settings = join(root, SOLUTION_FILE);
+  if (existsSync(settings)) {
+    throw new UsageError(
+      `${settings} exists: this folder is a solution already (add functions with restfn new)`,
+      'FILE_EXISTS',
+    );
+  }
+  const name = suggestFileName(basename(root)) || 'solution';
+  mkdirSync(root, { recursive: true });
+  const written: string[] = [];
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, text, { flag: 'wx' });
+    written.push(path);
+  };
+  write(settings, `name: ${name}\ntitle: ${name}\nsettings:\n  custom: {}\n`);
+  written.push(createFunctionFile('rest-get-items', { template: 'rest', solution: root, url }));
+  const ignore = join(root, '.gitignore');
+  if (!existsSync(ignore))
+    write(
+      ignore,
+      `# restfn's state: the local database and encrypted credentials of this machine\n${STATE_FOLDER}/\n`,
+    );
+  return written;
 }

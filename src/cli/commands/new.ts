@@ -11,6 +11,19 @@ export interface NewOptions {
 
 export function registerNew(program: Command): void {
   program
+    .command('init')
+    .description('start a solution: solution.yaml, a first function, and a .gitignore for the state folder')
+    .argument('[dir]', 'the solution folder (made when missing)', '.')
+    .option('--url <url>', "the first function's address", DEFAULT_TEMPLATE_URL)
+    .action(async (dir: string, options: { url: string }) => {
+      const { initSolution } = await import('./new-action.js');
+      for (const path of initSolution(dir, options.url))
+        process.stdout.write(`created ${relative(process.cwd(), path) || path}\n`);
+      process.stderr.write(
+        `next: restfn validate${dir === '.' ? '' : ` --solution ${dir}`}, then restfn run rest-get-items (restfn new NAME --template ... adds functions)\n`,
+      );
+    });
+  program
     .command('new')
     .description(`create functions/NAME${EXTENSION} from a template (never overwrites)`)
     .argument('<name>', `function name, optionally in a subfolder (group/name); ${EXTENSION} is added`)
