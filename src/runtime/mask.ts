@@ -62,8 +62,8 @@ function jsonEscaped(text: string): string {
   return JSON.stringify(text).slice(1, -1);
 }
 
-/** As an HTML page shows it (an error page quoting what it was sent). */
-function htmlEscaped(text: string): string {
+/** As an HTML page shows it (an error page quoting what it was sent, the platform's own pages). */
+export function htmlEscaped(text: string): string {
   return text
     .replaceAll('&', '&amp;')
     .replaceAll('<', '&lt;')

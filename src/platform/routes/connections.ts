@@ -3,6 +3,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { exchangeCode, revokeToken, startAuthorization } from '../../auth/oauth.js';
 import type { OAuthCredential, TokenSet } from '../../auth/store.js';
 import { RestfnError } from '../../errors/restfn-error.js';
+import { htmlEscaped } from '../../runtime/mask.js';
 import { authorize } from '../auth/authorize.js';
 import type { PlatformContext } from '../context.js';
 import { PlatformError } from '../errors.js';
@@ -434,13 +435,4 @@ function page(
     .send(
       `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${htmlEscaped(title)}</title></head><body><h1>${htmlEscaped(title)}</h1><p>${htmlEscaped(text)}</p>${body}</body></html>`,
     );
-}
-
-function htmlEscaped(text: string): string {
-  return text
-    .replaceAll('&', '&amp;')
-    .replaceAll('<', '&lt;')
-    .replaceAll('>', '&gt;')
-    .replaceAll('"', '&quot;')
-    .replaceAll("'", '&#39;');
 }
