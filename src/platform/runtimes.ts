@@ -16,6 +16,8 @@ const DESCRIBED = 200;
  */
 export class Runtimes {
   private readonly described = new Map<string, Promise<{ functions: FunctionInfo[]; names: string[] }>>();
+  /** Versions written out as folders, by solution and version. */
+  private readonly roots = new Map<string, string>();
 
   constructor(
     private readonly options: {
@@ -36,13 +38,21 @@ export class Runtimes {
         `solution '${solution}' has no published version: run 'restfn publish'`,
       );
     }
-    const files = await store.versionFiles(solution, latest.version);
-    if (!files)
-      throw new PlatformError(
-        'SOLUTION_NOT_PUBLISHED',
-        `solution '${solution}' version ${latest.version} is gone`,
-      );
-    return { number: latest.version, root: materialise(dataDir, solution, latest.version, files) };
+    // A version's folder is written once; its files are read from the store only then.
+    const key = `${solution}\0${latest.version}`;
+    let root = this.roots.get(key);
+    if (!root) {
+      const files = await store.versionFiles(solution, latest.version);
+      if (!files)
+        throw new PlatformError(
+          'SOLUTION_NOT_PUBLISHED',
+          `solution '${solution}' version ${latest.version} is gone`,
+        );
+      root = materialise(dataDir, solution, latest.version, files);
+      if (this.roots.size >= DESCRIBED) this.roots.clear();
+      this.roots.set(key, root);
+    }
+    return { number: latest.version, root };
   }
 
   /** Runs `task` on the solution's current version, in its worker. */
