@@ -211,6 +211,10 @@ export const ERROR_CODES = {
   ROUTE_NOT_FOUND: code('usage', 'No such endpoint on the platform.', 404),
   SOLUTION_NOT_PUBLISHED: code('usage', 'The solution has no published version on the platform.', 404),
   USER_EXISTS: code('usage', 'A user of that name exists already.', 409),
+  ID_AMBIGUOUS: code(
+    'usage',
+    'The start of an id given matches more than one (queue commands, tokens): give more of it.',
+  ),
   TOKEN_LIMIT: code('usage', 'The user holds the most live API tokens allowed (50): revoke one first.', 409),
   DATA_IN_USE: code('usage', 'Another `restfn serve` runs on the same SQLite data folder (`--data`).', 409),
   LISTEN_FAILED: code(

@@ -13,6 +13,7 @@ import { validateSolution } from '../../definition/validate.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
+import { resolveIdPrefix } from '../id-prefix.js';
 import { readSecret } from '../read-secret.js';
 import { solutionDir } from '../solution-dir.js';
 import type { ServerOptions } from './platform.js';
@@ -146,10 +147,16 @@ export async function listTokens(user: string, options: ServerOptions): Promise<
   }
 }
 
-export async function revokeToken(user: string, id: string, options: ServerOptions): Promise<void> {
-  await clientFor(options).request(
-    'DELETE',
-    `/api/v1/users/${encodeURIComponent(user)}/tokens/${encodeURIComponent(id)}`,
+export async function revokeToken(user: string, given: string, options: ServerOptions): Promise<void> {
+  const client = clientFor(options);
+  const base = `/api/v1/users/${encodeURIComponent(user)}/tokens`;
+  // A unique start of the id will do, as in git (tokens list shows the whole ids).
+  const { tokens } = await client.request<{ tokens: Array<{ id: string }> }>('GET', base);
+  const id = resolveIdPrefix(
+    given,
+    tokens.map((t) => t.id),
+    'token',
   );
+  await client.request('DELETE', `${base}/${encodeURIComponent(id)}`);
   process.stderr.write(`restfn: revoked token ${id}\n`);
 }

@@ -7,6 +7,7 @@ import { DatabaseError } from '../../local/errors.js';
 import { CommandFailedError } from '../../runtime/errors.js';
 import type { PushResult } from '../../runtime/push.js';
 import type { Runtime } from '../../runtime/runtime.js';
+import { resolveIdPrefix } from '../id-prefix.js';
 import { onInterrupt } from '../interrupt.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
@@ -129,7 +130,14 @@ export async function change(
 ): Promise<void> {
   const changed = await withRuntime(
     options,
-    async (runtime) => runtime.changeQueue(TYPES[verb], ids),
+    async (runtime) => {
+      // A unique start of an id will do, as in git.
+      const known = runtime.queuedCommands().map((c) => c.id);
+      return runtime.changeQueue(
+        TYPES[verb],
+        ids.map((id) => resolveIdPrefix(id, known, 'command')),
+      );
+    },
     () => {
       throw new UsageError(
         `no command ${ids[0]} in the queue: nothing was ever queued in this solution`,
