@@ -121,7 +121,9 @@ describe('restfn action and restfn queue', () => {
       ids.push(JSON.parse(r.stdout).command.id);
     }
     // A unique start of an id will do, as in git.
-    expect((await restfn('queue', 'delete', ids[2]!.slice(0, 8))).stderr).toBe(`restfn: deleted: ${ids[2]}\n`);
+    expect((await restfn('queue', 'delete', ids[2]!.slice(0, 8))).stderr).toBe(
+      `restfn: deleted: ${ids[2]}\n`,
+    );
     expect((await restfn('queue', 'clear', ids[0]!)).stderr).toBe(`restfn: cleared: ${ids[0]}, ${ids[1]}\n`);
     const missing = await restfn('queue', 'retry', 'no-such-id');
     expect(missing.code).toBe(2);
