@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
@@ -719,5 +719,21 @@ describe('restfn import: an imported function runs', () => {
     expect(first!.headers.api_key).toBe('special-key');
     expect(second).toMatchObject({ method: 'POST', url: '/api/v3/store/order' });
     expect(JSON.parse(second!.body)).toEqual({ petId: 10, quantity: 2, status: 'placed', complete: false });
+  });
+});
+
+describe('import into a folder that is no solution yet', () => {
+  test('writes a solution.yaml named after the folder, so the functions validate as a solution', async () => {
+    const parent = tempSolution({});
+    const root = join(parent, 'Pet-Store');
+    mkdirSync(root);
+    const r = await runCli(['import', SWAGGER], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain('wrote solution.yaml (this folder had none)');
+    expect(readFileSync(join(root, 'solution.yaml'), 'utf8')).toBe('name: pet-store\ntitle: pet-store\n');
+    expect((await validate(root)).errors).toBe(0);
+    // A second import leaves it as it is.
+    const again = await runCli(['import', SWAGGER], { cwd: root });
+    expect(again.stdout).not.toContain('solution.yaml');
   });
 });

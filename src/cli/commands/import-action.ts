@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { basename, dirname, join, relative, resolve } from 'node:path';
 import { formatDiagnostic } from '../../definition/diagnostic.js';
 import { isValidFileName } from '../../definition/naming.js';
-import { findSolutionRoot, loadSolution } from '../../definition/solution.js';
+import { suggestFileName } from '../../definition/naming.js';
+import { findSolutionRoot, loadSolution, SOLUTION_FILE } from '../../definition/solution.js';
 import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { checkFiles } from '../../import/check.js';
@@ -86,6 +87,13 @@ export async function importDescription(file: string, options: ImportOptions): P
   }
   const written = plan.files.filter((f) => f.status !== 'unchanged');
   for (const f of written) write(f);
+  // A folder that was no solution yet becomes one: its solution.yaml, named after the folder.
+  const settings = join(root, SOLUTION_FILE);
+  if (!solution.settings && written.length > 0 && !existsSync(settings)) {
+    const name = suggestFileName(basename(root)) || 'solution';
+    writeFileSync(settings, `name: ${name}\ntitle: ${name}\n`, { flag: 'wx' });
+    out(`wrote ${shown(settings)} (this folder had none)`);
+  }
   const unchanged = plan.files.length - written.length;
   out(
     `wrote ${written.length} file${written.length === 1 ? '' : 's'}${unchanged > 0 ? `; ${unchanged} unchanged, not rewritten` : ''}`,
