@@ -1,8 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { formatDiagnostic } from '../../definition/diagnostic.js';
-import { isValidFileName } from '../../definition/naming.js';
-import { suggestFileName } from '../../definition/naming.js';
+import { isValidFileName, suggestFileName } from '../../definition/naming.js';
 import { findSolutionRoot, loadSolution, SOLUTION_FILE } from '../../definition/solution.js';
 import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
