@@ -1,6 +1,6 @@
 import { expressionSource } from '../../expression/source.js';
 import { closest } from '../suggest.js';
-import type { PropertyPath } from '../yaml-file.js';
+import { isAlwaysJsonata, walk } from './expressions.js';
 import type { FunctionRule } from './reporter.js';
 
 /** What `@ctx` holds (conventions.md), by the names an expression reads first. */
@@ -50,8 +50,8 @@ export const contextPaths: FunctionRule = (file, r, solution) => {
   const custom = solution.settings
     ? Object.keys(solution.settings.definition?.settings?.custom ?? {})
     : undefined;
-  walkStrings(file.data, [], (value, path) => {
-    const source = expressionSource(value, isTransform(path));
+  walk(file.data, [], (value, path) => {
+    const source = expressionSource(value, isAlwaysJsonata(path));
     if (!source) return;
     for (const { names, index } of contextReads(source.body)) {
       const problem = problemOf(names, parameters, custom);
@@ -118,30 +118,4 @@ function stringLiterals(body: string): (index: number) => boolean {
     } else if (c === "'" || c === '"' || c === '`') quote = c;
   }
   return (index) => inside[index] === true;
-}
-
-const TRANSFORMS = new Set(['inputTransform', 'outputTransform', 'records']);
-
-function isTransform(path: PropertyPath): boolean {
-  return path.length === 1 && TRANSFORMS.has(String(path[0]));
-}
-
-function walkStrings(
-  value: unknown,
-  path: Array<string | number>,
-  visit: (v: string, p: PropertyPath) => void,
-): void {
-  if (typeof value === 'string') visit(value, path);
-  else if (Array.isArray(value))
-    value.forEach((v, i) => {
-      path.push(i);
-      walkStrings(v, path, visit);
-      path.pop();
-    });
-  else if (value !== null && typeof value === 'object')
-    for (const key of Object.keys(value)) {
-      path.push(key);
-      walkStrings((value as Record<string, unknown>)[key], path, visit);
-      path.pop();
-    }
 }

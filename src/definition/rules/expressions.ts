@@ -73,7 +73,7 @@ function unknownName({ name, called }: FreeName, known: KnownNames): string | un
 }
 
 /** Top-level transforms, `records` of an operation (`...operations[i].records`), a handler's `transform`. */
-function isAlwaysJsonata(path: PropertyPath): boolean {
+export function isAlwaysJsonata(path: PropertyPath): boolean {
   const key = path.at(-1);
   if (typeof key !== 'string' || !ALWAYS_JSONATA.has(key)) return false;
   if (key === 'transform') return path.length === 3 && path[0] === 'error';
@@ -84,7 +84,7 @@ function isAlwaysJsonata(path: PropertyPath): boolean {
  * Calls `visit` with every string in `value` and its path. The path is one array, extended and cut
  * back as the walk goes (no array per value): `visit` must use it before it returns, as reporting does.
  */
-function walk(
+export function walk(
   value: unknown,
   path: Array<string | number>,
   visit: (value: string, path: PropertyPath) => void,

@@ -176,6 +176,11 @@ export class Executor {
     slot.busy--;
     if (slot.busy > 0) return;
     slot.solution = undefined;
+    this.serveWaiting();
+  }
+
+  /** Hands free (or new) workers to the solutions waiting for one, first come first served. */
+  private serveWaiting(): void {
     while (this.waiting.length > 0) {
       const next = this.available(this.waiting[0]!.solution);
       if (!next) return;
@@ -348,13 +353,7 @@ export class Executor {
     slot.locks.clear();
     await slot.worker.terminate().catch(() => undefined);
     // Whoever waited for a worker may have one now.
-    if (!this.closed) {
-      while (this.waiting.length > 0) {
-        const next = this.available(this.waiting[0]!.solution);
-        if (!next) break;
-        this.waiting.shift()!.take(next);
-      }
-    }
+    if (!this.closed) this.serveWaiting();
   }
 
   private post(slot: Slot, message: ToWorker): void {

@@ -64,7 +64,7 @@ export class SolutionRuntimes {
       return await work(await held.runtime);
     } finally {
       held.busy--;
-      if (held.retired && held.busy === 0) void held.runtime.then(closeQuietly, () => undefined);
+      if (held.retired && held.busy === 0) closeHeld(held);
     }
   }
 
@@ -102,13 +102,17 @@ export class SolutionRuntimes {
 
   private retire(held: Held): void {
     held.retired = true;
-    if (held.busy === 0) void held.runtime.then(closeQuietly, () => undefined);
+    if (held.busy === 0) closeHeld(held);
   }
 
   async close(): Promise<void> {
     await Promise.all([...this.held.values()].map((h) => h.runtime.then(closeQuietly, () => undefined)));
     this.held.clear();
   }
+}
+
+function closeHeld(held: Held): void {
+  void held.runtime.then(closeQuietly, () => undefined);
 }
 
 /**

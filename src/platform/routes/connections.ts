@@ -115,12 +115,7 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
         ? ((await ctx.vault.takeFlow(solution, sha256(state))) as Flow | undefined)
         : undefined;
       if (!flow || flow.expires < Date.now()) {
-        return page(
-          reply,
-          400,
-          'This connect link expired or was used',
-          'Start connecting again from the app or the console.',
-        );
+        return expiredPage(reply);
       }
       if (req.query.error) {
         return page(
@@ -189,12 +184,7 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
         ? ((await ctx.vault.takeFlow(solution, sha256(`confirm.${confirm}`))) as Flow | undefined)
         : undefined;
       if (!flow?.pending || flow.expires < Date.now()) {
-        return page(
-          reply,
-          400,
-          'This connect link expired or was used',
-          'Start connecting again from the app or the console.',
-        );
+        return expiredPage(reply);
       }
       // The credential may have been removed, or given another client, while the page was open:
       // then nothing is kept, and the tokens are revoked at the provider they came from.
@@ -332,6 +322,15 @@ async function stillTheClient(
   const credential = await ctx.vault.records(solution).get(flow.key);
   if (credential?.kind !== 'oauth' || credential.grantType !== 'authorization_code') return undefined;
   return clientOf(credential) === flow.client ? credential : undefined;
+}
+
+function expiredPage(reply: FastifyReply) {
+  return page(
+    reply,
+    400,
+    'This connect link expired or was used',
+    'Start connecting again from the app or the console.',
+  );
 }
 
 function changedPage(reply: FastifyReply, flow: Flow) {
