@@ -101,6 +101,10 @@ export const ERROR_CODES = {
   INVALID_DEFINITION: code('definition', 'A definition file has errors (`restfn validate` lists them).'),
   INVALID_URL: code('definition', 'The address a definition builds is not a valid http(s) URL.'),
   EXPRESSION_SYNTAX: code('definition', 'An expression does not compile.'),
+  PAGING_STALLED: code(
+    'definition',
+    "A continuation's `when` held but its next request was empty or the same as the last: paging advanced nothing (the tables are left as they were).",
+  ),
   EXPRESSION_EVALUATION: code('definition', 'An expression failed while evaluating (or ran into a limit).'),
   EXPRESSION_TOO_DEEP: code('definition', 'An expression is nested deeper than the limit.'),
   EXECUTION_STALLED: code(
@@ -167,6 +171,10 @@ export const ERROR_CODES = {
   TIMEOUT: code('call', 'A deadline passed (connect, headers, body, request, execution, sync).', 504),
   RESPONSE_FORMAT: code('call', "The response body is not in the function's format."),
   RESPONSE_TOO_LARGE: code('call', 'The response body is larger than the limit.'),
+  PAGE_LIMIT: code(
+    'call',
+    'The service still offered pages at the page cap (`settings.sync.maxPages`); the tables are left as they were.',
+  ),
   RESPONSE_TOO_DEEP: code('call', 'The response body is nested deeper than the limit.'),
   REDIRECT_LIMIT: code(
     'call',

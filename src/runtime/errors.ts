@@ -45,3 +45,19 @@ export class CommandFailedError extends RestfnError {
     super('COMMAND_FAILED', message);
   }
 }
+
+/**
+ * Paging ended before the service's data did: the continuation advanced nothing (PAGING_STALLED) or
+ * the page cap came first (PAGE_LIMIT). A sync fails on it and keeps its tables, unless it was told
+ * to keep what it has (`allowPartial`).
+ */
+export class PagingError extends RestfnError {
+  constructor(
+    code: 'PAGING_STALLED' | 'PAGE_LIMIT',
+    message: string,
+    /** Pages fetched and handed on before paging stopped. */
+    readonly pages: number,
+  ) {
+    super(code, message);
+  }
+}

@@ -3,18 +3,39 @@ import { isTruthy } from '../expression/evaluate.js';
 import { RemoteError } from '../http/errors.js';
 import type { CallContext } from './context.js';
 import type { Engine, Execution, PageRequest } from './engine.js';
+import { PagingError } from './errors.js';
 import { fieldsOf } from './field.js';
 import { functionFile, runFunction } from './pipeline.js';
 import { planOf } from './plan.js';
 
-/** Why paging stopped. `page-cap` and `repeated-page` are reported, never silent. */
-export type StopReason = 'done' | 'skipped' | 'page-cap' | 'repeated-page';
+/**
+ * Why paging stopped. `done`, `skipped` and `repeated-page` (a new request answered with the last
+ * page's body: the service's way of saying "no more") are clean ends. `page-cap`, `stalled` and
+ * `failed` end paging before the service's data did: they are errors (`PagingError`, or the failed
+ * page's own), returned as a stop only when the caller keeps partial data (`allowPartial`).
+ */
+export type StopReason = 'done' | 'skipped' | 'repeated-page' | 'page-cap' | 'stalled' | 'failed';
+
+export interface Paged {
+  readonly pages: number;
+  readonly stopped: StopReason;
+  /** With `allowPartial`: why paging ended early (the PagingError, or the failed page's error). */
+  readonly error?: unknown;
+}
+
+export interface PaginateOptions {
+  readonly signal?: AbortSignal | undefined;
+  /** Return what was paged so far, with the reason, instead of failing on an early end. */
+  readonly allowPartial?: boolean | undefined;
+}
 
 /**
  * Runs a function and follows its `continuation` page by page, handing each page to `onPage` before
- * the next is fetched (so pages stream). Stops when `continuation.when` is falsy, when the function's
- * `when` turns false, at the page cap, or when a response body repeats the previous one exactly (that
- * page is not handed on).
+ * the next is fetched (so pages stream). Ends cleanly when `continuation.when` is falsy, when the
+ * function's `when` turns false, or when a new request is answered with the previous page's body
+ * exactly (that page is not handed on). Ends early, as an error, at the page cap, when the next
+ * request advanced nothing (an empty continuation url, or the same request again), or when a page
+ * fails: whoever writes the pages then keeps nothing, unless `allowPartial` asks for what came.
  *
  * A GET function without a guard or conversions asks for its next page while `onPage` writes the
  * current one (one page ahead at most, so memory stays flat), which hides the server's time behind
@@ -29,30 +50,53 @@ export async function paginate(
   given: Readonly<Record<string, unknown>>,
   call: CallContext,
   onPage: (execution: Execution, page: number) => void | Promise<void>,
-  signal?: AbortSignal,
-): Promise<{ pages: number; stopped: StopReason }> {
-  let previousSignature: string | undefined;
+  options: PaginateOptions = {},
+): Promise<Paged> {
+  const { signal } = options;
+  const early = (page: number, error: unknown): Paged => {
+    if (page > 1 && typeof error === 'object' && error !== null) laterPageFailures.set(error, page);
+    if (!options.allowPartial || page === 1) throw error;
+    const stopped = !(error instanceof PagingError)
+      ? 'failed'
+      : error.code === 'PAGE_LIMIT'
+        ? 'page-cap'
+        : 'stalled';
+    return { pages: page - 1, stopped, error };
+  };
+  let previous: { body: string; request: string } | undefined;
   let pending: Pending = { execution: runFunction(engine, name, given, call, { signal }) };
   for (let page = 1; ; page++) {
-    const execution = await pending.execution.catch((error: unknown) => {
-      throw page > 1 ? withDroppedCredentials(engine, name, error, page) : error;
-    });
+    let execution: Execution;
+    try {
+      execution = await pending.execution;
+    } catch (error) {
+      if (page === 1 || isInterrupt(signal)) throw error;
+      return early(page, withDroppedCredentials(engine, name, error, page));
+    }
     if (execution.result.status === 'skipped') {
       if (page === 1 || execution.guardFailed) await onPage(execution, page);
       return { pages: page - 1, stopped: page === 1 ? 'skipped' : 'done' };
     }
-    // An exact repeat is the same response body, byte for byte.
-    const signature = createHash('sha1')
-      .update(execution.bytes ?? '')
-      .digest('hex');
-    if (signature === previousSignature) return { pages: page - 1, stopped: 'repeated-page' };
-    previousSignature = signature;
+    const current = {
+      body: createHash('sha1')
+        .update(execution.bytes ?? '')
+        .digest('hex'),
+      request: requestSignature(execution, pending.request),
+    };
+    if (previous?.request === current.request)
+      return early(page, stalled(name, page, `it sent the same request as page ${page - 1}`));
+    // A new request answered with the same body, byte for byte: the service has no more.
+    if (previous?.body === current.body) return { pages: page - 1, stopped: 'repeated-page' };
+    previous = current;
 
     if (!lookahead(execution)) {
       await onPage(execution, page);
-      const next = await nextRequest(engine, execution, page);
+      const next = await nextRequest(engine, name, execution, page).catch((error) => early(page + 1, error));
       if (!('request' in next)) return next;
-      pending = { execution: runFunction(engine, name, given, call, { signal, page: next.request }) };
+      pending = {
+        execution: runFunction(engine, name, given, call, { signal, page: next.request }),
+        request: next.request,
+      };
       continue;
     }
 
@@ -60,7 +104,7 @@ export async function paginate(
     let next: Awaited<ReturnType<typeof nextRequest>> | undefined;
     let undecided: { error: unknown } | undefined;
     try {
-      next = await nextRequest(engine, execution, page);
+      next = await nextRequest(engine, name, execution, page);
     } catch (error) {
       undecided = { error };
     }
@@ -77,14 +121,52 @@ export async function paginate(
       }
       throw error;
     }
-    if (undecided) throw undecided.error;
-    if (!ahead) return next as { pages: number; stopped: StopReason };
+    if (undecided) return early(page + 1, undecided.error);
+    if (!ahead) return next as Paged;
     pending = ahead;
   }
 }
 
+/** Errors that ended paging after page 1 had been handed on, with the page they ended at. */
+const laterPageFailures = new WeakMap<object, number>();
+
+/**
+ * The page at which `error` ended paging, when pages before it had been handed on (and, without
+ * `allowPartial`, thrown away): what a caller may offer to keep next time.
+ */
+export function endedPaging(error: unknown): number | undefined {
+  return typeof error === 'object' && error !== null ? laterPageFailures.get(error) : undefined;
+}
+
+/** Ctrl-C or the sync deadline (both abort the signal): never a "failed page" to keep partial data over. */
+function isInterrupt(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+function stalled(name: string, page: number, why: string): PagingError {
+  return new PagingError(
+    'PAGING_STALLED',
+    `function '${name}': continuation.when still held after page ${page - 1}, but page ${page} advanced nothing: ${why}. The continuation's url or parameters must move on (a next link, a cursor, a page counter)`,
+    page - 1,
+  );
+}
+
+/**
+ * What identifies a page's request: as sent (method, url with its query, body; credentials masked
+ * alike on every page), or, when the call step ran on the platform, the continuation url and the
+ * parameter values.
+ */
+function requestSignature(execution: Execution, request: PageRequest | undefined): string {
+  const sent = execution.ctx.request;
+  return sent
+    ? JSON.stringify([sent.method, sent.url, sent.body ?? null])
+    : JSON.stringify([request?.url ?? null, execution.ctx.parameters]);
+}
+
 interface Pending {
   readonly execution: Promise<Execution>;
+  /** The continuation request it answers (none for page 1). */
+  readonly request?: PageRequest;
 }
 
 /** Whether the next page may be requested while this one is written (see `paginate`). */
@@ -107,15 +189,16 @@ function fetchAhead(
   const execution = runFunction(engine, name, given, call, { signal: combined, page: request });
   // Not awaited until the current page is written: a failure meanwhile is no unhandled rejection.
   execution.catch(() => undefined);
-  return { execution, controller };
+  return { execution, controller, request };
 }
 
-/** After `page`: the next page's request, or why paging stops. */
+/** After `page`: the next page's request, or why paging ends (cleanly, or as a PagingError). */
 async function nextRequest(
   engine: Engine,
+  name: string,
   execution: Execution,
   page: number,
-): Promise<{ pages: number; stopped: StopReason } | { request: PageRequest }> {
+): Promise<Paged | { request: PageRequest }> {
   const { file, ctx } = execution;
   const output = execution.result.status === 'ok' ? execution.result.output : undefined;
   const continuation = file.definition.continuation;
@@ -124,16 +207,25 @@ async function nextRequest(
   const field = (path: string[], raw: unknown) => evaluate(path, raw, output);
   if (!isTruthy(await field(['continuation', 'when'], continuation.when)))
     return { pages: page, stopped: 'done' };
-  if (page >= engine.options.maxPages) return { pages: page, stopped: 'page-cap' };
-  const url =
-    continuation.url === undefined ? undefined : await field(['continuation', 'url'], continuation.url);
-  return {
-    request: {
-      url: url === undefined || url === null ? undefined : String(url),
-      parameters: continuation.parameters ?? {},
-      previous: ctx,
-    },
-  };
+  if (page >= engine.options.maxPages)
+    throw new PagingError(
+      'PAGE_LIMIT',
+      `function '${name}': the service still offered more pages after ${page}, the page cap (settings.sync.maxPages in solution.yaml): raise it, or narrow what the function asks for`,
+      page,
+    );
+  let url: string | undefined;
+  if (continuation.url !== undefined) {
+    const value = await field(['continuation', 'url'], continuation.url);
+    url = value === undefined || value === null ? '' : String(value);
+    // Without a url the next page would be the function's own address again.
+    if (url.trim() === '')
+      throw stalled(
+        name,
+        page + 1,
+        `continuation.url gave ${value === '' ? 'an empty string' : String(value ?? 'nothing')} (${file.yaml.file})`,
+      );
+  }
+  return { request: { url, parameters: continuation.parameters ?? {}, previous: ctx } };
 }
 
 /**

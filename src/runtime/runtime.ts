@@ -22,7 +22,7 @@ import { Deadline } from './deadline.js';
 import type { Engine, ExecutionResult, RemoteCalls, RemoteResponse } from './engine.js';
 import { EventBus, type EventListener } from './events.js';
 import { type NormalizedOptions, normalizeOptions, type RuntimeOptions } from './options.js';
-import { paginate, type StopReason } from './paginate.js';
+import { type Paged, paginate } from './paginate.js';
 import { refuseUnknownParameters } from './parameters.js';
 import { runFunction } from './pipeline.js';
 import { type PushOptions, type PushResult, pushQueue, type QueueEngine } from './push.js';
@@ -113,19 +113,14 @@ export class Runtime {
     context: CallContext,
     onPage: (result: ExecutionResult, page: number) => void | Promise<void>,
     options: { signal?: AbortSignal } = {},
-  ): Promise<{ pages: number; stopped: StopReason }> {
+  ): Promise<Paged> {
     this.refuseUnknown(name, parameters);
     await this.ready();
     const deadline = new Deadline('sync', this.options.syncTimeoutMs, `function '${name}'`, options.signal);
     return deadline.run((signal) =>
-      paginate(
-        this.engine,
-        name,
-        parameters,
-        context,
-        (execution, page) => onPage(execution.result, page),
-        toSignal(signal),
-      ),
+      paginate(this.engine, name, parameters, context, (execution, page) => onPage(execution.result, page), {
+        signal: toSignal(signal),
+      }),
     );
   }
 

@@ -23,6 +23,8 @@ export interface EntitySync {
   /** Rows written (inserted, replaced or merged). */
   readonly records: number;
   readonly stopped: StopReason;
+  /** With `allowPartial`, when paging ended early: why (a PagingError, or the failed page's error). */
+  readonly error?: unknown;
 }
 
 export interface SyncOptions {
@@ -35,6 +37,12 @@ export interface SyncOptions {
   readonly commitPerEntity?: boolean;
   /** Called with each entity once its rows are committed (with `commitPerEntity`, one by one). */
   readonly onCommitted?: (entity: EntitySync) => void;
+  /**
+   * Keep the pages fetched when paging ends early (the page cap, a continuation that advanced
+   * nothing, a failed later page): the entity says why in `stopped` and `error`. By default such a
+   * sync fails and the tables stay as they were.
+   */
+  readonly allowPartial?: boolean;
 }
 
 /** Stages everything `name` writes into `entity`, page by page as the pages arrive. */
@@ -48,7 +56,7 @@ async function stageEntity(
   options: SyncOptions,
 ): Promise<EntitySync> {
   let records = 0;
-  const { pages, stopped } = await paginate(
+  const paged = await paginate(
     engine,
     name,
     parameters,
@@ -59,9 +67,9 @@ async function stageEntity(
       for (const w of writes) if (w.kind === 'rows') records += w.rows.length;
       options.onProgress?.({ entity, function: name, pages: page, records });
     },
-    options.signal,
+    { signal: options.signal, allowPartial: options.allowPartial },
   );
-  return { entity, function: name, pages, records, stopped };
+  return { entity, function: name, records, ...paged };
 }
 
 /** Runs `stageAll` against a fresh stage and commits it; any failure discards everything staged. */

@@ -50,7 +50,7 @@ continuation:
     expect(bad.stderr).toContain('QUERY_INVALID');
   });
 
-  test('--db chooses the file; a page cap is reported as a warning', async () => {
+  test('--db chooses the file; the page cap fails the sync and keeps the table, unless --allow-partial', async () => {
     const server = await testServer((req, res) => json(res, 200, { items: [{ id: req.url }], more: true }));
     const root = tempSolution({
       'solution.yaml': 'name: s\nsettings:\n  sync:\n    maxPages: 2\n',
@@ -68,9 +68,19 @@ continuation:
       'datasources/items.platform': datasource('items', 'rest-get-items'),
     });
     const db = join(root, 'elsewhere.db');
-    const r = await runCli(['sync', 'items', '--db', db], { cwd: root });
+    const capped = await runCli(['sync', 'items', '--db', db], { cwd: root });
+    expect(capped.code).toBe(1);
+    expect(capped.stderr).toContain('PAGE_LIMIT');
+    expect(capped.stderr).toContain(
+      "restfn: items: not synced: paging ended at page 3, before the service's data did; the tables are as they were (--allow-partial keeps the pages before it)",
+    );
+    expect(capped.stdout).toBe('');
+    const r = await runCli(['sync', 'items', '--db', db, '--allow-partial'], { cwd: root });
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('restfn: warning: items: stopped at the page cap');
+    expect(r.stdout).toMatch(/^items: items <- rest-get-items: 2 pages, 2 records \(partial\)/);
+    expect(r.stderr).toContain(
+      'restfn: warning: items: partial (--allow-partial): kept 2 pages, then PAGE_LIMIT:',
+    );
     expect(existsSync(db)).toBe(true);
     expect(
       JSON.parse(

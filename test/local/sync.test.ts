@@ -190,37 +190,129 @@ continuation:
     expect(ids(store, 'items')).toEqual(['c1', 'c2', 'start']);
   });
 
-  test('the page cap stops an endless service, and says so', async () => {
+  test('the page cap fails the sync and keeps the table; allowPartial keeps the pages instead', async () => {
     let n = 0;
     const server = await testServer((_, res) => json(res, 200, { items: [{ id: `n${n++}` }], more: true }));
     const { runtime, store } = syncSetup(
       {
         'functions/rest-get-items.platform': GET(
           server.url,
-          'continuation:\n  when: =@ctx.response.body.more\n',
+          `parameters:
+  page: { location: query, type: int, value: 1 }
+continuation:
+  when: =@ctx.response.body.more
+  parameters:
+    page: { location: query, type: int, value: =$number(@ctx.parameters.page) + 1 }
+`,
         ),
         'datasources/items.platform': datasource('items', 'rest-get-items'),
       },
       5,
     );
-    const result = await runtime.sync('items');
-    expect(result.entities[0]).toMatchObject({ pages: 5, stopped: 'page-cap' });
+    seed(store, 'items', [{ id: 'kept' }]);
+    await expect(runtime.sync('items')).rejects.toMatchObject({ code: 'PAGE_LIMIT', pages: 5 });
     expect(server.requests).toHaveLength(5);
+    expect(ids(store, 'items')).toEqual(['kept']);
+
+    const partial = await runtime.sync('items', { allowPartial: true });
+    expect(partial.entities[0]).toMatchObject({
+      pages: 5,
+      stopped: 'page-cap',
+      error: { code: 'PAGE_LIMIT' },
+    });
     expect(ids(store, 'items')).toHaveLength(5);
+    expect(ids(store, 'items')).not.toContain('kept');
   });
 
-  test('a page that repeats the previous one exactly stops paging, and says so', async () => {
+  test('a continuation that sends the same request again fails PAGING_STALLED; the table stays', async () => {
     const server = await testServer((_, res) => json(res, 200, { items: [{ id: 'same' }], next: true }));
-    const { runtime } = syncSetup({
+    const { runtime, store } = syncSetup({
       'functions/rest-get-items.platform': GET(
         server.url,
         'continuation:\n  when: =@ctx.response.body.next\n',
       ),
       'datasources/items.platform': datasource('items', 'rest-get-items'),
     });
+    seed(store, 'items', [{ id: 'a' }, { id: 'b' }, { id: 'c' }]);
+    await expect(runtime.sync('items')).rejects.toMatchObject({
+      code: 'PAGING_STALLED',
+      message: expect.stringContaining('page 2 advanced nothing: it sent the same request as page 1'),
+    });
+    expect(server.requests.map((r) => r.url)).toEqual(['/items', '/items']);
+    expect(ids(store, 'items')).toEqual(['a', 'b', 'c']);
+  });
+
+  test('a continuation url that comes out empty (a typo) fails before sending; the 45 rows stay', async () => {
+    const rows = Array.from({ length: 45 }, (_, i) => ({ id: `r${String(i).padStart(2, '0')}` }));
+    const server = await itemsServer(rows, 10);
+    const { runtime, store } = syncSetup({
+      'functions/rest-get-items.platform': GET(
+        server.url,
+        'continuation:\n  when: =@ctx.response.body.next != null\n  url: =@ctx.response.body.nxt\n',
+      ),
+      'datasources/items.platform': datasource('items', 'rest-get-items'),
+    });
+    seed(store, 'items', rows);
+    await expect(runtime.sync('items')).rejects.toMatchObject({
+      code: 'PAGING_STALLED',
+      message: expect.stringMatching(/continuation\.url gave nothing \(.*rest-get-items\.platform\)/),
+    });
+    expect(server.requests).toHaveLength(1);
+    expect(ids(store, 'items')).toHaveLength(45);
+  });
+
+  test('a new request answered with the last page again is a clean end of data', async () => {
+    const server = await testServer((req, res) => {
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('page') ?? 1);
+      // Past the end the service repeats its last page instead of an empty one.
+      json(res, 200, { items: [{ id: `p${Math.min(page, 2)}` }] });
+    });
+    const { runtime, store } = syncSetup({
+      'functions/rest-get-items.platform': GET(
+        server.url,
+        `parameters:
+  page: { location: query, type: int, value: 1 }
+continuation:
+  when: true
+  parameters:
+    page: { location: query, type: int, value: =$number(@ctx.parameters.page) + 1 }
+`,
+      ),
+      'datasources/items.platform': datasource('items', 'rest-get-items'),
+    });
     const result = await runtime.sync('items');
-    expect(result.entities[0]).toMatchObject({ pages: 1, stopped: 'repeated-page' });
-    expect(server.requests).toHaveLength(2);
+    expect(result.entities[0]).toMatchObject({ pages: 2, stopped: 'repeated-page' });
+    expect(server.requests).toHaveLength(3);
+    expect(ids(store, 'items')).toEqual(['p1', 'p2']);
+  });
+
+  test('allowPartial keeps the pages before a failed one, and says why it stopped', async () => {
+    const server = await testServer((req, res) => {
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('page') ?? 1);
+      if (page === 3) json(res, 500, { error: 'boom' });
+      else json(res, 200, { items: [{ id: `p${page}` }] });
+    });
+    const { runtime, store } = syncSetup({
+      'functions/rest-get-items.platform': GET(
+        server.url,
+        `parameters:
+  page: { location: query, type: int, value: 1 }
+continuation:
+  when: true
+  parameters:
+    page: { location: query, type: int, value: =$number(@ctx.parameters.page) + 1 }
+`,
+      ),
+      'datasources/items.platform': datasource('items', 'rest-get-items'),
+    });
+    const result = await runtime.sync('items', { allowPartial: true });
+    expect(result.entities[0]).toMatchObject({
+      pages: 2,
+      records: 2,
+      stopped: 'failed',
+      error: { code: 'REMOTE_ERROR', status: 500 },
+    });
+    expect(ids(store, 'items')).toEqual(['p1', 'p2']);
   });
 
   test('a failure on a later page leaves the table exactly as it was, and no staging behind', async () => {

@@ -3,7 +3,9 @@ import { loadSolution } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { COMMAND_QUEUE_TABLE } from '../../local/stage.js';
+import { endedPaging } from '../../runtime/paginate.js';
 import type { EntitySync } from '../../runtime/sync.js';
+import { codedError } from '../coded-error.js';
 import { InterruptedError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
 import { progressReporter } from '../progress.js';
@@ -55,16 +57,28 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
       }
       current = name;
       const started = performance.now();
-      const result = await runtime.sync(name, {
-        pushFirst: false,
-        onProgress: progress.update,
-        signal: interrupt.signal,
-        commitPerEntity: options.commitPerEntity === true,
-        // Said as it happens: when a later entity fails, the ones before it stay committed.
-        ...(options.commitPerEntity
-          ? { onCommitted: (e: EntitySync) => process.stderr.write(`restfn: committed: ${describe(e)}\n`) }
-          : {}),
-      });
+      const result = await runtime
+        .sync(name, {
+          pushFirst: false,
+          allowPartial: options.allowPartial === true,
+          onProgress: progress.update,
+          signal: interrupt.signal,
+          commitPerEntity: options.commitPerEntity === true,
+          // Said as it happens: when a later entity fails, the ones before it stay committed.
+          ...(options.commitPerEntity
+            ? { onCommitted: (e: EntitySync) => process.stderr.write(`restfn: committed: ${describe(e)}\n`) }
+            : {}),
+        })
+        .catch((error: unknown) => {
+          const page = endedPaging(error);
+          if (page !== undefined && !interrupt.interrupted) {
+            progress.clear();
+            process.stderr.write(
+              `restfn: ${name}: not synced: paging ended at page ${page}, before the service's data did; the tables are as they were (--allow-partial keeps the pages before it)\n`,
+            );
+          }
+          throw error;
+        });
       progress.clear();
       // Resolved means committed, even when Ctrl-C came in the meantime.
       done.push(name);
@@ -76,8 +90,11 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
         `${name}: ${result.entities.map(describe).join('; ') || 'no functions'}${rows}${commits} (${seconds} s)\n`,
       );
       for (const entity of result.entities) {
-        if (entity.stopped === 'page-cap' || entity.stopped === 'repeated-page') {
-          process.stderr.write(`restfn: warning: ${entity.entity}: ${STOPS[entity.stopped]}\n`);
+        if (entity.error !== undefined) {
+          const { code, message } = codedError(entity.error);
+          process.stderr.write(
+            `restfn: warning: ${entity.entity}: partial (--allow-partial): kept ${entity.pages} page${entity.pages === 1 ? '' : 's'}, then ${code}: ${message}\n`,
+          );
         }
       }
       if (interrupt.interrupted) break;
@@ -103,13 +120,8 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
   }
 }
 
-const STOPS = {
-  'page-cap': 'stopped at the page cap (settings.sync.maxPages) while the service still offered more pages',
-  'repeated-page':
-    'stopped because a page repeated the previous one exactly (is the continuation url or counter advancing?)',
-} as const;
-
 function describe(e: EntitySync): string {
   const pages = `${e.pages} page${e.pages === 1 ? '' : 's'}`;
-  return `${e.entity} <- ${e.function}: ${pages}, ${e.records} records${e.stopped === 'skipped' ? ' (skipped)' : ''}`;
+  const note = e.stopped === 'skipped' ? ' (skipped)' : e.error !== undefined ? ' (partial)' : '';
+  return `${e.entity} <- ${e.function}: ${pages}, ${e.records} records${note}`;
 }

@@ -5,6 +5,7 @@ export interface SyncOptions extends UserOptions {
   solution?: string;
   db?: string;
   commitPerEntity?: boolean;
+  allowPartial?: boolean;
   verbose?: boolean;
 }
 
@@ -22,6 +23,10 @@ export function registerSync(program: Command): void {
       .option(
         '--commit-per-entity',
         "commit each entity as soon as it is synced (later entities' queries see it; a failure keeps the entities before it)",
+      )
+      .option(
+        '--allow-partial',
+        'keep the pages fetched when paging ends early (the page cap, a continuation that advanced nothing, a failed later page), with a warning',
       ),
   ).action(async (names: string[], options: SyncOptions) => {
     const { sync } = await import('./sync-action.js');
