@@ -194,6 +194,10 @@ export const ERROR_CODES = {
     'data',
     'A queued command names a record created offline whose create never reached the service (deleted from the queue, or its answer had no id); it is not sent.',
   ),
+  RECORD_REPLACED: code(
+    'data',
+    'A warning on a sent create: the id the service gave the new record was held by a stale local row, which the new record replaced.',
+  ),
   CREATED_WITHOUT_ID: code(
     'data',
     "A create was sent, but the service's answer has no `id`: the record keeps its temporary id.",

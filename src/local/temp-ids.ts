@@ -6,13 +6,15 @@ import { quoteTable } from './table-name.js';
 
 /**
  * A record created offline got its real id from the service: the temporary id is replaced
- * everywhere it can be, in the caller's transaction. In `entity`, the row takes the real id (a row
- * that already holds it, say from a sync in between, wins and the temporary row goes), or with
- * `keepTempIds` a copy with the real id is added and the temporary row stays. Every entity table's
- * data that mentions the temporary id (references from other rows) and every queued command's
- * payload (later changes to the same record) get the real one. Temporary ids are `_tmp_<uuid>`, so
- * a text replacement in the JSON cannot hit anything else; see `jsonReplacement` for how the real id
- * is written so that the JSON stays valid whatever the id holds.
+ * everywhere it can be, in the caller's transaction. In `entity`, the row takes the real id, or with
+ * `keepTempIds` a copy with the real id is added and the temporary row stays. A row that already
+ * held the real id is stale (a record deleted here whose id the service gave out again, a sync from
+ * before): the record just created is the service's, so it replaces that row, and the function
+ * returns true for the caller to say so. Every entity table's data that mentions the temporary id
+ * (references from other rows) and every queued command's payload (later changes to the same
+ * record) get the real one. Temporary ids are `_tmp_<uuid>`, so a text replacement in the JSON
+ * cannot hit anything else; see `jsonReplacement` for how the real id is written so that the JSON
+ * stays valid whatever the id holds.
  */
 export function replaceTempId(
   store: LocalStore,
@@ -21,20 +23,22 @@ export function replaceTempId(
   tempId: string,
   real: string | number,
   keepTempIds: boolean,
-): void {
+): boolean {
   const db = store.db;
   const table = store.ensureTable(entity);
   const realId = String(real);
   const args = { find: tempId, replace: realId, json: JSON.stringify(real) };
   // The record's own `id` keeps the type the service gave (a number stays a number).
   const withId = `json_set(data, '$.id', json(@json))`;
+  const created = db.prepare(`SELECT 1 FROM ${table} WHERE id = @find`).get({ find: tempId }) !== undefined;
+  const stale =
+    created && db.prepare(`DELETE FROM ${table} WHERE id = @replace`).run({ replace: realId }).changes > 0;
   if (keepTempIds) {
     db.prepare(
-      `INSERT OR IGNORE INTO ${table} (id, data) SELECT @replace, ${withId} FROM ${table} WHERE id = @find`,
+      `INSERT INTO ${table} (id, data) SELECT @replace, ${withId} FROM ${table} WHERE id = @find`,
     ).run(args);
   } else {
-    db.prepare(`UPDATE OR IGNORE ${table} SET id = @replace, data = ${withId} WHERE id = @find`).run(args);
-    db.prepare(`DELETE FROM ${table} WHERE id = @find`).run({ find: tempId });
+    db.prepare(`UPDATE ${table} SET id = @replace, data = ${withId} WHERE id = @find`).run(args);
   }
   const replacement = jsonReplacement(tempId, real);
   for (const name of store.entityTables()) {
@@ -44,6 +48,7 @@ export function replaceTempId(
     ).run({ ...replacement.args, keep: keepTempIds ? 1 : 0 });
   }
   queue.replaceId(tempId, realId, replacement);
+  return stale;
 }
 
 /**

@@ -20,7 +20,9 @@ import {
 } from '../local/command-queue.js';
 import { newTempId } from '../local/temp-ids.js';
 import { type CallContext, createContext, type ExecutionContext } from './context.js';
+import { ParameterError } from './errors.js';
 import { fieldsOf } from './field.js';
+import { coerce } from './parameters.js';
 import {
   errorTable,
   type PushOptions,
@@ -193,7 +195,7 @@ async function executeEntity(
   // Older files put both the row's values and the function's parameters in functionParameters.
   const dataPath = o.data ? ['options', 'data'] : ['options', 'functionParameters'];
   const parameterPath = o.parameters ? ['options', 'parameters'] : ['options', 'functionParameters'];
-  const data = await values(o.data ?? o.functionParameters, dataPath, field);
+  const data = typed(engine, name, o.function, await values(o.data ?? o.functionParameters, dataPath, field));
   let parameters: Record<string, unknown> | undefined;
   const parametersNow = async () => {
     parameters ??= await values(o.parameters ?? o.functionParameters, parameterPath, field);
@@ -305,6 +307,36 @@ async function executeEntity(
     command,
     push,
   };
+}
+
+const TYPED = new Set(['number', 'int', 'integer', 'boolean', 'array', 'object']);
+
+/**
+ * The local row's values typed as the function's parameters of the same name declare them: a
+ * screen's text field (or a CLI `-p`) gives "9" where the service will store 9, and the row should
+ * read as it will after the next sync. A value that cannot be coerced fails the action before
+ * anything is written, as sending it would.
+ */
+function typed(
+  engine: QueueEngine,
+  action: string,
+  fn: string | undefined,
+  data: Record<string, unknown>,
+): Record<string, unknown> {
+  const declared = fn === undefined ? undefined : engine.solution.functions.get(fn)?.definition?.parameters;
+  if (!declared) return data;
+  for (const [key, value] of Object.entries(data)) {
+    const type = declared[key]?.type;
+    if (typeof value !== 'string' || type === undefined || !TYPED.has(type)) continue;
+    try {
+      data[key] = coerce(key, type, value);
+    } catch (error) {
+      if (error instanceof ParameterError)
+        error.message = `action '${action}': data.${key} is '${value}', but ${error.message.replace(/^parameter/, `function '${fn}' parameter`)}`;
+      throw error;
+    }
+  }
+  return data;
 }
 
 /** A command removed without being sent: with it goes its error row. */

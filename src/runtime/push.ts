@@ -220,7 +220,12 @@ async function send(engine: QueueEngine, command: Command, options: PushOptions)
     removeErrorRow(store, errorTable(command), command.id);
     if (replaced) {
       const keep = execution.file.definition.keepTempIds === true;
-      replaceTempId(store, queue, command.entity!, command.payload.tempId!, realId!, keep);
+      if (replaceTempId(store, queue, command.entity!, command.payload.tempId!, realId!, keep)) {
+        outcome.error ??= {
+          code: 'RECORD_REPLACED' satisfies ErrorCode,
+          message: `sent; the service gave the new record the id '${realId}', which a stale row in '${command.entity}' held: the new record replaced it`,
+        };
+      }
     }
     try {
       if (writes.length > 0) Stage.apply(store, writes);

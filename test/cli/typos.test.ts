@@ -40,6 +40,48 @@ parameters:
     expect(server.requests.map((q) => q.url)).toEqual(['/items?page=2']);
   });
 
+  test("an action's -p path that the action does not read is an error with the closest read path; nothing is written", async () => {
+    const server = await testServer((_, res) => json(res, 200, { id: 'c-1', name: 'X' }));
+    const root = tempSolution({
+      'functions/rest-update.platform': `provider: DATA_PROVIDER_REST
+method: PATCH
+url: ${server.url}/customers/{id}
+parameters:
+  id: { location: path, type: string, required: true }
+  name: { location: body, type: string }
+`,
+      'actions/rename.platform': `type: action.execute-entity
+options:
+  provider: DATA_PROVIDER_REST
+  entity: customers
+  method: save
+  function: rest-update
+  data:
+    id: =@ctx.current.item.id
+    name: =@ctx.components.name.state.value
+  parameters:
+    id: =@ctx.record.id
+    name: =@ctx.record.name
+`,
+    });
+    const typo = await runCli(
+      ['action', 'rename', '-p', 'current.item.id=c-1', '-p', 'components.name.state.valu=X'],
+      { cwd: root },
+    );
+    expect(typo.code).toBe(2);
+    expect(typo.stderr).toBe(
+      "restfn: error USAGE: -p components.name.state.valu: action 'rename' reads nothing there (did you mean 'components.name.state.value'?), so the value would be lost; it reads 'current.item.id', 'components.name.state.value'\n",
+    );
+    expect(server.requests).toHaveLength(0);
+    // A path inside what the action reads, or around it, is fine.
+    const ok = await runCli(
+      ['action', 'rename', '-p', 'current.item.id=c-1', '-p', 'components.name.state.value=X'],
+      { cwd: root },
+    );
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(server.requests.map((r) => JSON.parse(r.body))).toEqual([{ name: 'X' }]);
+  });
+
   test('a datasource naming a missing function blocks only itself; the others sync', async () => {
     const server = await testServer((_, res) => json(res, 200, [{ id: 'g1' }]));
     const root = tempSolution({

@@ -5,7 +5,7 @@ import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { customersApi, queueSolution, screen } from '../helpers/queue.js';
 import { secretRuntime } from '../helpers/secret-runtime.js';
-import { syncSetup } from '../helpers/sync.js';
+import { seed, syncSetup } from '../helpers/sync.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
 /**
@@ -154,6 +154,65 @@ describe('queue: temporary ids and references', () => {
 });
 
 describe('queue: after the service accepted', () => {
+  it('a create whose new id a stale local row held: the new record replaces it, with RECORD_REPLACED', async () => {
+    const { runtime, store, rows } = await setup();
+    // A row left from before (deleted on the service, which now gives its id out again).
+    seed(store, 'customers', [{ id: 'c-1000', name: 'Stale', region: 'us', extra: 'old' }]);
+    const created = await runtime.action('create-customer', screen(undefined, { name: 'Ada', region: 'eu' }));
+    expect(created).toMatchObject({
+      record: 'c-1000',
+      row: { id: 'c-1000', name: 'Ada', region: 'eu' },
+      command: { state: 'done', error: { code: 'RECORD_REPLACED' } },
+    });
+    expect(created.command?.error?.message).toContain("'c-1000'");
+    expect(rows()).toEqual([{ id: 'c-1000', name: 'Ada', region: 'eu' }]);
+  });
+
+  it("an action's text values are typed as the function declares them; one that cannot be is refused before anything is written", async () => {
+    const api = await customersApi();
+    const { runtime, store } = syncSetup({
+      'functions/rest-create-item.platform': `provider: DATA_PROVIDER_REST
+method: POST
+url: ${api.url}/customers
+parameters:
+  name: { location: body, type: string }
+  price: { location: body, type: number }
+  stock: { location: body, type: int }
+  active: { location: body, type: boolean }
+`,
+      'actions/create-item.platform': `type: action.execute-entity
+options:
+  provider: DATA_PROVIDER_REST
+  entity: items
+  method: create
+  function: rest-create-item
+  data:
+    name: =@ctx.components.name.state.value
+    price: =@ctx.components.price.state.value
+    stock: =@ctx.components.stock.state.value
+    active: =@ctx.components.active.state.value
+  parameters:
+    name: =@ctx.record.name
+    price: =@ctx.record.price
+    stock: =@ctx.record.stock
+    active: =@ctx.record.active
+`,
+    });
+    const fields = { name: '9', price: '9.5', stock: '3', active: 'true' };
+    const done = await runtime.action('create-item', screen(undefined, fields), { push: false });
+    expect(done.row).toMatchObject({ name: '9', price: 9.5, stock: 3, active: true });
+    await expect(
+      runtime.action('create-item', screen(undefined, { ...fields, stock: 'three' }), { push: false }),
+    ).rejects.toMatchObject({
+      code: 'PARAMETER_TYPE',
+      message: expect.stringContaining(
+        "action 'create-item': data.stock is 'three', but function 'rest-create-item' parameter 'stock' must be a number",
+      ),
+    });
+    expect(store.rows('items')).toHaveLength(1);
+    expect(runtime.queuedCommands()).toHaveLength(1);
+  });
+
   it("a failure in the function's own operations leaves the command done (not sent again), with LOCAL_WRITE_FAILED", async () => {
     const { api, runtime } = await setup((url) => ({
       'functions/rest-update-customer.platform': updateFunction(

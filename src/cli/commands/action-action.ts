@@ -7,6 +7,7 @@ import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import type { ActionResult } from '../../runtime/action.js';
 import { CommandFailedError } from '../../runtime/errors.js';
+import { checkActionPaths } from '../action-paths.js';
 import { InterruptedError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
 import { cliRuntime } from '../runtime.js';
@@ -34,6 +35,7 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
     for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
     if (errors > 0)
       throw new DefinitionError(`action '${name}' has ${errors} error(s); fix them first`, diagnostics);
+    checkActionPaths(solution, file, options.set);
   }
   const store = openStore(solution.root, options.db);
   const runtime = await cliRuntime(solution, store, options);
@@ -142,7 +144,8 @@ function describe(step: ActionResult | { type: string; ranHere: false }): string
   if (!command) return `${local}; nothing to send`;
   switch (command.state) {
     case 'done':
-      return `${local} and sent (command ${command.id})`;
+      // A done command's error is a note on what happened here afterwards (RECORD_REPLACED, ...).
+      return `${local} and sent (command ${command.id})${command.error ? `; warning: ${command.error.code}: ${command.error.message}` : ''}`;
     case 'queued':
       return `${local}; queued as command ${command.id} ('restfn queue push' sends it)`;
     case 'waiting':

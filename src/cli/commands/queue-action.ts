@@ -84,7 +84,8 @@ export async function push(options: QueueCliOptions): Promise<void> {
           signal: interrupt.signal,
           onCommand: (o) => {
             const about = o.record === null ? `${o.entity}` : `${o.entity}/${o.record}`;
-            const said = o.state === 'done' ? 'sent' : `${o.state}: ${o.error?.code}: ${o.error?.message}`;
+            const note = o.error ? `${o.error.code}: ${o.error.message}` : '';
+            const said = o.state === 'done' ? `sent${note && `; warning: ${note}`}` : `${o.state}: ${note}`;
             process.stderr.write(`${printable(`restfn: ${o.id} ${o.type} ${about}: ${said}`)}\n`);
           },
         });

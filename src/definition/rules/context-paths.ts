@@ -92,6 +92,26 @@ function problemOf(
   return undefined;
 }
 
+/**
+ * Every `@ctx` path the expressions in `data` (a file's parsed YAML) read, as dotted text (at most
+ * four names deep), or `undefined` when one of them reads the context as a whole (`$keys(@ctx)`):
+ * then any path may be read.
+ */
+export function contextPathsRead(data: unknown): Set<string> | undefined {
+  const paths = new Set<string>();
+  let whole = false;
+  walk(data, [], (value, path) => {
+    const source = expressionSource(value, isAlwaysJsonata(path));
+    if (!source) return;
+    if (WHOLE.test(source.body)) whole = true;
+    for (const { names } of contextReads(source.body)) paths.add(names.join('.'));
+  });
+  return whole ? undefined : paths;
+}
+
+/** `@ctx` or `@` not followed by a name: the whole context handed on. */
+const WHOLE = /@(?:ctx)?(?![.\w$])/;
+
 /** Every `@ctx` read in an expression, outside its string literals: the names and where it starts. */
 export function contextReads(body: string): Array<{ names: string[]; index: number }> {
   const found: Array<{ names: string[]; index: number }> = [];
