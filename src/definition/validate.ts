@@ -20,6 +20,7 @@ import { type FunctionRule, reporterFor, type ValidFunction } from './rules/repo
 import { scopeConflict, scopeParameters } from './rules/scope.js';
 import { pathParameters, urlAddress, urlQuery } from './rules/url.js';
 import type { Solution, SourceFile } from './solution.js';
+import { standInFunction } from './stand-in.js';
 
 /** Rules over one function that passed the schema. Naming rules run on every function file. */
 const FUNCTION_RULES: FunctionRule[] = [
@@ -70,10 +71,12 @@ export async function validateSolution(
     onSuccessReferences(file, r, solution);
     if (file.kind !== 'function') continue;
     fileName(file as ValidFunction, r, solution);
-    if (!file.definition) continue;
+    // A file that failed the schema is checked as mended where its messages say how (stand-in.ts).
+    const checked = file.definition ? file : { ...file, definition: standInFunction(file.data) };
+    if (!checked.definition) continue;
     for (const rule of FUNCTION_RULES) {
       // Most rules are synchronous: awaiting only the promises saves a turn per rule and file.
-      const pending = rule(file as ValidFunction, r, solution);
+      const pending = rule(checked as ValidFunction, r, solution);
       if (pending) await pending;
     }
   }

@@ -23,7 +23,7 @@ export const functionId: FunctionRule = (file, r) => {
 
 export const uniqueName: FunctionRule = (file, r, solution) => {
   const first = solution.functions.get(file.name);
-  if (first && first !== file) {
+  if (first && first.path !== file.path) {
     const where = file.definition.functionId === undefined ? [] : ['functionId'];
     r.report(
       'DUPLICATE_FUNCTION',
