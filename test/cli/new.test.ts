@@ -156,4 +156,112 @@ describe('starting a solution', () => {
       "missing required parameters 'shop', 'orderId'; pass -p shop=VALUE -p orderId=VALUE",
     );
   });
+
+  test('--template datasource and action write files that validate and work with the function they name', async () => {
+    const customers = new Map<string, Record<string, unknown>>([
+      ['c-1', { id: 'c-1', name: 'Old', price: 1 }],
+    ]);
+    const server = await testServer((req, res) => {
+      const id = req.url.split('/')[2];
+      if (req.method === 'GET') return json(res, 200, [...customers.values()]);
+      if (req.method === 'POST') {
+        const made = { ...JSON.parse(req.body), id: 'c-2' };
+        customers.set('c-2', made);
+        return json(res, 201, made);
+      }
+      if (req.method === 'PATCH') {
+        customers.set(id!, { ...customers.get(id!), ...JSON.parse(req.body), id });
+        return json(res, 200, customers.get(id!));
+      }
+      customers.delete(id!);
+      return json(res, 204, undefined);
+    });
+    const fn = (method: string, path: string, body: string) =>
+      `provider: DATA_PROVIDER_REST\nmethod: ${method}\nurl: ${server.url}${path}\nparameters:\n${body}`;
+    const root = tempSolution({
+      'solution.yaml': 'name: t\n',
+      'functions/rest-get-customers.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/customers\n`,
+      'functions/rest-create-customer.platform': fn(
+        'POST',
+        '/customers',
+        '  name: { location: body, type: string }\n  price: { location: body, type: number }\n',
+      ),
+      'functions/rest-update-customer.platform': fn(
+        'PATCH',
+        '/customers/{id}',
+        '  id: { location: path, type: string, required: true }\n  price: { location: body, type: number }\n',
+      ),
+      'functions/rest-delete-customer.platform': fn(
+        'DELETE',
+        '/customers/{id}',
+        '  id: { location: path, type: string, required: true }\n',
+      ),
+    });
+    const made = [
+      ['customers', '-t', 'datasource', '-f', 'rest-get-customers'],
+      ['create-customer', '-t', 'action', '-f', 'rest-create-customer', '-e', 'customers'],
+      ['update-customer', '-t', 'action', '-f', 'rest-update-customer', '-e', 'customers'],
+      ['delete-customer', '-t', 'action', '-f', 'rest-delete-customer', '-e', 'customers'],
+    ];
+    for (const args of made) {
+      const r = await runCli(['new', ...args], { cwd: root });
+      expect(r.code, r.stderr).toBe(0);
+    }
+    expect(existsSync(join(root, 'datasources', 'customers.platform'))).toBe(true);
+    const action = readFileSync(join(root, 'actions', 'update-customer.platform'), 'utf8');
+    expect(action).toContain('method: update');
+    expect(action).toContain(
+      '# restfn action update-customer -p current.item.id=ID -p components.price.state.value=VALUE',
+    );
+    const v = await runCli(['validate', '--format', 'json'], { cwd: root });
+    expect(JSON.parse(v.stdout)).toMatchObject({ files: 9, errors: 0, warnings: 0 });
+
+    expect((await runCli(['sync', 'customers'], { cwd: root })).code).toBe(0);
+    const created = await runCli(
+      [
+        'action',
+        'create-customer',
+        '-p',
+        'components.name.state.value=Ada',
+        '-p',
+        'components.price.state.value=9',
+      ],
+      { cwd: root },
+    );
+    expect(created.code, created.stderr).toBe(0);
+    expect(customers.get('c-2')).toEqual({ id: 'c-2', name: 'Ada', price: 9 });
+    const updated = await runCli(
+      ['action', 'update-customer', '-p', 'current.item.id=c-1', '-p', 'components.price.state.value=5'],
+      { cwd: root },
+    );
+    expect(updated.code, updated.stderr).toBe(0);
+    expect(customers.get('c-1')).toEqual({ id: 'c-1', name: 'Old', price: 5 });
+    const deleted = await runCli(['action', 'delete-customer', '-p', 'current.item.id=c-2'], { cwd: root });
+    expect(deleted.code, deleted.stderr).toBe(0);
+    expect([...customers.keys()]).toEqual(['c-1']);
+    const rows = await runCli(['query', 'customers'], { cwd: root });
+    expect(JSON.parse(rows.stdout)).toEqual([{ id: 'c-1', data: { id: 'c-1', name: 'Old', price: 5 } }]);
+  });
+
+  test('--template datasource and action say what they need: a function that exists, a table', async () => {
+    const root = tempSolution({ 'solution.yaml': 'name: t\n' });
+    await runCli(['new', 'rest-get-items'], { cwd: root });
+    const none = await runCli(['new', 'items', '-t', 'datasource'], { cwd: root });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain(
+      "--template datasource needs --function NAME: the function it uses (this solution has 'rest-get-items')",
+    );
+    const typo = await runCli(['new', 'items', '-t', 'datasource', '-f', 'rest-get-itmes'], { cwd: root });
+    expect(typo.stderr).toContain(
+      "FUNCTION_NOT_FOUND: --function: function 'rest-get-itmes' does not exist (did you mean 'rest-get-items'?)",
+    );
+    const table = await runCli(['new', 'change-item', '-t', 'action', '-f', 'rest-get-items'], { cwd: root });
+    expect(table.stderr).toContain('--template action needs --entity TABLE');
+    const badTable = await runCli(['new', 'items', '-t', 'datasource', '-f', 'rest-get-items', '-e', 'a]b'], {
+      cwd: root,
+    });
+    expect(badTable.stderr).toContain('INVALID_TABLE');
+    expect(existsSync(join(root, 'datasources'))).toBe(false);
+    expect(existsSync(join(root, 'actions'))).toBe(false);
+  });
 });

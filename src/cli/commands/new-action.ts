@@ -1,5 +1,11 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
+import {
+  type FileTemplate,
+  methodFor,
+  renderAction,
+  renderDatasource,
+} from '../../definition/file-templates.js';
 import { isValidFileName, suggestFileName } from '../../definition/naming.js';
 import {
   EXTENSION,
@@ -7,14 +13,17 @@ import {
   KIND_FOLDERS,
   loadSolution,
   SOLUTION_FILE,
+  type Solution,
 } from '../../definition/solution.js';
+import { didYouMean } from '../../definition/suggest.js';
 import { renderTemplate } from '../../definition/templates.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { STATE_FOLDER } from '../../local/state-folder.js';
+import { quoteTable } from '../../local/table-name.js';
 import type { NewOptions } from './new.js';
 
-/** Writes the new function file and returns its path. */
-export function createFunctionFile(input: string, options: NewOptions): string {
+/** Writes the new file (a function, or a datasource or action using one) and returns its path. */
+export function createFile(input: string, options: NewOptions): string {
   const withoutExtension = input.endsWith(EXTENSION) ? input.slice(0, -EXTENSION.length) : input;
   const segments = withoutExtension.split('/');
   const name = segments.at(-1)!;
@@ -22,24 +31,34 @@ export function createFunctionFile(input: string, options: NewOptions): string {
     if (!isValidFileName(segment)) {
       const suggestion = suggestFileName(withoutExtension.replaceAll('/', ' ')).replaceAll(' ', '/');
       throw new UsageError(
-        `'${input}' is not a valid function name: use lowercase letters, digits and '-'${suggestion ? `, for example '${suggestion}'` : ''}`,
+        `'${input}' is not a valid file name: use lowercase letters, digits and '-'${suggestion ? `, for example '${suggestion}'` : ''}`,
         'INVALID_NAME',
       );
     }
   }
   const root = resolve(options.solution ?? findRootOrHere());
-  const existing = loadSolution(root).functions.get(name);
+  const solution = loadSolution(root);
+  const template = options.template;
+  const kind = template === 'datasource' ? 'datasource' : template === 'action' ? 'action' : 'function';
+  const existing =
+    kind === 'function'
+      ? solution.functions.get(name)
+      : solution.files.find((f) => f.kind === kind && f.name === name);
   if (existing) {
     throw new UsageError(
-      `function '${name}' already exists: ${existing.path}; choose another name`,
+      `${kind} '${name}' already exists: ${existing.path}; choose another name`,
       'FILE_EXISTS',
     );
   }
-  const path = join(root, KIND_FOLDERS.function, `${withoutExtension}${EXTENSION}`);
+  const text =
+    template === 'datasource' || template === 'action'
+      ? usingFunction(solution, name, template, options)
+      : renderTemplate(template, options.url);
+  const path = join(root, KIND_FOLDERS[kind], `${withoutExtension}${EXTENSION}`);
   mkdirSync(dirname(path), { recursive: true });
   try {
     // 'wx' fails when the file exists: never overwrite, even if it appeared since the check above.
-    writeFileSync(path, renderTemplate(options.template, options.url), { flag: 'wx' });
+    writeFileSync(path, text, { flag: 'wx' });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
       throw new UsageError(`${path} already exists; choose another name`, 'FILE_EXISTS');
@@ -47,6 +66,49 @@ export function createFunctionFile(input: string, options: NewOptions): string {
     throw error;
   }
   return path;
+}
+
+/** A datasource or action file for the function `--function` names (which must exist and be valid). */
+function usingFunction(
+  solution: Solution,
+  name: string,
+  template: FileTemplate,
+  options: NewOptions,
+): string {
+  const names = [...solution.functions.keys()];
+  const fn = options.function;
+  if (fn === undefined) {
+    throw new UsageError(
+      `--template ${template} needs --function NAME: the function it uses${names.length > 0 ? ` (this solution has ${names.map((n) => `'${n}'`).join(', ')})` : " (this solution has none yet: 'restfn new rest-get-items' first)"}`,
+    );
+  }
+  const file = solution.functions.get(fn);
+  if (!file) {
+    throw new UsageError(
+      `--function: function '${fn}' does not exist${didYouMean(fn, names)}`,
+      'FUNCTION_NOT_FOUND',
+    );
+  }
+  if (!file.definition) {
+    throw new UsageError(
+      `--function: function '${fn}' is invalid (${file.path}); fix it first ('restfn validate')`,
+    );
+  }
+  // A name SQLite cannot take is said now, not at the first sync.
+  if (options.entity !== undefined) quoteTable(options.entity);
+  if (template === 'datasource') return renderDatasource(options.entity ?? name, fn, file.definition);
+  if (options.entity === undefined) {
+    throw new UsageError(
+      '--template action needs --entity TABLE: the local table whose record the action changes',
+    );
+  }
+  return renderAction(
+    name,
+    options.entity,
+    fn,
+    file.definition,
+    options.method ?? methodFor(file.definition),
+  );
 }
 
 function findRootOrHere(): string {
@@ -81,7 +143,7 @@ export function initSolution(dir: string, url: string): string[] {
     written.push(path);
   };
   write(settings, `name: ${name}\ntitle: ${name}\nsettings:\n  custom: {}\n`);
-  written.push(createFunctionFile('rest-get-items', { template: 'rest', solution: root, url }));
+  written.push(createFile('rest-get-items', { template: 'rest', solution: root, url }));
   const ignore = join(root, '.gitignore');
   if (!existsSync(ignore))
     write(

@@ -1,12 +1,21 @@
 import { relative } from 'node:path';
 import { type Command, Option } from 'commander';
 import { EXTENSION } from '../../definition/definition-files.js';
+import {
+  ACTION_METHODS,
+  type ActionMethod,
+  FILE_TEMPLATES,
+  type FileTemplate,
+} from '../../definition/file-templates.js';
 import { DEFAULT_TEMPLATE_URL, TEMPLATE_NAMES, type TemplateName } from '../../definition/template-names.js';
 
 export interface NewOptions {
-  template: TemplateName;
+  template: TemplateName | FileTemplate;
   solution?: string;
   url: string;
+  function?: string;
+  entity?: string;
+  method?: ActionMethod;
 }
 
 export function registerNew(program: Command): void {
@@ -25,17 +34,37 @@ export function registerNew(program: Command): void {
     });
   program
     .command('new')
-    .description(`create functions/NAME${EXTENSION} from a template (never overwrites)`)
-    .argument('<name>', `function name, optionally in a subfolder (group/name); ${EXTENSION} is added`)
-    .addOption(new Option('-t, --template <template>', 'template').choices(TEMPLATE_NAMES).default('rest'))
+    .description(
+      `create functions/NAME${EXTENSION} from a template, or with --template datasource|action a datasource or action using a function (never overwrites)`,
+    )
+    .argument(
+      '<name>',
+      `file name, a function's optionally in a subfolder (group/name); ${EXTENSION} is added`,
+    )
+    .addOption(
+      new Option('-t, --template <template>', 'template')
+        .choices([...TEMPLATE_NAMES, ...FILE_TEMPLATES])
+        .default('rest'),
+    )
+    .option('-f, --function <name>', 'datasource and action templates: the function the file uses')
+    .option(
+      '-e, --entity <table>',
+      'datasource and action templates: the local table (default: NAME for a datasource)',
+    )
+    .addOption(
+      new Option(
+        '-m, --method <method>',
+        "action template: what it does (default: from the function's HTTP method)",
+      ).choices(ACTION_METHODS),
+    )
     .option(
       '-s, --solution <dir>',
       'solution folder (default: found from the current folder upward, else here)',
     )
     .option('--url <url>', 'address of the remote service', DEFAULT_TEMPLATE_URL)
     .action(async (name: string, options: NewOptions) => {
-      const { createFunctionFile } = await import('./new-action.js');
-      const path = createFunctionFile(name, options);
+      const { createFile } = await import('./new-action.js');
+      const path = createFile(name, options);
       process.stdout.write(`created ${relative(process.cwd(), path) || path}\n`);
     });
 }
