@@ -5,14 +5,17 @@
 // (dist/bin/chunks/), so `--help` still loads only its own code. dist/bin/meta.json records which
 // source modules went into which output file (test/cli/startup.test.ts reads it).
 // The library (dist/index.js) stays tsc's output, one file per module. Run by `npm run build`.
-import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { patchedFiles } from './dependency-patches.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 // Chunk names carry a hash of their content: without this, old chunks would pile up.
 rmSync(new URL('../dist/bin', import.meta.url), { recursive: true, force: true });
 
 const bundledRequires = requiresBundled(['yaml', 'jsonata']);
+const patched = patchedFiles();
 const result = await build({
   absWorkingDir: root,
   entryPoints: { restfn: 'src/cli/main.ts' },
@@ -44,7 +47,12 @@ const result = await build({
   banner: {
     js: "import { createRequire as __restfnRequire } from 'node:module'; const require = __restfnRequire(import.meta.url);",
   },
-  plugins: [bundledRequires.plugin, llhttpFromPackage(), commanderWithoutChildProcess()],
+  plugins: [
+    bundledRequires.plugin,
+    withPatches(patched),
+    llhttpFromPackage(),
+    commanderWithoutChildProcess(),
+  ],
   // Less text for V8 to compile at every start (about 3 ms of a run's 135; names are kept, so stack
   // traces still read as the sources).
   minifyWhitespace: true,
@@ -55,6 +63,44 @@ const result = await build({
 });
 bundledRequires.check();
 writeFileSync(new URL('../dist/bin/meta.json', import.meta.url), JSON.stringify(result.metafile));
+vendorJsonata(patched);
+
+/** The CLI bundle takes restfn's patched copies of its dependencies' files (dependency-patches.mjs). */
+function withPatches(files) {
+  const names = [...files.keys()].map((path) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
+  return {
+    name: 'dependency-patches',
+    setup(b) {
+      b.onLoad({ filter: new RegExp(`^(${names.join('|')})$`) }, (args) => ({
+        contents: files.get(args.path),
+        loader: 'js',
+      }));
+    },
+  };
+}
+
+/**
+ * The library (tsc's output, unbundled) loads JSONata from dist/vendor/jsonata.cjs, restfn's patched
+ * copy, rather than from the jsonata package, so that `import { createRuntime } from 'restfn'`
+ * evaluates expressions as the CLI does. JSONata's licence goes with it.
+ */
+function vendorJsonata(files) {
+  const source = fileURLToPath(new URL('../node_modules/jsonata/jsonata.js', import.meta.url));
+  const text = files.get(source);
+  if (!text) throw new Error('build-cli: no patch for jsonata/jsonata.js in patches/');
+  const vendor = new URL('../dist/vendor/', import.meta.url);
+  mkdirSync(vendor, { recursive: true });
+  writeFileSync(new URL('jsonata.cjs', vendor), text);
+  copyFileSync(
+    new URL('../node_modules/jsonata/LICENSE', import.meta.url),
+    new URL('jsonata.LICENSE', vendor),
+  );
+  const loader = new URL('../dist/expression/jsonata.js', import.meta.url);
+  const compiled = readFileSync(loader, 'utf8');
+  const call = "createRequire(import.meta.url)('jsonata')";
+  if (!compiled.includes(call)) throw new Error(`build-cli: dist/expression/jsonata.js has no ${call}`);
+  writeFileSync(loader, compiled.replace(call, "createRequire(import.meta.url)('../vendor/jsonata.cjs')"));
+}
 
 /**
  * restfn's sources load some CommonJS packages with `createRequire(import.meta.url)('name')` rather

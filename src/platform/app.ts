@@ -5,13 +5,13 @@ import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import helmet from '@fastify/helmet';
 import rateLimit from '@fastify/rate-limit';
-import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
 import { httpStatusOf } from '../errors/codes.js';
 import { RestfnError } from '../errors/restfn-error.js';
 import { authorize } from './auth/authorize.js';
 import { bearerToken, hashToken } from './auth/tokens.js';
+import { registerConsoleFiles } from './console-files.js';
 import type { PlatformContext } from './context.js';
 import { errorBody, PlatformError } from './errors.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -240,7 +240,7 @@ async function serveConsole(app: FastifyInstance): Promise<void> {
     });
     return;
   }
-  await app.register(fastifyStatic, { root, prefix: '/console/', index: ['index.html'] });
+  registerConsoleFiles(app, root);
 }
 
 /** A constant-time comparison of a header against the session's token. */

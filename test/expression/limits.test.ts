@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'vitest';
-import { checkSyntax, compileExpression } from '../../src/expression/compile.js';
+import type * as Compile from '../../src/expression/compile.js';
+import { checkSyntax } from '../../src/expression/compile.js';
+import type * as Evaluate from '../../src/expression/evaluate.js';
 import { evaluateExpression } from '../../src/expression/evaluate.js';
 import { DEFAULT_LIMITS } from '../../src/expression/limits.js';
 import { freeNames } from '../../src/expression/names.js';
@@ -159,7 +161,11 @@ describe('results that are no data', () => {
   });
 });
 
-describe('sequence and timeout guardrails (jsonata patched: patches/jsonata+2.2.2.patch)', () => {
+// The patch is applied when restfn is built (scripts/dependency-patches.mjs), to the copy of JSONata
+// the library loads from dist/vendor and to the CLI bundle, so these run against the built library.
+describe('sequence and timeout guardrails (jsonata patched: patches/jsonata+2.2.2.patch)', async () => {
+  const { compileExpression } = (await import('../../dist/expression/compile.js')) as typeof Compile;
+  const { evaluateExpression } = (await import('../../dist/expression/evaluate.js')) as typeof Evaluate;
   const limits = (overrides: Partial<typeof DEFAULT_LIMITS>) => ({
     limits: { ...DEFAULT_LIMITS, ...overrides },
     functions: {},

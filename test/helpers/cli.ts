@@ -11,6 +11,8 @@ export interface CliResult {
 }
 
 interface CliOptions {
+  /** Another restfn.js than the checkout's bundle (an installed package's). */
+  cli?: string;
   cwd?: string;
   input?: string;
   env?: Record<string, string>;
@@ -26,7 +28,7 @@ export function startCli(
   args: string[],
   options: CliOptions = {},
 ): { child: ChildProcess; done: Promise<CliResult> } {
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [options.cli ?? CLI, ...args], {
     cwd: options.cwd ?? process.cwd(),
     env: { ...process.env, NO_COLOR: '1', ...options.env },
   });

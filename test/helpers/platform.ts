@@ -38,6 +38,8 @@ export async function startPlatformProcess(
     root?: string;
     /** Another instance's master key file (instances on one database share the key). */
     keyFile?: string;
+    /** Another restfn.js than the checkout's bundle (an installed package's). */
+    cli?: string;
   } = {},
 ): Promise<PlatformProcess> {
   const root = options.root ?? mkdtempSync(join(tmpdir(), 'restfn-platform-'));
@@ -45,7 +47,10 @@ export async function startPlatformProcess(
   const keyFile = options.keyFile ?? join(root, 'keys', 'master.key');
   const { child, done } = startCli(
     ['serve', '--port', '0', '--data', dataDir, '--master-key-file', keyFile, ...(options.args ?? [])],
-    { env: { XDG_CONFIG_HOME: join(root, 'config'), ...options.env } },
+    {
+      env: { XDG_CONFIG_HOME: join(root, 'config'), ...options.env },
+      ...(options.cli ? { cli: options.cli } : {}),
+    },
   );
   let out = '';
   child.stdout!.on('data', (c) => {

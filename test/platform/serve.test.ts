@@ -94,6 +94,30 @@ async function publish(
 }
 
 describe('restfn serve', () => {
+  it('serves the console files from memory: cached by content, only the built files, no path outside', async () => {
+    const platform = await startPlatformProcess();
+    const index = await fetch(`${platform.url}/console/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const html = await index.text();
+    const script = /src="\/console\/(assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${platform.url}/console/${script}`);
+    expect(asset.headers.get('content-type')).toBe('text/javascript; charset=utf-8');
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const etag = asset.headers.get('etag')!;
+    const again = await fetch(`${platform.url}/console/${script}`, { headers: { 'if-none-match': etag } });
+    expect(again.status).toBe(304);
+    for (const path of [
+      '/console/../package.json',
+      '/console/..%2f..%2fpackage.json',
+      '/console/assets/',
+      '/console/nope.js',
+    ])
+      expect((await platform.api('GET', path)).body, path).toMatchObject({ code: 'ROUTE_NOT_FOUND' });
+  });
+
   it("logs JSON lines, one per answered request (method, url, status, ms), and nothing else on stderr but restfn's own lines", async () => {
     const platform = await startPlatformProcess();
     expect((await platform.api('GET', '/api/v1/me', { token: platform.adminToken })).status).toBe(200);

@@ -1,0 +1,179 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { runCli } from '../helpers/cli.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { startPlatformProcess } from '../helpers/platform.js';
+
+/**
+ * restfn as a registry user gets it: `npm pack` of the built checkout, installed into an empty
+ * folder with `npm install ./restfn-*.tgz` (dependencies from the registry, or npm's cache), then
+ * its CLI, its platform and its library used from there, and its types compiled there.
+ */
+const root = join(import.meta.dirname, '..', '..');
+const run = promisify(execFile);
+let dir: string;
+let installed: string;
+let installOutput: string;
+let files: string[];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'restfn-pack-'));
+  const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: root });
+  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  files = info!.files.map((f) => f.path);
+  installed = join(dir, 'app');
+  mkdirSync(installed);
+  writeFileSync(
+    join(installed, 'package.json'),
+    JSON.stringify({ name: 'app', private: true, type: 'module' }),
+  );
+  const install = await run(
+    'npm',
+    ['install', '--no-audit', '--no-fund', '--prefer-offline', join(dir, info!.filename)],
+    { cwd: installed, maxBuffer: 16 * 1024 * 1024 },
+  );
+  installOutput = install.stdout + install.stderr;
+}, 600_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const bin = () => join(installed, 'node_modules', 'restfn', 'dist', 'bin', 'restfn.js');
+
+describe('the package from npm pack', () => {
+  test('holds LICENSE, README and dist (with the patched JSONata and the console), and nothing else', () => {
+    for (const needed of [
+      'LICENSE',
+      'README.md',
+      'package.json',
+      'dist/index.js',
+      'dist/index.d.ts',
+      'dist/bin/restfn.js',
+      'dist/platform/executor/worker.js',
+      'dist/vendor/jsonata.cjs',
+      'dist/vendor/jsonata.LICENSE',
+      'dist/console/index.html',
+    ])
+      expect(files).toContain(needed);
+    expect(files.filter((f) => !/^(LICENSE|README\.md|package\.json|dist\/.+)$/.test(f))).toEqual([]);
+    const manifest = JSON.parse(
+      readFileSync(join(installed, 'node_modules', 'restfn', 'package.json'), 'utf8'),
+    );
+    // No script of restfn's runs when it is installed.
+    for (const hook of ['preinstall', 'install', 'postinstall', 'prepare'])
+      expect(manifest.scripts?.[hook], hook).toBeUndefined();
+  });
+
+  test('installs without an engine warning on the Node versions engines names, and runs none of its own scripts', () => {
+    expect(installOutput).not.toMatch(/EBADENGINE/);
+    expect(installOutput).not.toMatch(/restfn@[\d.]+ \(/);
+  });
+
+  test('npx restfn validates and runs as the checkout does', async () => {
+    const server = await testServer((req, res) => json(res, 200, { items: [{ id: 1, path: req.url }] }));
+    const solution = join(dir, 'solution');
+    mkdirSync(join(solution, 'functions'), { recursive: true });
+    writeFileSync(join(solution, 'solution.yaml'), 'name: s\n');
+    writeFileSync(
+      join(solution, 'functions', 'rest-get-items.platform'),
+      `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/items\nparameters:\n  page: { location: query, type: int }\noutputTransform: 'items[id > 0].{ "id": id, "path": path }'\n`,
+    );
+    for (const args of [
+      ['validate'],
+      ['run', 'rest-get-items', '-p', 'page=2'],
+      ['run', 'rest-get-items', '-p', 'pgae=2'],
+    ]) {
+      const [fromPackage, fromCheckout] = await Promise.all([
+        runCli(args, { cwd: solution, cli: bin() }),
+        runCli(args, { cwd: solution }),
+      ]);
+      expect(fromPackage, args.join(' ')).toEqual(fromCheckout);
+    }
+    const ran = await runCli(['run', 'rest-get-items', '-p', 'page=2'], { cwd: solution, cli: bin() });
+    expect(JSON.parse(ran.stdout)).toEqual({ id: 1, path: '/items?page=2' });
+    // The package's bin is linked where npx finds it.
+    const npx = await run('npx', ['--no-install', 'restfn', '--version'], { cwd: installed });
+    expect(npx.stdout.trim()).toBe(JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')).version);
+  }, 60_000);
+
+  test("import { createRuntime } from 'restfn' runs a function with restfn's patched JSONata", async () => {
+    const server = await testServer((_, res) => json(res, 200, { items: [{ id: 7 }, { id: 8 }] }));
+    const solution = join(installed, 'solution');
+    mkdirSync(join(solution, 'functions'), { recursive: true });
+    writeFileSync(join(solution, 'solution.yaml'), 'name: s\n');
+    writeFileSync(
+      join(solution, 'functions', 'rest-get-items.platform'),
+      `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/items\noutputTransform: items.id\n`,
+    );
+    writeFileSync(
+      join(installed, 'main.mjs'),
+      `import { createRequire } from 'node:module';
+import { createRuntime, loadSolution } from 'restfn';
+const runtime = createRuntime(loadSolution('solution'));
+const result = await runtime.execute('rest-get-items', {});
+await runtime.close();
+const loaded = Object.keys(createRequire(import.meta.url).cache).filter((p) => /jsonata/.test(p));
+console.log(JSON.stringify({ output: result.output, loaded }));
+`,
+    );
+    const { stdout } = await run(process.execPath, ['main.mjs'], { cwd: installed });
+    const { output, loaded } = JSON.parse(stdout);
+    expect(output).toEqual([7, 8]);
+    expect(loaded).toEqual([join(installed, 'node_modules', 'restfn', 'dist', 'vendor', 'jsonata.cjs')]);
+  }, 60_000);
+
+  test("the README's library examples compile against the installed types, skipLibCheck off", async () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((m) => m[1]!);
+    expect(blocks.length).toBeGreaterThanOrEqual(2);
+    writeFileSync(join(installed, 'readme.ts'), `${blocks.join('\n')}\nexport {};\n`);
+    writeFileSync(
+      join(installed, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2023',
+          module: 'NodeNext',
+          moduleResolution: 'NodeNext',
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        files: ['readme.ts'],
+      }),
+    );
+    // Only restfn is installed there: every type its declarations need comes with it.
+    const tsc = join(root, 'node_modules', '.bin', 'tsc');
+    const checked = await run(tsc, ['-p', join(installed, 'tsconfig.json')]).then(
+      () => ({ code: 0, out: '' }),
+      (error: { code?: number; stdout?: string }) => ({ code: error.code ?? 1, out: error.stdout ?? '' }),
+    );
+    expect(checked.out).toBe('');
+    expect(checked.code).toBe(0);
+  }, 120_000);
+
+  test('restfn serve from the package publishes, executes in its workers and serves the console', async () => {
+    const server = await testServer((_, res) => json(res, 200, { ok: true }));
+    const platform = await startPlatformProcess({ cli: bin(), args: ['--allow-private-targets'] });
+    const admin = platform.adminToken;
+    const published = await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: {
+        files: {
+          'functions/rest-get-ok.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/ok\noutputTransform: ok\n`,
+        },
+      },
+    });
+    expect(published.status, published.text).toBe(201);
+    const executed = await platform.api('POST', '/api/v1/solutions/crm/functions/rest-get-ok/execute', {
+      token: admin,
+      body: {},
+    });
+    expect(executed.body).toMatchObject({ status: 'ok', output: true });
+    const page = await fetch(`${platform.url}/console/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('<div id="app">');
+  }, 120_000);
+});
