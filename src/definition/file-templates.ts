@@ -2,12 +2,7 @@ import { stringify } from 'yaml';
 import { credentialKind } from './credential-params.js';
 import type { FunctionDefinition } from './schema/index.js';
 
-/** Templates for the files that use a function: `restfn new NAME --template datasource|action`. */
-export const FILE_TEMPLATES = ['datasource', 'action'] as const;
-export type FileTemplate = (typeof FILE_TEMPLATES)[number];
-
-export type ActionMethod = 'create' | 'update' | 'save' | 'delete' | 'functionCall';
-export const ACTION_METHODS: readonly ActionMethod[] = ['create', 'update', 'save', 'delete', 'functionCall'];
+import type { ActionMethod } from './template-names.js';
 
 /** The action method a function's HTTP method suggests. */
 export function methodFor(definition: FunctionDefinition): ActionMethod {

@@ -9,3 +9,10 @@ export const TEMPLATE_NAMES = ['rest', 'api-key', 'bearer', 'basic-auth', 'oauth
 export type TemplateName = (typeof TEMPLATE_NAMES)[number];
 
 export const DEFAULT_TEMPLATE_URL = 'https://api.example.com/items';
+
+/** Templates for the files that use a function: `restfn new NAME --template datasource|action`. */
+export const FILE_TEMPLATES = ['datasource', 'action'] as const;
+export type FileTemplate = (typeof FILE_TEMPLATES)[number];
+
+export type ActionMethod = 'create' | 'update' | 'save' | 'delete' | 'functionCall';
+export const ACTION_METHODS: readonly ActionMethod[] = ['create', 'update', 'save', 'delete', 'functionCall'];

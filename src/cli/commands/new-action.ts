@@ -1,11 +1,6 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
-import {
-  type FileTemplate,
-  methodFor,
-  renderAction,
-  renderDatasource,
-} from '../../definition/file-templates.js';
+import { methodFor, renderAction, renderDatasource } from '../../definition/file-templates.js';
 import { isValidFileName, suggestFileName } from '../../definition/naming.js';
 import {
   EXTENSION,
@@ -16,6 +11,7 @@ import {
   type Solution,
 } from '../../definition/solution.js';
 import { didYouMean } from '../../definition/suggest.js';
+import type { FileTemplate } from '../../definition/template-names.js';
 import { renderTemplate } from '../../definition/templates.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { STATE_FOLDER } from '../../local/state-folder.js';

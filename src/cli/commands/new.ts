@@ -4,10 +4,12 @@ import { EXTENSION } from '../../definition/definition-files.js';
 import {
   ACTION_METHODS,
   type ActionMethod,
+  DEFAULT_TEMPLATE_URL,
   FILE_TEMPLATES,
   type FileTemplate,
-} from '../../definition/file-templates.js';
-import { DEFAULT_TEMPLATE_URL, TEMPLATE_NAMES, type TemplateName } from '../../definition/template-names.js';
+  TEMPLATE_NAMES,
+  type TemplateName,
+} from '../../definition/template-names.js';
 
 export interface NewOptions {
   template: TemplateName | FileTemplate;
