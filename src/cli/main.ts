@@ -15,6 +15,7 @@ import { registerServe } from './commands/serve.js';
 import { registerSync } from './commands/sync.js';
 import { registerValidate } from './commands/validate.js';
 import { EXIT } from './exit-table.js';
+import { paint } from './output.js';
 
 // Start-up is part of every command: this file and the command files it registers load only
 // commander. Each command loads its own modules when it runs (a dynamic import in its action), and
@@ -53,7 +54,11 @@ const program = new Command('restfn')
               .slice('error: '.length)
               .trimEnd()
               .split('\n')
-              .map((line, i) => printable(i === 0 ? `restfn: error USAGE: ${line}` : line))
+              .map((line, i) =>
+                i === 0
+                  ? `restfn: ${paint(process.stderr).red('error')} ${printable(`USAGE: ${line}`)}`
+                  : printable(line),
+              )
               .join('\n')}\n`
           : text,
       ),
@@ -73,6 +78,20 @@ registerImport(program);
 registerServe(program);
 registerPlatform(program);
 
+// A usage error points at the help of the command it happened in (`restfn queue push --help`),
+// commander's own ("unknown option") and restfn's (`UsageError` raised while the command runs).
+const helpOf = (command: Command): string => {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return `(run ${names.join(' ')} --help for usage)`;
+};
+const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
+for (const command of everyCommand(program).slice(1)) command.showHelpAfterError(helpOf(command));
+let running: Command | undefined;
+program.hook('preAction', (_program, command) => {
+  running = command;
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {
@@ -89,8 +108,10 @@ try {
     // Never an uncoded engine message: anything restfn did not raise itself gets a code here.
     const coded = codedError(error);
     // Escaped: a name from the command line or a file, or a service's text, must not drive the terminal.
-    process.stderr.write(`${printable(`restfn: error ${coded.code}: ${coded.message}`)}\n`);
+    const { red } = paint(process.stderr);
+    process.stderr.write(`restfn: ${red('error')} ${printable(`${coded.code}: ${coded.message}`)}\n`);
     for (const line of errorDetails(coded)) process.stderr.write(`${line}\n`);
+    if (coded.code === 'USAGE' && running) process.stderr.write(`${helpOf(running)}\n`);
     if (coded !== error && process.env.RESTFN_DEBUG && error instanceof Error) {
       process.stderr.write(`${error.stack}\n`);
     }

@@ -52,7 +52,7 @@ describe('credentials from the CLI, used by the templates', () => {
     ).toBe(0);
     expect((await cli(['credentials', 'set', 'secret', '--kind', 'secret'], SECRET)).code).toBe(0);
     const list = await cli(['credentials', 'list']);
-    expect(list.stdout).toBe('api-key\tsecret\nbasic-auth\tbasic\nsecret\tsecret\n');
+    expect(list.stdout).toBe('KEY         KIND\napi-key     secret\nbasic-auth  basic\nsecret      secret\n');
 
     for (const template of ['api-key', 'basic-auth', 'secret']) {
       const run = await cli(['run', `rest-${template}`, '--verbose']);
@@ -112,8 +112,8 @@ describe('credentials from the CLI, used by the templates', () => {
       ),
     );
     for (const r of results) expect(r.code, r.stderr).toBe(0);
-    const list = await runCli(['credentials', 'list'], { cwd: root, env });
-    expect(list.stdout).toBe(keys.map((k) => `${k}\tsecret\n`).join(''));
+    const list = await runCli(['credentials', 'list', '--format', 'json'], { cwd: root, env });
+    expect(JSON.parse(list.stdout)).toEqual(keys.map((key) => ({ key, kind: 'secret' })));
 
     // Each value decrypts with the one key: a run sends it (the resource server expects another).
     const server = await resourceServer();
@@ -178,8 +178,7 @@ describe('--origin binds a device credential to where it may be sent', () => {
       `${API_KEY}\n`,
     );
     expect(bound.code).toBe(0);
-    expect(bound.stdout).toContain(`sent only to ${server.url}`);
-    expect(bound.stderr).toBe('');
+    expect(bound.stderr).toBe(`restfn: stored secret credential 'api-key', sent only to ${server.url}\n`);
     const own = await cli(['run', 'rest-own']);
     expect(own.code, own.stderr).toBe(0);
     const away = await cli(['run', 'rest-away']);
@@ -225,7 +224,7 @@ describe('static bearer tokens', () => {
     expect(run.code, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toEqual({ ok: true });
     expect(server.requests.at(-1)!.headers.authorization).toBe(`Bearer ${TOKEN}`);
-    expect((await cli(['credentials', 'list'])).stdout).toContain('bearer-token\tbearer');
+    expect((await cli(['credentials', 'list'])).stdout).toMatch(/^bearer-token +bearer$/m);
 
     // The library, given no credentials option, reads the same store as the CLI.
     const held = process.env.XDG_CONFIG_HOME;

@@ -182,7 +182,8 @@ describe('OAuth against a real authorization server', () => {
     const redirect = await actAsUser(url);
     expect(redirect.searchParams.get('code')).toBeTruthy();
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(0);
-    expect(stdout).toBe("logged in: 'web'\n");
+    expect(stdout).toBe('');
+    expect(stderr).toContain("restfn: logged in: 'web'\n");
     expect(as.grants).toEqual(['authorization_code']);
 
     const run = await runCli(['run', 'rest-me', '--verbose'], { cwd: root, env });
@@ -190,7 +191,7 @@ describe('OAuth against a real authorization server', () => {
     expect(JSON.parse(run.stdout)).toEqual({ user: 'ok' });
     expect(run.stderr).toContain('> authorization: ***');
     const list = await runCli(['credentials', 'list'], { cwd: root, env });
-    expect(list.stdout).toBe('web\toauth (logged in)\n');
+    expect(list.stdout).toBe('KEY  KIND   STATE\nweb  oauth  logged in\n');
     expect(api.requests).toHaveLength(1);
     const stored = readFileSync(join(root, '.restfn', 'credentials.db'), 'latin1');
     const token = api.requests[0]!.headers.authorization!.replace('Bearer ', '');

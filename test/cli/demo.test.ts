@@ -109,7 +109,7 @@ test('the README: every shell block runs as written, in order, in one shell; the
   // Each block ran; what they print is what the README says they do.
   for (const b of run) expect(err).toContain(`== README line ${b.line}`);
   expect(out).toContain('"status":"ok","output":{"id":"c-001"');
-  expect(out).toMatch(/crm-api-key\tsecret\n(.|\n)*crm-token\tbearer/);
+  expect(out).toMatch(/^crm-api-key +secret$(.|\n)*^crm-token +bearer$/m);
   expect(readdirSync(join(dir, 'examples', 'demo', '.vscode', 'schemas')).sort()).toEqual([
     'action.json',
     'datasource.json',

@@ -55,7 +55,7 @@ describe('restfn action and restfn queue', () => {
     expect(JSON.parse(pushed.stdout)).toEqual({ sent: 1, waiting: 0, failed: 0, remaining: 0 });
     expect(api.customers.get('c-1')).toEqual({ id: 'c-1', name: 'Grace', region: 'eu' });
     expect(rows()).toEqual([{ id: 'c-1', name: 'Grace', region: 'eu' }]);
-    expect((await restfn('queue')).stdout).toBe('the queue is empty\n');
+    expect(await restfn('queue')).toMatchObject({ stdout: '', stderr: 'restfn: the queue is empty\n' });
   });
 
   it('restfn sync pushes the queue first and says so', async () => {
@@ -228,7 +228,7 @@ options:
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown queue command 'lsit': use list, push, retry, delete or clear");
     const empty = await restfn('queue', 'list');
-    expect(empty).toMatchObject({ code: 0, stdout: 'the queue is empty\n' });
+    expect(empty).toMatchObject({ code: 0, stdout: '', stderr: 'restfn: the queue is empty\n' });
     expect(existsSync(join(root, '.restfn', 'local.db'))).toBe(false);
   });
 

@@ -70,7 +70,7 @@ options:
     );
     expect(typo.code).toBe(2);
     expect(typo.stderr).toBe(
-      "restfn: error USAGE: -p components.name.state.valu: action 'rename' reads nothing there (did you mean 'components.name.state.value'?), so the value would be lost; it reads 'current.item.id', 'components.name.state.value'\n",
+      "restfn: error USAGE: -p components.name.state.valu: action 'rename' reads nothing there (did you mean 'components.name.state.value'?), so the value would be lost; it reads 'current.item.id', 'components.name.state.value'\n(run restfn action --help for usage)\n",
     );
     expect(server.requests).toHaveLength(0);
     // A path inside what the action reads, or around it, is fine.
@@ -142,7 +142,7 @@ options:
     expect((await set('person', ['--authorize-url', 'http://127.0.0.1:9/authorize'])).code).toBe(0);
     const list = await runCli(['credentials', 'list'], { cwd: root, env });
     expect(list.stdout).toBe(
-      'machine\toauth (client credentials: no login needed)\nperson\toauth (no token: restfn login)\n',
+      'KEY      KIND   STATE\nmachine  oauth  client credentials: no login needed\nperson   oauth  no token: restfn login\n',
     );
     const login = await runCli(['login', 'machine'], { cwd: root, env });
     expect(login.code).toBe(2);

@@ -26,9 +26,10 @@ parameters:
     });
     const asAdmin = { RESTFN_SERVER: platform.url, RESTFN_TOKEN: platform.adminToken };
 
-    const added = await runCli(['users', 'add', 'alice', '--role', 'author', '--solution', 'crm'], {
-      env: asAdmin,
-    });
+    const added = await runCli(
+      ['users', 'add', 'alice', '--role', 'author', '--solution', 'crm', '--format', 'json'],
+      { env: asAdmin },
+    );
     expect(added.code).toBe(0);
     expect(JSON.parse(added.stdout)).toMatchObject({ name: 'alice', role: 'author', solutions: ['crm'] });
     const duplicate = await runCli(['users', 'add', 'alice', '--role', 'user'], { env: asAdmin });
@@ -52,7 +53,7 @@ parameters:
     expect(made.stderr).toContain('it is shown this once');
     const asAlice = { RESTFN_SERVER: platform.url, RESTFN_TOKEN: token };
 
-    const published = await runCli(['publish', '--solution', root], { env: asAlice });
+    const published = await runCli(['publish', '--solution', root, '--format', 'json'], { env: asAlice });
     expect(published.code).toBe(0);
     expect(JSON.parse(published.stdout)).toMatchObject({
       solution: 'crm',
@@ -80,9 +81,9 @@ parameters:
       },
     );
     expect(set.code).toBe(0);
-    expect(set.stdout).toContain(`stored secret credential 'api-key' for solution 'crm' on ${platform.url}`);
+    expect(set.stderr).toContain(`stored secret credential 'api-key' for solution 'crm' on ${platform.url}`);
     const listed = await runCli(['credentials', 'list', '--server', '--name', 'crm'], { env: asAlice });
-    expect(listed.stdout).toBe('api-key\tsecret\n');
+    expect(listed.stdout).toBe('KEY      KIND\napi-key  secret\n');
     const ran = await platform.api('POST', '/api/v1/solutions/crm/functions/rest-get-orders/execute', {
       token,
       body: {},
@@ -105,7 +106,19 @@ parameters:
 
     // Users change and go; the last admin stays one.
     const demoted = await runCli(
-      ['users', 'set', 'alice', '--role', 'user', '--solution', 'crm', '--solution', 'hr'],
+      [
+        'users',
+        'set',
+        'alice',
+        '--role',
+        'user',
+        '--solution',
+        'crm',
+        '--solution',
+        'hr',
+        '--format',
+        'json',
+      ],
       {
         env: asAdmin,
       },

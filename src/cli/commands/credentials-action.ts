@@ -9,6 +9,7 @@ import { UsageError } from '../../errors/restfn-error.js';
 import { normaliseOrigin, originsNamingCredential } from '../../runtime/credential-origins.js';
 import { openCredentials } from '../credentials.js';
 import { oauthState } from '../oauth-state.js';
+import { printRows, status, warn } from '../output.js';
 import { readSecret } from '../read-secret.js';
 import { solutionDir } from '../solution-dir.js';
 import type { RemoteOptions, SetOptions } from './credentials.js';
@@ -48,29 +49,30 @@ export async function setCredential(key: string, options: SetOptions): Promise<v
       `${platform.base}/${encodeURIComponent(key)}`,
       bound,
     );
-    process.stdout.write(
-      `stored ${credential.kind} credential '${key}' for solution '${platform.name}' on ${platform.client.url}, sent only to ${(answer.origins ?? []).join(', ')}\n`,
+    status(
+      `stored ${credential.kind} credential '${key}' for solution '${platform.name}' on ${platform.client.url}, sent only to ${(answer.origins ?? []).join(', ')}`,
     );
     return;
   }
   const dir = solutionDir(options.solution);
   openCredentials(dir, true).set(key, bound);
   if (origins.length > 0) {
-    process.stdout.write(
-      `stored ${credential.kind} credential '${key}', sent only to ${origins.join(', ')}\n`,
-    );
+    status(`stored ${credential.kind} credential '${key}', sent only to ${origins.join(', ')}`);
     return;
   }
-  process.stdout.write(`stored ${credential.kind} credential '${key}'\n`);
+  status(`stored ${credential.kind} credential '${key}'`);
   // It works, as before origins existed; the platform would refuse it.
   const { origins: seen } = originsNamingCredential(loadSolution(dir), key);
-  process.stderr.write(
-    `restfn: warning: credential '${key}' has no --origin, so it goes wherever a function's url points; bind it with ${seen.length > 0 ? seen.map((o) => `--origin ${o}`).join(' ') : '--origin https://api.example.com'}\n`,
+  warn(
+    `credential '${key}' has no --origin, so it goes wherever a function's url points; bind it with ${seen.length > 0 ? seen.map((o) => `--origin ${o}`).join(' ') : '--origin https://api.example.com'}`,
   );
 }
 
-export async function listCredentials(options: RemoteOptions & { solution?: string }): Promise<void> {
+export async function listCredentials(
+  options: RemoteOptions & { solution?: string; format?: string },
+): Promise<void> {
   const platform = onPlatform(options);
+  let rows: Array<{ key: string; kind: string; state?: string }>;
   if (platform) {
     const { credentials } = await platform.client.request<{
       credentials: Array<{
@@ -80,20 +82,29 @@ export async function listCredentials(options: RemoteOptions & { solution?: stri
         hasToken: boolean;
       }>;
     }>('GET', platform.base);
-    for (const c of credentials) {
-      const state = c.kind === 'oauth' ? ` (${oauthState(c.fields.grantType, c.hasToken)})` : '';
-      process.stdout.write(`${printable(c.key)}\t${c.kind}${state}\n`);
-    }
-    if (credentials.length === 0) process.stdout.write('no credentials stored\n');
-    return;
+    rows = credentials.map((c) => ({
+      key: c.key,
+      kind: c.kind,
+      ...(c.kind === 'oauth' ? { state: oauthState(c.fields.grantType, c.hasToken) } : {}),
+    }));
+  } else {
+    const store = openCredentials(solutionDir(options.solution));
+    rows = store.list().map((e) => ({
+      key: e.key,
+      kind: e.kind,
+      ...(e.kind === 'oauth' ? { state: oauthState(grantOf(store, e.key), e.hasToken) } : {}),
+    }));
   }
-  const store = openCredentials(solutionDir(options.solution));
-  const entries = store.list();
-  for (const e of entries) {
-    const state = e.kind === 'oauth' ? ` (${oauthState(grantOf(store, e.key), e.hasToken)})` : '';
-    process.stdout.write(`${e.key}\t${e.kind}${state}\n`);
-  }
-  if (entries.length === 0) process.stdout.write('no credentials stored\n');
+  printRows(
+    options.format,
+    rows,
+    [
+      ['KEY', (r) => r.key],
+      ['KIND', (r) => r.kind],
+      ['STATE', (r) => r.state ?? ''],
+    ],
+    'no credentials stored',
+  );
 }
 
 export async function deleteCredential(
@@ -103,13 +114,13 @@ export async function deleteCredential(
   const platform = onPlatform(options);
   if (platform) {
     await platform.client.request('DELETE', `${platform.base}/${encodeURIComponent(key)}`);
-    process.stdout.write(`deleted '${key}' from solution '${platform.name}' on ${platform.client.url}\n`);
+    status(`deleted '${key}' from solution '${platform.name}' on ${platform.client.url}`);
     return;
   }
   if (!openCredentials(solutionDir(options.solution)).delete(key)) {
     throw new CredentialError('CREDENTIAL_NOT_FOUND', `no credential '${key}'`);
   }
-  process.stdout.write(`deleted '${key}'\n`);
+  status(`deleted '${key}'`);
 }
 
 /**
@@ -156,7 +167,7 @@ export async function logIn(key: string, options: RemoteOptions & { solution?: s
     clock: SYSTEM_CLOCK,
     onUrl: (url) => process.stderr.write(`Open this address in a browser to log in:\n${url}\n`),
   });
-  process.stdout.write(`logged in: '${key}'\n`);
+  status(`logged in: '${key}'`);
 }
 
 /**

@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { DEFAULT_REDIRECT } from '../../auth/login-defaults.js';
+import { formatOption } from '../output.js';
 
 /** `--server [url]`: manage the platform's credentials of the solution instead of the local ones. */
 export interface RemoteOptions {
@@ -79,8 +80,9 @@ export function registerCredentials(program: Command): void {
     credentials
       .command('list')
       .description('list credential keys and kinds (never their values)')
-      .option('-s, --solution <dir>', 'solution folder'),
-  ).action(async (options: RemoteOptions & { solution?: string }) => {
+      .option('-s, --solution <dir>', 'solution folder')
+      .addOption(formatOption()),
+  ).action(async (options: RemoteOptions & { solution?: string; format?: string }) => {
     const { listCredentials } = await import('./credentials-action.js');
     await listCredentials(options);
   });

@@ -17,10 +17,13 @@ import {
 } from '../../import/plan.js';
 import { readSource } from '../../import/source.js';
 import { ImportVariables } from '../../import/variables.js';
+import { isJson, printReport, warn } from '../output.js';
 import type { ImportOptions } from './import.js';
 
 /** `restfn import FILE`: reads the description, plans, validates, prints the plan, writes. */
 export async function importDescription(file: string, options: ImportOptions): Promise<void> {
+  const json = isJson(options.format);
+  const out = lines(json);
   const vars = new ImportVariables(options.var);
   const prefix = options.prefix;
   if (prefix !== '' && !isValidFileName(prefix)) {
@@ -45,7 +48,7 @@ export async function importDescription(file: string, options: ImportOptions): P
     );
   }
   for (const name of vars.unused()) {
-    process.stderr.write(`${printable(`restfn: warning: --var ${name} is not used by ${file}`)}\n`);
+    warn(`--var ${name} is not used by ${file}`);
   }
 
   const root = resolve(options.solution ?? rootOrHere());
@@ -60,7 +63,7 @@ export async function importDescription(file: string, options: ImportOptions): P
     solution,
     plan.files.filter((f) => f.status !== 'unchanged'),
   );
-  printPlan(description, source.shown, plan);
+  printPlan(out, description, source.shown, plan);
   for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
   const invalid = plan.files.filter((f) =>
     diagnostics.some((d) => d.severity === 'error' && d.file === shown(f.path)),
@@ -75,7 +78,9 @@ export async function importDescription(file: string, options: ImportOptions): P
   if (options.dryRun) {
     const force = refused.length > 0 ? `; ${refused.length} would be refused without --force` : '';
     out(`dry run: nothing written${force}`);
-    printCredentials(plan.files, options.solution);
+    if (json)
+      printReport('json', jsonReport(description, source.shown, plan, undefined, options.solution), String);
+    else printCredentials(out, plan.files, options.solution);
     return;
   }
   if (refused.length > 0 && !options.force) {
@@ -97,7 +102,9 @@ export async function importDescription(file: string, options: ImportOptions): P
   out(
     `wrote ${written.length} file${written.length === 1 ? '' : 's'}${unchanged > 0 ? `; ${unchanged} unchanged, not rewritten` : ''}`,
   );
-  printCredentials(plan.files, options.solution);
+  if (json)
+    printReport('json', jsonReport(description, source.shown, plan, written, options.solution), String);
+  else printCredentials(out, plan.files, options.solution);
 }
 
 function rootOrHere(): string {
@@ -113,11 +120,45 @@ function shown(path: string): string {
   return rel.startsWith('..') ? path : rel;
 }
 
-function out(line: string): void {
-  process.stdout.write(`${printable(line)}\n`);
+type Out = (line: string) => void;
+
+/** The plan's lines: the report on stdout, or (with --format json) status on stderr beside the JSON. */
+function lines(json: boolean): Out {
+  return json
+    ? (line) => process.stderr.write(`${printable(`restfn: ${line.trimStart()}`)}\n`)
+    : (line) => process.stdout.write(`${printable(line)}\n`);
 }
 
-function printPlan(description: ImportedDescription, file: string, plan: ImportPlan): void {
+/** What `--format json` prints: the plan and what was written, as the text says it. */
+function jsonReport(
+  description: ImportedDescription,
+  file: string,
+  plan: ImportPlan,
+  written: readonly PlannedFile[] | undefined,
+  solution: string | undefined,
+): unknown {
+  return {
+    source: file,
+    title: description.title ?? null,
+    format: description.formatName,
+    operations: description.operations.length,
+    dryRun: written === undefined,
+    files: plan.files.map((f) => ({
+      name: f.name,
+      path: shown(f.path),
+      status: f.status,
+      operation: operationLabel(f.operation),
+      changes: f.changes,
+      notes: f.operation.notes,
+      written: written?.includes(f) ?? false,
+    })),
+    gone: plan.gone.map((g) => ({ name: g.name, path: shown(g.path), operation: g.operation })),
+    skipped: description.skipped.map((s) => ({ route: s.route, reason: s.reason })),
+    credentials: credentialCommands(plan.files, solution),
+  };
+}
+
+function printPlan(out: Out, description: ImportedDescription, file: string, plan: ImportPlan): void {
   const title = description.title
     ? `${description.title} (${description.formatName})`
     : description.formatName;
@@ -146,33 +187,33 @@ function printPlan(description: ImportedDescription, file: string, plan: ImportP
 }
 
 /** The `restfn credentials set` commands for the credentials the files name: keys and settings, never a value. */
-function printCredentials(files: readonly PlannedFile[], solution: string | undefined): void {
-  const byKey = new Map<
-    string,
-    { credential: ImportedCredential; scopes: Set<string>; functions: Set<string> }
-  >();
+function credentialCommands(
+  files: readonly PlannedFile[],
+  solution: string | undefined,
+): Array<{ key: string; command: string }> {
+  const byKey = new Map<string, { credential: ImportedCredential; scopes: Set<string> }>();
   for (const f of files) {
     for (const c of f.operation.credentials) {
-      const entry = byKey.get(c.key) ?? {
-        credential: c,
-        scopes: new Set<string>(),
-        functions: new Set<string>(),
-      };
+      const entry = byKey.get(c.key) ?? { credential: c, scopes: new Set<string>() };
       for (const s of c.scopes ?? []) entry.scopes.add(s);
-      entry.functions.add(f.name);
       byKey.set(c.key, entry);
     }
   }
-  if (byKey.size === 0) return;
-  out(
-    'credentials: store these before running the functions (secret values are read from standard input or a prompt, never from arguments; replace the <PLACEHOLDERS>):',
-  );
-  for (const { credential, scopes } of byKey.values()) {
+  return [...byKey.values()].map(({ credential, scopes }) => {
     const args = ['restfn', 'credentials', 'set', credential.key, ...credential.setArguments];
     for (const s of scopes) args.push('--scope', s);
     if (solution !== undefined) args.push('--solution', solution);
-    out(`  ${args.map(shellWord).join(' ')}`);
-  }
+    return { key: credential.key, command: args.map(shellWord).join(' ') };
+  });
+}
+
+function printCredentials(out: Out, files: readonly PlannedFile[], solution: string | undefined): void {
+  const commands = credentialCommands(files, solution);
+  if (commands.length === 0) return;
+  out(
+    'credentials: store these before running the functions (secret values are read from standard input or a prompt, never from arguments; replace the <PLACEHOLDERS>):',
+  );
+  for (const { command } of commands) out(`  ${command}`);
 }
 
 /** A word as a POSIX shell reads it: quoted when it holds anything but plain characters. */

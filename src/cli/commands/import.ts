@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { formatOption } from '../output.js';
 import { collect } from '../parameters.js';
 
 export interface ImportOptions {
@@ -8,6 +9,7 @@ export interface ImportOptions {
   prefix: string;
   dryRun?: boolean;
   force?: boolean;
+  format?: string;
 }
 
 export function registerImport(program: Command): void {
@@ -36,6 +38,7 @@ export function registerImport(program: Command): void {
     .option('--prefix <prefix>', 'put before every function name ("" for none)', 'rest')
     .option('--dry-run', 'print the plan (files, names, conflicts) and write nothing')
     .option('--force', 'overwrite files that changed since they were imported, or that were not imported')
+    .addOption(formatOption())
     .action(async (file: string, options: ImportOptions) => {
       const { importDescription } = await import('./import-action.js');
       await importDescription(file, options);

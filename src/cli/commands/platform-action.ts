@@ -14,6 +14,7 @@ import { DefinitionError } from '../../errors/definition-error.js';
 import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { resolveIdPrefix } from '../id-prefix.js';
+import { type Column, printRecord, printRows, status } from '../output.js';
 import { readSecret } from '../read-secret.js';
 import { solutionDir } from '../solution-dir.js';
 import type { ServerOptions } from './platform.js';
@@ -68,13 +69,34 @@ export async function publish(options: ServerOptions & { solution?: string }): P
     }
     throw error;
   }
-  process.stderr.write(
-    `restfn: ${answer.unchanged ? `solution '${solution.name}' is unchanged: version ${answer.version} stays current` : `published solution '${solution.name}' as version ${answer.version}`} on ${client.url}\n`,
+  status(
+    `${answer.unchanged ? `solution '${solution.name}' is unchanged: version ${answer.version} stays current` : `published solution '${solution.name}' as version ${answer.version}`} on ${client.url}`,
   );
-  process.stdout.write(
-    `${JSON.stringify({ solution: solution.name, version: answer.version, unchanged: answer.unchanged, files: Object.keys(files).length })}\n`,
-  );
+  const report = {
+    solution: solution.name,
+    version: answer.version,
+    unchanged: answer.unchanged,
+    files: Object.keys(files).length,
+  };
+  printRecord(options.format, report, [
+    ['SOLUTION', (r) => r.solution],
+    ['VERSION', (r) => r.version],
+    ['UNCHANGED', (r) => r.unchanged],
+    ['FILES', (r) => r.files],
+  ]);
 }
+
+interface User {
+  readonly name: string;
+  readonly role: string;
+  readonly solutions: readonly string[];
+}
+
+const USER_COLUMNS: ReadonlyArray<Column<User>> = [
+  ['NAME', (u) => u.name],
+  ['ROLE', (u) => u.role],
+  ['SOLUTIONS', (u) => u.solutions],
+];
 
 export async function addUser(
   name: string,
@@ -82,13 +104,13 @@ export async function addUser(
 ): Promise<void> {
   const client = clientFor(options);
   const password = options.withPassword ? await readSecret(`password for ${name}`) : undefined;
-  const user = await client.request('POST', '/api/v1/users', {
+  const user = await client.request<User>('POST', '/api/v1/users', {
     name,
     role: options.role,
     solutions: options.solution,
     ...(password !== undefined ? { password } : {}),
   });
-  process.stdout.write(`${JSON.stringify(user, null, 2)}\n`);
+  printRecord(options.format, user, USER_COLUMNS);
 }
 
 export async function setUser(
@@ -105,24 +127,18 @@ export async function setUser(
   if (Object.keys(change).length === 0) {
     throw new UsageError('say what to change: --role, --solution or --with-password');
   }
-  const user = await client.request('PATCH', `/api/v1/users/${encodeURIComponent(name)}`, change);
-  process.stdout.write(`${JSON.stringify(user, null, 2)}\n`);
+  const user = await client.request<User>('PATCH', `/api/v1/users/${encodeURIComponent(name)}`, change);
+  printRecord(options.format, user, USER_COLUMNS);
 }
 
 export async function removeUser(name: string, options: ServerOptions): Promise<void> {
   await clientFor(options).request('DELETE', `/api/v1/users/${encodeURIComponent(name)}`);
-  process.stderr.write(`restfn: removed user '${name}' and their tokens\n`);
+  status(`removed user '${name}' and their tokens`);
 }
 
 export async function listUsers(options: ServerOptions): Promise<void> {
-  const { users } = await clientFor(options).request<{ users: Array<Record<string, unknown>> }>(
-    'GET',
-    '/api/v1/users',
-  );
-  for (const u of users)
-    process.stdout.write(
-      `${[u.name, u.role, (u.solutions as string[]).join(',')].map((v) => printable(String(v))).join('\t')}\n`,
-    );
+  const { users } = await clientFor(options).request<{ users: User[] }>('GET', '/api/v1/users');
+  printRows(options.format, users, USER_COLUMNS, 'no users');
 }
 
 export async function createToken(user: string, options: ServerOptions & { name: string }): Promise<void> {
@@ -131,7 +147,7 @@ export async function createToken(user: string, options: ServerOptions & { name:
     `/api/v1/users/${encodeURIComponent(user)}/tokens`,
     { name: options.name },
   );
-  process.stderr.write(`restfn: token ${made.id} for '${user}'; it is shown this once: store it now\n`);
+  status(`token ${made.id} for '${user}'; it is shown this once: store it now`);
   process.stdout.write(`${made.token}\n`);
 }
 
@@ -140,11 +156,17 @@ export async function listTokens(user: string, options: ServerOptions): Promise<
     'GET',
     `/api/v1/users/${encodeURIComponent(user)}/tokens`,
   );
-  for (const t of tokens) {
-    process.stdout.write(
-      `${[t.id, t.name, t.created, ...(t.revoked ? [`revoked ${t.revoked}`] : [])].map((v) => printable(String(v))).join('\t')}\n`,
-    );
-  }
+  printRows(
+    options.format,
+    tokens,
+    [
+      ['ID', (t) => t.id],
+      ['NAME', (t) => t.name],
+      ['CREATED', (t) => t.created],
+      ['REVOKED', (t) => t.revoked],
+    ],
+    `'${user}' has no tokens`,
+  );
 }
 
 export async function revokeToken(user: string, given: string, options: ServerOptions): Promise<void> {
@@ -158,5 +180,5 @@ export async function revokeToken(user: string, given: string, options: ServerOp
     'token',
   );
   await client.request('DELETE', `${base}/${encodeURIComponent(id)}`);
-  process.stderr.write(`restfn: revoked token ${id}\n`);
+  status(`revoked token ${id}`);
 }

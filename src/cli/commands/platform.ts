@@ -1,9 +1,11 @@
 import { type Command, Option } from 'commander';
+import { formatOption } from '../output.js';
 
 /** How the CLI reaches the platform: --server/--token, else RESTFN_SERVER/RESTFN_TOKEN. */
 export interface ServerOptions {
   server?: string | true;
   token?: string;
+  format?: string;
 }
 
 /** The --server and --token options, for every command that talks to the platform. */
@@ -13,8 +15,11 @@ export function serverOptions(command: Command): Command {
     .option('--token <token>', 'API token (default: env RESTFN_TOKEN)');
 }
 
+/** serverOptions, and --format for a command whose answer is data (a list, a record, a report). */
+const reporting = (command: Command) => serverOptions(command).addOption(formatOption());
+
 export function registerPlatform(program: Command): void {
-  serverOptions(
+  reporting(
     program
       .command('publish')
       .description('validate the solution, then upload it to the platform as a new version')
@@ -24,7 +29,7 @@ export function registerPlatform(program: Command): void {
   );
 
   const users = program.command('users').description("the platform's users (admins only)");
-  serverOptions(
+  reporting(
     users
       .command('add')
       .description(
@@ -49,10 +54,10 @@ export function registerPlatform(program: Command): void {
       options: ServerOptions & { role: string; solution: string[]; withPassword?: boolean },
     ) => (await import('./platform-action.js')).addUser(name, options),
   );
-  serverOptions(users.command('list').description('list the users')).action(async (options: ServerOptions) =>
+  reporting(users.command('list').description('list the users')).action(async (options: ServerOptions) =>
     (await import('./platform-action.js')).listUsers(options),
   );
-  serverOptions(
+  reporting(
     users
       .command('set')
       .description("change a user's role, solutions (replacing them) or password")
@@ -89,7 +94,7 @@ export function registerPlatform(program: Command): void {
   ).action(async (user: string, options: ServerOptions & { name: string }) =>
     (await import('./platform-action.js')).createToken(user, options),
   );
-  serverOptions(
+  reporting(
     tokens.command('list').description("a user's tokens (never their values)").argument('<user>'),
   ).action(async (user: string, options: ServerOptions) =>
     (await import('./platform-action.js')).listTokens(user, options),

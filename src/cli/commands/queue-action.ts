@@ -9,6 +9,7 @@ import type { PushResult } from '../../runtime/push.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { resolveIdPrefix } from '../id-prefix.js';
 import { onInterrupt } from '../interrupt.js';
+import { type Column, printRows } from '../output.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
 import { databasePath, openStore } from '../store-path.js';
@@ -43,33 +44,24 @@ async function withRuntime<T>(
 
 /** `restfn queue [list]`. */
 export async function list(options: QueueCliOptions): Promise<void> {
-  if (options.format !== 'text' && options.format !== 'json') {
-    throw new UsageError(`--format must be text or json (got '${options.format}')`);
-  }
   const commands = await withRuntime(
     options,
     async (runtime) => runtime.queuedCommands(),
     () => [],
   );
-  if (options.format === 'json') {
-    process.stdout.write(`${JSON.stringify(commands, null, 2)}\n`);
-    return;
-  }
-  if (commands.length === 0) {
-    process.stdout.write('the queue is empty\n');
-    return;
-  }
-  for (const c of commands) process.stdout.write(`${printable(line(c))}\n`);
+  printRows(options.format, commands, QUEUE_COLUMNS, 'the queue is empty');
 }
 
-function line(c: Command): string {
-  const about = c.record === null ? `${c.entity ?? ''}` : `${c.entity}/${c.record}`;
-  const parts = [c.id, c.state.padEnd(10), c.type.padEnd(12), about, `-> ${c.function ?? '(no function)'}`];
-  if (c.attempts > 0) parts.push(`attempts ${c.attempts}`);
-  if (c.state === 'waiting' && c.nextAttempt) parts.push(`next ${c.nextAttempt}`);
-  if (c.error) parts.push(`: ${c.error.code}: ${c.error.message}`);
-  return parts.join('  ');
-}
+const QUEUE_COLUMNS: ReadonlyArray<Column<Command>> = [
+  ['ID', (c) => c.id],
+  ['STATE', (c) => c.state],
+  ['TYPE', (c) => c.type],
+  ['RECORD', (c) => (c.record === null ? (c.entity ?? '') : `${c.entity}/${c.record}`)],
+  ['FUNCTION', (c) => c.function ?? ''],
+  ['ATTEMPTS', (c) => c.attempts],
+  ['NEXT', (c) => (c.state === 'waiting' ? (c.nextAttempt ?? '') : '')],
+  ['ERROR', (c) => (c.error ? `${c.error.code}: ${c.error.message}` : '')],
+];
 
 /** `restfn queue push`: everything that may go, now (waiting commands included). */
 export async function push(options: QueueCliOptions): Promise<void> {

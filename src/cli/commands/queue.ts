@@ -1,11 +1,12 @@
 import type { Command } from 'commander';
+import { formatOption } from '../output.js';
 
 export interface QueueCliOptions {
   solution?: string;
   server?: string | true;
   token?: string;
   db?: string;
-  format?: 'text' | 'json';
+  format?: string;
   verbose?: boolean;
 }
 
@@ -21,7 +22,7 @@ export function registerQueue(program: Command): void {
   common(
     queue.command('list', { isDefault: true }).description('list the queued commands, first to go first'),
   )
-    .option('--format <format>', 'text or json', 'text')
+    .addOption(formatOption())
     // `restfn queue foo` lands here (list is the default): say which subcommands there are.
     .allowExcessArguments(true)
     .action(async (options: QueueCliOptions, command: Command) => {

@@ -4,10 +4,11 @@ import { validateSolution } from '../../definition/validate.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { COMMAND_QUEUE_TABLE } from '../../local/stage.js';
 import { endedPaging } from '../../runtime/paginate.js';
-import type { EntitySync } from '../../runtime/sync.js';
+import type { DatasourceResult, EntitySync } from '../../runtime/sync.js';
 import { codedError } from '../coded-error.js';
 import { InterruptedError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
+import { isJson, printReport, warn } from '../output.js';
 import { progressReporter } from '../progress.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
@@ -32,6 +33,8 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
   const printed = new Set<string>();
   const wanted = names.length > 0 ? names : all;
   let current: string | undefined;
+  const json = isJson(options.format);
+  const reports: unknown[] = [];
   try {
     // Local changes go out first, once, so the pulls bring them back as the service applied them.
     const queued = store.hasTable(COMMAND_QUEUE_TABLE)
@@ -83,17 +86,20 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
       // Resolved means committed, even when Ctrl-C came in the meantime.
       done.push(name);
       current = undefined;
-      const seconds = ((performance.now() - started) / 1000).toFixed(1);
+      const seconds = Number(((performance.now() - started) / 1000).toFixed(1));
       const rows = result.rows === undefined ? '' : `, query returns ${result.rows.length} rows`;
       const commits = result.committedPerEntity ? ', committed per entity' : '';
-      process.stdout.write(
-        `${name}: ${result.entities.map(describe).join('; ') || 'no functions'}${rows}${commits} (${seconds} s)\n`,
-      );
+      // The summary is the command's data: a line per datasource as it is done, or JSON at the end.
+      if (json) reports.push(report(result, seconds));
+      else
+        process.stdout.write(
+          `${name}: ${result.entities.map(describe).join('; ') || 'no functions'}${rows}${commits} (${seconds.toFixed(1)} s)\n`,
+        );
       for (const entity of result.entities) {
         if (entity.error !== undefined) {
           const { code, message } = codedError(entity.error);
-          process.stderr.write(
-            `restfn: warning: ${entity.entity}: partial (--allow-partial): kept ${entity.pages} page${entity.pages === 1 ? '' : 's'}, then ${code}: ${message}\n`,
+          warn(
+            `${entity.entity}: partial (--allow-partial): kept ${entity.pages} page${entity.pages === 1 ? '' : 's'}, then ${code}: ${message}`,
           );
         }
       }
@@ -106,6 +112,8 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
     interrupt.dispose();
     await runtime.close();
     store.close();
+    // What was synced is data even when the command then fails (Ctrl-C, a blocked datasource).
+    if (json) printReport('json', reports, String);
   }
   if (interrupt.interrupted) {
     throw new InterruptedError(
@@ -118,6 +126,22 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
       diagnostics,
     );
   }
+}
+
+/** A datasource's summary as `--format json` gives it. */
+function report(result: DatasourceResult, seconds: number): unknown {
+  const entities = result.entities.map(({ error, ...e }) => {
+    if (error === undefined) return e;
+    const { code, message } = codedError(error);
+    return { ...e, error: { code, message } };
+  });
+  return {
+    datasource: result.datasource,
+    entities,
+    rows: result.rows?.length ?? null,
+    committedPerEntity: result.committedPerEntity,
+    seconds,
+  };
 }
 
 function describe(e: EntitySync): string {

@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { formatOption } from '../output.js';
 import { addUserOptions, type UserOptions } from '../user-options.js';
 
 export interface SyncOptions extends UserOptions {
@@ -6,6 +7,7 @@ export interface SyncOptions extends UserOptions {
   db?: string;
   commitPerEntity?: boolean;
   allowPartial?: boolean;
+  format?: string;
   verbose?: boolean;
 }
 
@@ -27,7 +29,8 @@ export function registerSync(program: Command): void {
       .option(
         '--allow-partial',
         'keep the pages fetched when paging ends early (the page cap, a continuation that advanced nothing, a failed later page), with a warning',
-      ),
+      )
+      .addOption(formatOption()),
   ).action(async (names: string[], options: SyncOptions) => {
     const { sync } = await import('./sync-action.js');
     await sync(names, options);

@@ -5,19 +5,15 @@ import { findSolutionRoot, kindOfPath, loadSolution } from '../../definition/sol
 import { type ValidationResult, validateSolution } from '../../definition/validate.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { EXIT } from '../exit-table.js';
+import { paint, printReport } from '../output.js';
 import { solutionDir } from '../solution-dir.js';
 import type { ValidateOptions } from './validate.js';
 
 /** `restfn validate` (loaded when the command runs; its options are in validate.ts). */
 export async function validate(paths: string[], options: ValidateOptions): Promise<void> {
-  if (options.format !== 'text' && options.format !== 'json') {
-    throw new UsageError(`--format must be text or json (got '${options.format}')`);
-  }
   const results = await Promise.all(groupBySolution(paths, options.solution).map(validateGroup));
   const merged = merge(results);
-  process.stdout.write(
-    options.format === 'json' ? `${JSON.stringify(merged, null, 2)}\n` : textReport(merged),
-  );
+  printReport(options.format, merged, () => textReport(merged));
   process.exitCode = merged.errors > 0 ? EXIT.INVALID_DEFINITION : EXIT.OK;
 }
 
@@ -69,7 +65,14 @@ function merge(results: ValidationResult[]): ValidationResult {
 }
 
 function textReport(result: ValidationResult): string {
-  const lines = result.diagnostics.map(formatDiagnostic);
+  // The severity stands out on a terminal: the word after `file:line:col: `.
+  const { red, yellow } = paint(process.stdout);
+  const lines = result.diagnostics.map((d) =>
+    formatDiagnostic(d).replace(
+      /^(\S+: )(error|warning)\b/,
+      (_, at: string, severity: string) => at + (severity === 'error' ? red(severity) : yellow(severity)),
+    ),
+  );
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   lines.push(
     `${plural(result.files, 'file')} checked: ${plural(result.errors, 'error')}, ${plural(result.warnings, 'warning')}`,
