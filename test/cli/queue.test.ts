@@ -50,7 +50,7 @@ describe('restfn action and restfn queue', () => {
     expect((await restfn('queue')).stdout).toContain('waiting');
 
     await api.online();
-    const pushed = await restfn('queue', 'push');
+    const pushed = await restfn('queue', 'push', '--format', 'json');
     expect(pushed.code).toBe(0);
     expect(JSON.parse(pushed.stdout)).toEqual({ sent: 1, waiting: 0, failed: 0, remaining: 0 });
     expect(api.customers.get('c-1')).toEqual({ id: 'c-1', name: 'Grace', region: 'eu' });
@@ -101,7 +101,10 @@ describe('restfn action and restfn queue', () => {
     expect(rows()[0].name).toBe('A');
 
     expect((await restfn('queue', 'retry', commandId)).code).toBe(0);
-    expect(JSON.parse((await restfn('queue', 'push')).stdout)).toMatchObject({ sent: 1, remaining: 0 });
+    expect(JSON.parse((await restfn('queue', 'push', '--format', 'json')).stdout)).toMatchObject({
+      sent: 1,
+      remaining: 0,
+    });
     expect(api.customers.get('c-1')?.name).toBe('A');
     expect(rows('customers_error')).toEqual([]);
 
@@ -141,7 +144,7 @@ describe('restfn action and restfn queue', () => {
       'components.name.state.value=E',
     );
     api.failNext(422, 1, { error: 'name too short' });
-    const pushed = await restfn('queue', 'push');
+    const pushed = await restfn('queue', 'push', '--format', 'json');
     expect(pushed.code).toBe(1);
     expect(JSON.parse(pushed.stdout)).toMatchObject({ sent: 0, failed: 1, remaining: 1 });
     expect(pushed.stderr).toMatch(
@@ -273,7 +276,7 @@ options:
 
     await applied;
     expect(api.changes).toBe(1);
-    const pushed = await restfn('queue', 'push');
+    const pushed = await restfn('queue', 'push', '--format', 'json');
     expect(JSON.parse(pushed.stdout)).toMatchObject({ sent: 1, remaining: 0 });
     const posts = api.requests.filter((r) => r.method === 'POST');
     expect(posts.map((r) => r.idempotencyKey)).toEqual([stuck!.id, stuck!.id]);

@@ -135,11 +135,19 @@ continuation:
       '-p',
       'components.name.state.value=Ida',
     );
-    const refusedPush = await restfn('queue', 'push', '--server', '--token', 'rfn_not-a-token');
+    const refusedPush = await restfn(
+      'queue',
+      'push',
+      '--server',
+      '--token',
+      'rfn_not-a-token',
+      '--format',
+      'json',
+    );
     expect(refusedPush.stderr).toContain('AUTH_REQUIRED');
     expect(refusedPush.stderr).toContain('stopped: a credential is missing or needs a login');
     expect(JSON.parse(refusedPush.stdout)).toMatchObject({ sent: 0, failed: 0, waiting: 1, remaining: 1 });
-    const goodPush = await restfn('queue', 'push', '--server');
+    const goodPush = await restfn('queue', 'push', '--server', '--format', 'json');
     expect(JSON.parse(goodPush.stdout)).toMatchObject({ sent: 1, remaining: 0 });
     expect(api.customers.get('c-1')?.name).toBe('Ida');
 
@@ -218,7 +226,7 @@ parameters:
     await actAsUser(url);
     const loggedIn = await done;
     expect(loggedIn.code).toBe(0);
-    expect(loggedIn.stdout).toBe("logged in: 'erp'\n");
+    expect(loggedIn.stderr).toContain("restfn: logged in: 'erp'\n");
 
     // The call is the device's own, with the device's token; the platform made none.
     const ran = await runCli(['run', 'rest-get-orders', '--server', '--solution', device], { env });

@@ -137,6 +137,21 @@ describe('restfn serve', () => {
     expect(requests.every((r) => typeof r.ms === 'number')).toBe(true);
   });
 
+  it('--log-format text (the default on a terminal) logs a readable line per request, credentials still redacted', async () => {
+    const platform = await startPlatformProcess({ args: ['--log-format', 'text'] });
+    expect((await platform.api('GET', '/api/v1/me', { token: platform.adminToken })).status).toBe(200);
+    expect((await platform.api('GET', '/api/v1/nowhere')).status).toBe(404);
+    await platform.stop();
+    const out = platform.output();
+    expect(out).toMatch(/^\d\d:\d\d:\d\d info {2}GET \/api\/v1\/me 200 \d+\.\d ms$/m);
+    expect(out).toMatch(/^\d\d:\d\d:\d\d info {2}GET \/api\/v1\/nowhere 404 \d+\.\d ms$/m);
+    expect(out.split('\n').filter((line) => line.startsWith('{'))).toEqual([]);
+    // The first admin's token is shown once on stdout (the ready lines), never in a log line.
+    const logged = out.split('\n').filter((line) => /^\d\d:\d\d:\d\d /.test(line));
+    expect(logged.length).toBeGreaterThanOrEqual(3);
+    expect(logged.join('\n')).not.toContain(platform.adminToken.slice(4));
+  });
+
   it('answers health without a token; every API endpoint needs a live token and the right role and solution', async () => {
     const { platform, admin, author, user, other } = await setup();
     expect(await platform.api('GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });

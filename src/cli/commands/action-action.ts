@@ -1,4 +1,3 @@
-import { formatDiagnostic } from '../../definition/diagnostic.js';
 import { loadSolution, type SourceFile } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
 import { ERROR_CODES, isErrorCode } from '../../errors/codes.js';
@@ -10,6 +9,7 @@ import { CommandFailedError } from '../../runtime/errors.js';
 import { checkActionPaths } from '../action-paths.js';
 import { InterruptedError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
+import { diagnosticLine } from '../output.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
 import { openStore } from '../store-path.js';
@@ -32,7 +32,7 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
       [file, fnFile, solution.settings].filter((f) => f !== undefined).map((f) => f.yaml.file),
     );
     const { diagnostics, errors } = await validateSolution(solution, { only });
-    for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+    for (const d of diagnostics) process.stderr.write(`${diagnosticLine(d)}\n`);
     if (errors > 0)
       throw new DefinitionError(`action '${name}' has ${errors} error(s); fix them first`, diagnostics);
     checkActionPaths(solution, file, options.set);

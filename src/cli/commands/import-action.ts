@@ -1,6 +1,5 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
-import { formatDiagnostic } from '../../definition/diagnostic.js';
 import { isValidFileName, suggestFileName } from '../../definition/naming.js';
 import { findSolutionRoot, loadSolution, SOLUTION_FILE } from '../../definition/solution.js';
 import { printable } from '../../errors/printable.js';
@@ -17,7 +16,7 @@ import {
 } from '../../import/plan.js';
 import { readSource } from '../../import/source.js';
 import { ImportVariables } from '../../import/variables.js';
-import { isJson, printReport, warn } from '../output.js';
+import { diagnosticLine, isJson, printReport, warn } from '../output.js';
 import type { ImportOptions } from './import.js';
 
 /** `restfn import FILE`: reads the description, plans, validates, prints the plan, writes. */
@@ -64,7 +63,7 @@ export async function importDescription(file: string, options: ImportOptions): P
     plan.files.filter((f) => f.status !== 'unchanged'),
   );
   printPlan(out, description, source.shown, plan);
-  for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+  for (const d of diagnostics) process.stderr.write(`${diagnosticLine(d)}\n`);
   const invalid = plan.files.filter((f) =>
     diagnostics.some((d) => d.severity === 'error' && d.file === shown(f.path)),
   );

@@ -1,7 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
 import { PlatformAnswerError, PlatformClient } from '../../client/platform-client.js';
-import { formatDiagnostic } from '../../definition/diagnostic.js';
 import {
   definitionFiles,
   KIND_FOLDERS,
@@ -14,7 +13,7 @@ import { DefinitionError } from '../../errors/definition-error.js';
 import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { resolveIdPrefix } from '../id-prefix.js';
-import { type Column, printRecord, printRows, status } from '../output.js';
+import { type Column, diagnosticLine, printRecord, printRows, status } from '../output.js';
 import { readSecret } from '../read-secret.js';
 import { solutionDir } from '../solution-dir.js';
 import type { ServerOptions } from './platform.js';
@@ -49,7 +48,7 @@ export async function publish(options: ServerOptions & { solution?: string }): P
   const client = clientFor(options);
   const solution = loadSolution(solutionDir(options.solution));
   const { diagnostics, errors } = await validateSolution(solution);
-  for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+  for (const d of diagnostics) process.stderr.write(`${diagnosticLine(d)}\n`);
   if (errors > 0) {
     throw new DefinitionError(
       `solution '${solution.name}' has ${errors} error(s); fix them first, nothing was published`,

@@ -9,7 +9,7 @@ import type { PushResult } from '../../runtime/push.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { resolveIdPrefix } from '../id-prefix.js';
 import { onInterrupt } from '../interrupt.js';
-import { type Column, printRows } from '../output.js';
+import { type Column, printRecord, printRows } from '../output.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
 import { databasePath, openStore } from '../store-path.js';
@@ -93,9 +93,20 @@ export async function push(options: QueueCliOptions): Promise<void> {
     process.stderr.write(
       `restfn: pushed: ${result.sent} sent, ${result.waiting} waiting, ${result.failed} failed; ${result.remaining} left in the queue${stopped}\n`,
     );
-    process.stdout.write(
-      `${JSON.stringify({ sent: result.sent, waiting: result.waiting, failed: result.failed, remaining: result.remaining, ...(result.stopped ? { stopped: result.stopped } : {}) }, null, 2)}\n`,
-    );
+    const report = {
+      sent: result.sent,
+      waiting: result.waiting,
+      failed: result.failed,
+      remaining: result.remaining,
+      ...(result.stopped ? { stopped: result.stopped } : {}),
+    };
+    printRecord(options.format, report, [
+      ['SENT', (r) => r.sent],
+      ['WAITING', (r) => r.waiting],
+      ['FAILED', (r) => r.failed],
+      ['REMAINING', (r) => r.remaining],
+      ['STOPPED', (r) => r.stopped],
+    ]);
     const failed = result.outcomes.filter((o) => o.state === 'failed');
     if (failed.length > 0) {
       const ids = failed.map((o) => o.id).join(' ');

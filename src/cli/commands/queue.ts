@@ -39,6 +39,7 @@ export function registerQueue(program: Command): void {
     .option('-v, --verbose', 'trace requests and responses on stderr (credentials masked)')
     .option('--server [url]', 'the platform makes the remote calls (url default: env RESTFN_SERVER)')
     .option('--token <token>', 'API token for --server (default: env RESTFN_TOKEN)')
+    .addOption(formatOption())
     .action(async (options: QueueCliOptions) => (await import('./queue-action.js')).push(options));
   for (const [verb, description] of [
     ['retry', 'queue failed or waiting commands again, to go at the next push'],

@@ -1,4 +1,3 @@
-import { formatDiagnostic } from '../../definition/diagnostic.js';
 import { loadSolution } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
 import { SYSTEM_CLOCK } from '../../errors/clock.js';
@@ -7,10 +6,12 @@ import { DefinitionError } from '../../errors/definition-error.js';
 import { refuseUnknownParameters } from '../../runtime/parameters.js';
 import { InterruptedError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
+import { diagnosticLine } from '../output.js';
 import { parseParameters } from '../parameters.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
 import { trace } from '../trace.js';
+import { waitingReporter } from '../waiting.js';
 import type { RunOptions } from './run.js';
 
 /** `restfn run` (loaded when the command runs; its options are in run.ts). */
@@ -24,7 +25,7 @@ export async function run(name: string, options: RunOptions): Promise<void> {
     // solution.yaml too: its settings (limits, timeouts) shape the run, and a broken one is not ignored.
     const only = new Set([file.yaml.file, ...(solution.settings ? [solution.settings.yaml.file] : [])]);
     const { diagnostics, errors } = await validateSolution(solution, { only });
-    for (const d of diagnostics) process.stderr.write(`${formatDiagnostic(d)}\n`);
+    for (const d of diagnostics) process.stderr.write(`${diagnosticLine(d)}\n`);
     if (errors > 0)
       throw new DefinitionError(`function '${name}' has ${errors} error(s); fix them first`, diagnostics);
   }
@@ -37,10 +38,25 @@ export async function run(name: string, options: RunOptions): Promise<void> {
       : undefined;
   const runtime = await cliRuntime(solution, store, options);
   if (options.verbose) runtime.on(trace);
+  // On a terminal (and not tracing every request already), a slow run says what it waits for.
+  const waiting =
+    process.stderr.isTTY && !options.verbose
+      ? waitingReporter({
+          write: (text) => process.stderr.write(text),
+          now: () => performance.now(),
+          every: (ms, tick) => {
+            const timer = setInterval(tick, ms).unref();
+            return () => clearInterval(timer);
+          },
+        })
+      : undefined;
+  if (waiting) runtime.on(waiting.onEvent);
   const interrupt = onInterrupt();
   try {
     const result = await executeOfferingLogin(
-      () => runtime.execute(name, parameters, {}, { signal: interrupt.signal }),
+      // Cleared when the call ends, before a login question or the output.
+      () =>
+        runtime.execute(name, parameters, {}, { signal: interrupt.signal }).finally(() => waiting?.done()),
       solution.root,
     ).catch((error: unknown) => {
       if (interrupt.interrupted) {

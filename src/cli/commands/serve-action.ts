@@ -16,6 +16,7 @@ import {
 } from '../../platform/vault/master-key.js';
 import { keyIdOf } from '../../platform/vault/seal.js';
 import { rotateMasterKey } from '../../platform/vault/vault.js';
+import { readableLog } from '../log-lines.js';
 import type { ServeCliOptions } from './serve.js';
 
 /** `restfn serve`: listens until SIGTERM or SIGINT, then finishes the requests in flight and stops. */
@@ -59,6 +60,10 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     allowTargets,
     ...(options.masterKeyFile ? { masterKeyFile: options.masterKeyFile } : {}),
     logLevel: options.logLevel,
+    // Logs go to stderr: readable lines for a person at a terminal, JSON lines for a collector.
+    ...((options.logFormat === 'auto' ? process.stderr.isTTY : options.logFormat === 'text')
+      ? { logStream: readableLog(process.stderr) }
+      : {}),
     rateLimit,
     ceilings,
     ...(options.maxWorkers ? { maxWorkers: positive(options.maxWorkers, '--max-workers') } : {}),

@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 
 export interface ServeCliOptions {
   host: string;
@@ -9,6 +9,7 @@ export interface ServeCliOptions {
   allowTarget: string[];
   masterKeyFile?: string;
   logLevel: string;
+  logFormat: string;
   rateLimit: string;
   trustProxy: string[];
   publicUrl?: string;
@@ -45,6 +46,14 @@ export function registerServe(program: Command): void {
       'the master key that encrypts credentials, outside --data (default: ~/.config/restfn/platform-master.key; env RESTFN_MASTER_KEY wins)',
     )
     .option('--log-level <level>', 'fatal, error, warn, info, debug or trace', 'info')
+    .addOption(
+      new Option(
+        '--log-format <format>',
+        'text (readable lines) or json (JSON lines); default: text on a terminal',
+      )
+        .choices(['auto', 'text', 'json'])
+        .default('auto'),
+    )
     .option('--rate-limit <n>', 'requests per minute per user (per address without a token)', '1200')
     .option(
       '--public-url <url>',

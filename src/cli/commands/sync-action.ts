@@ -1,4 +1,3 @@
-import { formatDiagnostic } from '../../definition/diagnostic.js';
 import { loadSolution } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
 import { DefinitionError } from '../../errors/definition-error.js';
@@ -8,7 +7,7 @@ import type { DatasourceResult, EntitySync } from '../../runtime/sync.js';
 import { codedError } from '../coded-error.js';
 import { InterruptedError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
-import { isJson, printReport, warn } from '../output.js';
+import { diagnosticLine, isJson, printReport, warn } from '../output.js';
 import { progressReporter } from '../progress.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
@@ -50,7 +49,7 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
       // Errors in other files do not stop this datasource; its own (or its functions') do.
       const errors = blockingErrors(solution, name, diagnostics);
       if (errors.length > 0) {
-        for (const line of errors.map(formatDiagnostic)) {
+        for (const line of errors.map((d) => diagnosticLine(d))) {
           if (!printed.has(line)) process.stderr.write(`${line}\n`);
           printed.add(line);
         }

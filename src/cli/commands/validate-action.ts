@@ -1,11 +1,10 @@
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { formatDiagnostic } from '../../definition/diagnostic.js';
 import { findSolutionRoot, kindOfPath, loadSolution } from '../../definition/solution.js';
 import { type ValidationResult, validateSolution } from '../../definition/validate.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { EXIT } from '../exit-table.js';
-import { paint, printReport } from '../output.js';
+import { diagnosticLine, printReport } from '../output.js';
 import { solutionDir } from '../solution-dir.js';
 import type { ValidateOptions } from './validate.js';
 
@@ -65,14 +64,7 @@ function merge(results: ValidationResult[]): ValidationResult {
 }
 
 function textReport(result: ValidationResult): string {
-  // The severity stands out on a terminal: the word after `file:line:col: `.
-  const { red, yellow } = paint(process.stdout);
-  const lines = result.diagnostics.map((d) =>
-    formatDiagnostic(d).replace(
-      /^(\S+: )(error|warning)\b/,
-      (_, at: string, severity: string) => at + (severity === 'error' ? red(severity) : yellow(severity)),
-    ),
-  );
+  const lines = result.diagnostics.map((d) => diagnosticLine(d, process.stdout));
   const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
   lines.push(
     `${plural(result.files, 'file')} checked: ${plural(result.errors, 'error')}, ${plural(result.warnings, 'warning')}`,
