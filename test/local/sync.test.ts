@@ -17,6 +17,15 @@ async function itemsServer(rows: unknown[], size = rows.length) {
   });
 }
 
+/** Paging by a `page` query counter, 1, 2, 3..., while `when` holds. */
+const PAGE_COUNTER = (when: string) => `parameters:
+  page: { location: query, type: int, value: 1 }
+continuation:
+  when: ${when}
+  parameters:
+    page: { location: query, type: int, value: =$number(@ctx.parameters.page) + 1 }
+`;
+
 const GET = (url: string, extra = '') => `provider: DATA_PROVIDER_REST
 method: GET
 url: ${url}/items
@@ -195,16 +204,7 @@ continuation:
     const server = await testServer((_, res) => json(res, 200, { items: [{ id: `n${n++}` }], more: true }));
     const { runtime, store } = syncSetup(
       {
-        'functions/rest-get-items.platform': GET(
-          server.url,
-          `parameters:
-  page: { location: query, type: int, value: 1 }
-continuation:
-  when: =@ctx.response.body.more
-  parameters:
-    page: { location: query, type: int, value: =$number(@ctx.parameters.page) + 1 }
-`,
-        ),
+        'functions/rest-get-items.platform': GET(server.url, PAGE_COUNTER('=@ctx.response.body.more')),
         'datasources/items.platform': datasource('items', 'rest-get-items'),
       },
       5,
@@ -268,16 +268,7 @@ continuation:
       json(res, 200, { items: [{ id: `p${Math.min(page, 2)}` }] });
     });
     const { runtime, store } = syncSetup({
-      'functions/rest-get-items.platform': GET(
-        server.url,
-        `parameters:
-  page: { location: query, type: int, value: 1 }
-continuation:
-  when: true
-  parameters:
-    page: { location: query, type: int, value: =$number(@ctx.parameters.page) + 1 }
-`,
-      ),
+      'functions/rest-get-items.platform': GET(server.url, PAGE_COUNTER('true')),
       'datasources/items.platform': datasource('items', 'rest-get-items'),
     });
     const result = await runtime.sync('items');
@@ -293,16 +284,7 @@ continuation:
       else json(res, 200, { items: [{ id: `p${page}` }] });
     });
     const { runtime, store } = syncSetup({
-      'functions/rest-get-items.platform': GET(
-        server.url,
-        `parameters:
-  page: { location: query, type: int, value: 1 }
-continuation:
-  when: true
-  parameters:
-    page: { location: query, type: int, value: =$number(@ctx.parameters.page) + 1 }
-`,
-      ),
+      'functions/rest-get-items.platform': GET(server.url, PAGE_COUNTER('true')),
       'datasources/items.platform': datasource('items', 'rest-get-items'),
     });
     const result = await runtime.sync('items', { allowPartial: true });
@@ -322,16 +304,7 @@ continuation:
       else json(res, 200, { items: [{ id: `p${page}` }] });
     });
     const { runtime, store } = syncSetup({
-      'functions/rest-get-items.platform': GET(
-        server.url,
-        `parameters:
-  page: { location: query, type: int, value: 1 }
-continuation:
-  when: true
-  parameters:
-    page: { location: query, type: int, value: =$number(@ctx.parameters.page) + 1 }
-`,
-      ),
+      'functions/rest-get-items.platform': GET(server.url, PAGE_COUNTER('true')),
       'datasources/items.platform': datasource('items', 'rest-get-items'),
     });
     seed(store, 'items', [{ id: 'before-1' }, { id: 'before-2' }]);
