@@ -70,7 +70,8 @@ export async function paginate(
     try {
       execution = await pending.execution;
     } catch (error) {
-      if (page === 1 || isInterrupt(signal)) throw error;
+      // Ctrl-C and the sync deadline abort the signal: never a failed page to keep pages over.
+      if (page === 1 || signal?.aborted) throw error;
       return early(page, withDroppedCredentials(engine, name, error, page));
     }
     if (execution.result.status === 'skipped') {
@@ -136,11 +137,6 @@ const laterPageFailures = new WeakMap<object, number>();
  */
 export function endedPaging(error: unknown): number | undefined {
   return typeof error === 'object' && error !== null ? laterPageFailures.get(error) : undefined;
-}
-
-/** Ctrl-C or the sync deadline (both abort the signal): never a "failed page" to keep partial data over. */
-function isInterrupt(signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true;
 }
 
 function stalled(name: string, page: number, why: string): PagingError {
