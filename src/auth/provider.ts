@@ -67,7 +67,7 @@ export class StoreCredentialProvider implements CredentialProvider {
       const near = closest(request.key, stored);
       throw new CredentialError(
         'CREDENTIAL_NOT_FOUND',
-        `parameter '${request.parameter}' needs the credential '${request.key}', which is not stored${near ? ` (did you mean '${near}'? it is)` : ''}; add it with 'restfn credentials set ${request.key} --kind ${request.kind === 'oauth' ? 'oauth' : 'secret'}'`,
+        `parameter '${request.parameter}' needs the credential '${request.key}', which is not stored${near ? ` (did you mean '${near}'? it is)` : ''}; add it with 'restfn credentials set ${request.key} ${kindFor(request)}'`,
       );
     }
     if (this.options.requireOrigins && credential.origins === undefined) {
@@ -208,4 +208,15 @@ function loginRequired(key: string, cause?: unknown): CredentialError {
   );
   if (cause) Object.defineProperty(error, 'cause', { value: cause, enumerable: false });
   return error;
+}
+
+/**
+ * The `--kind` a missing credential most likely is, from the parameter that names it: the
+ * templates' `Authorization` header takes a bearer token, their `basicAuth` a user and password.
+ */
+function kindFor(request: CredentialRequest): string {
+  if (request.kind === 'oauth') return '--kind oauth';
+  if (/^authorization$/i.test(request.parameter)) return '--kind bearer';
+  if (/basic/i.test(request.parameter)) return '--kind basic --username NAME';
+  return '--kind secret';
 }

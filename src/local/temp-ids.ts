@@ -8,9 +8,9 @@ import { quoteTable } from './table-name.js';
  * A record created offline got its real id from the service: the temporary id is replaced
  * everywhere it can be, in the caller's transaction. In `entity`, the row takes the real id, or with
  * `keepTempIds` a copy with the real id is added and the temporary row stays. A row that already
- * held the real id is stale (a record deleted here whose id the service gave out again, a sync from
- * before): the record just created is the service's, so it replaces that row, and the function
- * returns true for the caller to say so. Every entity table's data that mentions the temporary id
+ * held the real id is stale (a record deleted on the service whose id it gave out again, a sync from
+ * before): the record just created is the service's, so it replaces that row, and the commands
+ * still queued for the old record fail unsent (`heldBack`); the caller says so. Every entity table's data that mentions the temporary id
  * (references from other rows) and every queued command's payload (later changes to the same
  * record) get the real one. Temporary ids are `_tmp_<uuid>`, so a text replacement in the JSON
  * cannot hit anything else; see `jsonReplacement` for how the real id is written so that the JSON
@@ -23,7 +23,7 @@ export function replaceTempId(
   tempId: string,
   real: string | number,
   keepTempIds: boolean,
-): boolean {
+): { readonly replacedStale: boolean; readonly heldBack: readonly string[] } {
   const db = store.db;
   const table = store.ensureTable(entity);
   const realId = String(real);
@@ -33,6 +33,16 @@ export function replaceTempId(
   const created = db.prepare(`SELECT 1 FROM ${table} WHERE id = @find`).get({ find: tempId }) !== undefined;
   const stale =
     created && db.prepare(`DELETE FROM ${table} WHERE id = @replace`).run({ replace: realId }).changes > 0;
+  // Changes still queued for the record that held the id were meant for that record, not for the
+  // one the service just made: sent now, they would change it. They fail, unsent, to be looked at.
+  const heldBack = queue.forRecord(entity, realId).map((c) => c.id);
+  for (const id of heldBack) {
+    queue.fail(id, {
+      code: 'RECORD_REPLACED',
+      message: `not sent: record '${realId}' of '${entity}' is now a new record the service created (from ${tempId}); this change was for the record that held the id before. Delete it ('restfn queue delete'), or retry it to apply it to the new record`,
+      notSent: true,
+    });
+  }
   if (keepTempIds) {
     db.prepare(
       `INSERT INTO ${table} (id, data) SELECT @replace, ${withId} FROM ${table} WHERE id = @find`,
@@ -48,7 +58,7 @@ export function replaceTempId(
     ).run({ ...replacement.args, keep: keepTempIds ? 1 : 0 });
   }
   queue.replaceId(tempId, realId, replacement);
-  return stale;
+  return { replacedStale: stale || heldBack.length > 0, heldBack };
 }
 
 /**

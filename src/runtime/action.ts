@@ -238,8 +238,10 @@ async function executeEntity(
     id = newTempId();
     tempId = id;
   }
+  // A field the screen left empty (undefined) keeps the row's value: only given values change it.
+  const given = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined));
   const row =
-    o.method === 'functionCall' || o.method === 'delete' ? null : { ...existing, ...data, id: data.id ?? id };
+    o.method === 'functionCall' || o.method === 'delete' ? null : { ...existing, ...given, id: data.id ?? id };
   ctx.record = row ?? existing ?? null;
   const fn = o.function;
   const commandId = randomUUID();
@@ -327,7 +329,8 @@ function typed(
   if (!declared) return data;
   for (const [key, value] of Object.entries(data)) {
     const type = declared[key]?.type;
-    if (typeof value !== 'string' || type === undefined || !TYPED.has(type)) continue;
+    // The record's id is its identity, kept as given (`0x10` is not record 16).
+    if (key === 'id' || typeof value !== 'string' || type === undefined || !TYPED.has(type)) continue;
     try {
       data[key] = coerce(key, type, value);
     } catch (error) {

@@ -148,15 +148,15 @@ function stalled(name: string, page: number, why: string): PagingError {
 }
 
 /**
- * What identifies a page's request: as sent (method, url with its query, body; credentials masked
- * alike on every page), or, when the call step ran on the platform, the continuation url and the
- * parameter values.
+ * What identifies a page's request: as sent (method, url with its query, headers, body; credentials
+ * masked alike on every page), or, when the call step ran on the platform, the continuation url and
+ * the parameter values. Headers count: a cursor may travel in one (`X-Cursor`).
  */
 function requestSignature(execution: Execution, request: PageRequest | undefined): string {
   const sent = execution.ctx.request;
-  return sent
-    ? JSON.stringify([sent.method, sent.url, sent.body ?? null])
-    : JSON.stringify([request?.url ?? null, execution.ctx.parameters]);
+  if (!sent) return JSON.stringify([request?.url ?? null, execution.ctx.parameters]);
+  const headers = Object.entries(sent.headers).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return JSON.stringify([sent.method, sent.url, headers, sent.body ?? null]);
 }
 
 interface Pending {

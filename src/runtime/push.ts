@@ -220,10 +220,22 @@ async function send(engine: QueueEngine, command: Command, options: PushOptions)
     removeErrorRow(store, errorTable(command), command.id);
     if (replaced) {
       const keep = execution.file.definition.keepTempIds === true;
-      if (replaceTempId(store, queue, command.entity!, command.payload.tempId!, realId!, keep)) {
+      const { replacedStale, heldBack } = replaceTempId(
+        store,
+        queue,
+        command.entity!,
+        command.payload.tempId!,
+        realId!,
+        keep,
+      );
+      if (replacedStale) {
+        const held =
+          heldBack.length > 0
+            ? `; ${heldBack.length} queued change(s) for the old record failed unsent (${heldBack.join(', ')})`
+            : '';
         outcome.error ??= {
           code: 'RECORD_REPLACED' satisfies ErrorCode,
-          message: `sent; the service gave the new record the id '${realId}', which a stale row in '${command.entity}' held: the new record replaced it`,
+          message: `sent; the service gave the new record the id '${realId}', which a stale row in '${command.entity}' held: the new record replaced it${held}`,
         };
       }
     }

@@ -264,4 +264,23 @@ describe('starting a solution', () => {
     expect(existsSync(join(root, 'datasources'))).toBe(false);
     expect(existsSync(join(root, 'actions'))).toBe(false);
   });
+
+  test('a credential template run before its credential is stored says which kind to store', async () => {
+    const root = tempSolution({ 'solution.yaml': 'name: t\n' });
+    for (const [template, kind] of [
+      ['bearer', "restfn credentials set bearer-token --kind bearer'"],
+      ['basic-auth', "restfn credentials set basic-auth --kind basic --username NAME'"],
+      ['api-key', "restfn credentials set api-key --kind secret'"],
+    ]) {
+      await runCli(['new', `rest-${template}`, '-t', template!, '--url', 'http://127.0.0.1:9/items'], {
+        cwd: root,
+      });
+      const r = await runCli(['run', `rest-${template}`], {
+        cwd: root,
+        env: { RESTFN_CREDENTIALS_KEY: Buffer.alloc(32, 7).toString('base64') },
+      });
+      expect(r.code, r.stderr).toBe(4);
+      expect(r.stderr).toContain(kind);
+    }
+  });
 });

@@ -242,6 +242,29 @@ continuation:
     expect(ids(store, 'items')).toEqual(['a', 'b', 'c']);
   });
 
+  test('a cursor sent in a header advances paging: the same url with a new header is a new request', async () => {
+    const server = await testServer((req, res) => {
+      const cursor = Number(req.headers['x-cursor'] ?? 0);
+      json(res, 200, { items: [{ id: `c${cursor}` }], next: cursor < 2 ? cursor + 1 : null });
+    });
+    const { runtime, store } = syncSetup({
+      'functions/rest-get-items.platform': GET(
+        server.url,
+        `parameters:
+  x-cursor: { location: header, type: string, value: '0' }
+continuation:
+  when: =@ctx.response.body.next != null
+  parameters:
+    x-cursor: { location: header, type: string, value: =$string(@ctx.response.body.next) }
+`,
+      ),
+      'datasources/items.platform': datasource('items', 'rest-get-items'),
+    });
+    const result = await runtime.sync('items');
+    expect(result.entities[0]).toMatchObject({ pages: 3, stopped: 'done' });
+    expect(ids(store, 'items')).toEqual(['c0', 'c1', 'c2']);
+  });
+
   test('a continuation url that comes out empty (a typo) fails before sending; the 45 rows stay', async () => {
     const rows = Array.from({ length: 45 }, (_, i) => ({ id: `r${String(i).padStart(2, '0')}` }));
     const server = await itemsServer(rows, 10);

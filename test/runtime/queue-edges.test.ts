@@ -168,6 +168,30 @@ describe('queue: after the service accepted', () => {
     expect(rows()).toEqual([{ id: 'c-1000', name: 'Ada', region: 'eu' }]);
   });
 
+  it('a change still queued for the stale row is not sent to the new record that took its id: it fails unsent', async () => {
+    const { api, runtime, store, rows } = await setup();
+    seed(store, 'customers', [{ id: 'c-1000', name: 'Stale' }]);
+    await api.offline();
+    await runtime.action('create-customer', screen(undefined, { name: 'Ada', region: 'eu' }));
+    const edit = await runtime.action('update-customer', screen({ id: 'c-1000' }, { name: 'Edited-old' }));
+    await api.online();
+    const pushed = await runtime.pushQueue({ ignoreSchedule: true });
+    expect(pushed.outcomes.map((o) => [o.type, o.state, o.error?.code])).toEqual([
+      ['create', 'done', 'RECORD_REPLACED'],
+    ]);
+    expect(pushed.outcomes[0]!.error!.message).toContain(`failed unsent (${edit.command!.id})`);
+    expect(api.customers.get('c-1000')).toEqual({ id: 'c-1000', name: 'Ada', region: 'eu' });
+    expect(api.requests.filter((r) => r.method === 'PATCH')).toEqual([]);
+    expect(runtime.queuedCommands()).toEqual([
+      expect.objectContaining({
+        id: edit.command!.id,
+        state: 'failed',
+        error: expect.objectContaining({ code: 'RECORD_REPLACED', notSent: true }),
+      }),
+    ]);
+    expect(rows()).toEqual([{ id: 'c-1000', name: 'Ada', region: 'eu' }]);
+  });
+
   it("an action's text values are typed as the function declares them; one that cannot be is refused before anything is written", async () => {
     const api = await customersApi();
     const { runtime, store } = syncSetup({
@@ -211,6 +235,19 @@ options:
     });
     expect(store.rows('items')).toHaveLength(1);
     expect(runtime.queuedCommands()).toHaveLength(1);
+  });
+
+  it("an update changes only the fields the screen gave: one left empty keeps the row's value", async () => {
+    const { api, runtime, rows } = await setup();
+    api.customers.set('c-1', { id: 'c-1', name: 'Ada', region: 'eu' });
+    await runtime.sync('customers');
+    // The screen gives no name (its field untouched): the form's value is undefined.
+    const result = await runtime.action('update-customer', {
+      current: { item: { id: 'c-1' } },
+      components: {},
+    });
+    expect(result.command).toMatchObject({ state: 'done' });
+    expect(rows()).toEqual([{ id: 'c-1', name: 'Ada', region: 'eu' }]);
   });
 
   it("a failure in the function's own operations leaves the command done (not sent again), with LOCAL_WRITE_FAILED", async () => {
