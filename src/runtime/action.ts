@@ -241,7 +241,9 @@ async function executeEntity(
   // A field the screen left empty (undefined) keeps the row's value: only given values change it.
   const given = Object.fromEntries(Object.entries(data).filter(([, v]) => v !== undefined));
   const row =
-    o.method === 'functionCall' || o.method === 'delete' ? null : { ...existing, ...given, id: data.id ?? id };
+    o.method === 'functionCall' || o.method === 'delete'
+      ? null
+      : { ...existing, ...given, id: data.id ?? id };
   ctx.record = row ?? existing ?? null;
   const fn = o.function;
   const commandId = randomUUID();
