@@ -9,15 +9,25 @@ const MESSAGE_LIMIT = 300;
  * Every failure the CLI prints has a stable code. restfn's own errors carry one; what escapes from
  * the engines underneath gets one here, by kind: a file-system error (it names the path and the
  * operation), a SQLite error (a database problem), else INTERNAL, which says it is a bug. A pure
- * decision: the caller prints and exits.
+ * decision: the caller prints and exits. `command` is the subcommand that ran (`run`, `sync`, ...).
  */
-export function codedError(error: unknown): RestfnError {
+export function codedError(error: unknown, command?: string): RestfnError {
   if (error instanceof ParameterError && error.code === 'PARAMETER_REQUIRED' && error.missing.length > 0) {
-    // The library says what is missing; how to give it on a command line is the CLI's to say.
+    // The library says what is missing; how to give it is the CLI's to say, by command: `run`
+    // takes -p, a sync's values come from its datasource file, an action's from its action file.
+    const how =
+      command === 'run'
+        ? `pass ${error.missing.map((n) => `-p ${n}=VALUE`).join(' ')}`
+        : command === 'sync'
+          ? "give it in the datasource's functionParameters"
+          : command === 'action' || command === 'push'
+            ? "give it in the action's parameters"
+            : undefined;
+    if (how === undefined) return error;
     return new ParameterError(
       'PARAMETER_REQUIRED',
       error.parameter,
-      `${error.message}; pass ${error.missing.map((n) => `-p ${n}=VALUE`).join(' ')}`,
+      `${error.message}; ${how}`,
       error.missing,
     );
   }

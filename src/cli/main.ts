@@ -63,7 +63,7 @@ const program = new Command('restfn')
           : text,
       ),
   })
-  .showHelpAfterError('(run restfn --help for usage)');
+  .showHelpAfterError("restfn: run 'restfn --help' for usage");
 
 registerValidate(program);
 registerRun(program);
@@ -81,9 +81,13 @@ registerPlatform(program);
 // A usage error points at the help of the command it happened in (`restfn queue push --help`),
 // commander's own ("unknown option") and restfn's (`UsageError` raised while the command runs).
 const helpOf = (command: Command): string => {
+  // A default subcommand (`queue` runs `queue list`) is reached without its name: the parent's help.
+  const isDefault = (c: Command) =>
+    (c.parent as { _defaultCommandName?: string } | null)?._defaultCommandName === c.name();
   const names: string[] = [];
-  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
-  return `(run ${names.join(' ')} --help for usage)`;
+  for (let c: Command | null = isDefault(command) ? command.parent : command; c; c = c.parent)
+    names.unshift(c.name());
+  return `restfn: run '${names.join(' ')} --help' for usage`;
 };
 const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
 for (const command of everyCommand(program).slice(1)) command.showHelpAfterError(helpOf(command));
@@ -106,7 +110,7 @@ try {
       import('./exit-codes.js'),
     ]);
     // Never an uncoded engine message: anything restfn did not raise itself gets a code here.
-    const coded = codedError(error);
+    const coded = codedError(error, running?.name());
     // Escaped: a name from the command line or a file, or a service's text, must not drive the terminal.
     const { red } = paint(process.stderr);
     process.stderr.write(`restfn: ${red('error')} ${printable(`${coded.code}: ${coded.message}`)}\n`);

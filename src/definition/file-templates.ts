@@ -35,10 +35,11 @@ export function renderDatasource(entity: string, fn: string, definition: Functio
   const needed = Object.entries(definition.parameters ?? {})
     .filter(([name, p]) => p.required === true && p.value === undefined && !credentialKind(name, p))
     .map(([name]) => name);
+  // Left commented: a made-up value would validate and be sent. Until given, the sync says which.
   const parameters =
     needed.length === 0
       ? ''
-      : `      # ${fn} needs a value for each of these: a literal, or an expression (=@ctx.user.email)\n      functionParameters:\n${yaml(Object.fromEntries(needed.map((n) => [n, ''])), '        ')}\n`;
+      : `      # ${fn} needs a value for each of these: a literal, or an expression (=@ctx.user.email)\n      # functionParameters:\n${yaml(Object.fromEntries(needed.map((n) => [n, 'VALUE'])), '      #   ')}\n`;
   return `# Fills the local table '${entity}' from ${fn}, every page of it, in one commit.
 # restfn sync ${entity}; restfn query ${entity}
 type: datasource.sqlite

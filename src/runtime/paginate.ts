@@ -218,7 +218,7 @@ async function nextRequest(
       throw stalled(
         name,
         page + 1,
-        `continuation.url gave ${value === '' ? 'an empty string' : String(value ?? 'nothing')} (${file.yaml.file})`,
+        `continuation.url gave ${typeof value === 'string' ? 'an empty string' : String(value ?? 'nothing')} (${file.yaml.file}); if the service ends with an empty or null link, make continuation.when false then (=@ctx.response.body.next != null: $exists() is true for null)`,
       );
   }
   return { request: { url, parameters: continuation.parameters ?? {}, previous: ctx } };

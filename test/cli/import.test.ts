@@ -51,7 +51,7 @@ describe('restfn import: the Swagger Petstore 2.0', () => {
     expect(r.stdout).toMatch(
       /new\s+functions\/rest-get-pet-by-id\.platform\s+getPetById \(GET \/pet\/\{petId\}\)/,
     );
-    expect(r.stdout).toContain('wrote 16 files');
+    expect(r.stderr).toContain('restfn: wrote 16 files');
     expect(functionFiles(root)).toHaveLength(16);
     expect(await validate(root)).toMatchObject({ files: 17, errors: 0 });
 
@@ -341,7 +341,7 @@ describe('restfn import: plan, dry run, re-import', () => {
     const r = await runCli(['import', SWAGGER, '--dry-run'], { cwd: root });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/new\s+functions\/rest-add-pet\.platform\s+addPet \(POST \/pet\)/);
-    expect(r.stdout).toContain('dry run: nothing written');
+    expect(r.stderr).toContain('restfn: dry run: nothing written');
     expect(r.stdout).toContain('restfn credentials set api-key --kind secret');
     expect(existsSync(join(root, 'functions'))).toBe(false);
   });
@@ -356,7 +356,7 @@ describe('restfn import: plan, dry run, re-import', () => {
     const again = await runCli(['import', SWAGGER], { cwd: root });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stdout).toMatch(/unchanged\s+functions\/rest-get-pet-by-id\.platform/);
-    expect(again.stdout).toContain('wrote 0 files; 16 unchanged, not rewritten');
+    expect(again.stderr).toContain('restfn: wrote 0 files; 16 unchanged, not rewritten');
     expect(statSync(path).mtimeMs).toBe(modified);
 
     // A file edited since it was imported is changed: the import would undo the edit.
@@ -395,7 +395,7 @@ describe('restfn import: plan, dry run, re-import', () => {
     expect(plan.stdout).toMatch(
       /gone\s+functions\/rest-get-inventory\.platform\s+getInventory \(GET \/store\/inventory\): no longer in the description/,
     );
-    expect(plan.stdout).toContain('dry run: nothing written; 2 would be refused without --force');
+    expect(plan.stderr).toContain('restfn: dry run: nothing written; 2 would be refused without --force');
     expect(existsSync(join(moved, 'functions', 'rest-get-stock.platform'))).toBe(false);
 
     // Without --force nothing is written, not even the new file.
@@ -411,7 +411,7 @@ describe('restfn import: plan, dry run, re-import', () => {
 
     const forced = await runCli(['import', 'api.json', '--force'], { cwd: moved });
     expect(forced.code, forced.stderr).toBe(0);
-    expect(forced.stdout).toContain('wrote 3 files; 13 unchanged, not rewritten');
+    expect(forced.stderr).toContain('restfn: wrote 3 files; 13 unchanged, not rewritten');
     expect(functionFile(moved, 'rest-login-user').data).toMatchObject({
       parameters: { username: { required: false } },
     });
@@ -729,7 +729,7 @@ describe('import into a folder that is no solution yet', () => {
     mkdirSync(root);
     const r = await runCli(['import', SWAGGER], { cwd: root });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toContain('wrote solution.yaml (this folder had none)');
+    expect(r.stderr).toContain('restfn: wrote solution.yaml (this folder had none)');
     expect(readFileSync(join(root, 'solution.yaml'), 'utf8')).toBe('name: pet-store\ntitle: pet-store\n');
     expect((await validate(root)).errors).toBe(0);
     // A second import leaves it as it is.

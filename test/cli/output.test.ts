@@ -1,4 +1,6 @@
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { readable } from '../../src/cli/log-lines.js';
 import { colourOn, table } from '../../src/cli/output.js';
@@ -85,7 +87,42 @@ describe('output conventions', () => {
     const bad = await runCli(['sync', '--format', 'xml'], { cwd: root });
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("argument 'xml' is invalid. Allowed choices are table, json, text.");
-    expect(bad.stderr).toContain('(run restfn sync --help for usage)');
+    expect(bad.stderr).toContain("restfn: run 'restfn sync --help' for usage");
+  });
+
+  test('import --format json: the plan as one JSON document on stdout, the status on stderr', async () => {
+    const root = tempSolution({ 'solution.yaml': 'name: t\n' });
+    const swagger = join(import.meta.dirname, '..', 'fixtures', 'import', 'petstore-swagger-2.0.json');
+    const r = await runCli(['import', swagger, '--format', 'json', '--dry-run'], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report).toMatchObject({ format: 'Swagger 2.0', operations: 16, dryRun: true });
+    expect(report.files).toHaveLength(16);
+    expect(report.files[0]).toMatchObject({
+      status: 'new',
+      written: false,
+      path: expect.stringMatching(/^functions\//),
+    });
+    expect(report.credentials).toContainEqual({
+      key: 'api-key',
+      command: 'restfn credentials set api-key --kind secret',
+    });
+    expect(r.stderr).toBe('restfn: dry run: nothing written\n');
+  });
+
+  test('restfn new refuses the options of the other kind of template instead of ignoring them', async () => {
+    const root = tempSolution({ 'solution.yaml': 'name: t\n' });
+    const method = await runCli(['new', 'rest-post-item', '--method', 'create'], { cwd: root });
+    expect(method.code).toBe(2);
+    expect(method.stderr).toContain(
+      "--method is for --template datasource or action; a function's HTTP method is the method: line",
+    );
+    const url = await runCli(
+      ['new', 'items', '-t', 'datasource', '-f', 'x', '--url', 'http://127.0.0.1:9/x'],
+      { cwd: root },
+    );
+    expect(url.stderr).toContain("--url is for function templates: a datasource uses its function's address");
+    expect(existsSync(join(root, 'functions'))).toBe(false);
   });
 
   test("serve's readable log line: a request in words, other fields as key=value, escaped", () => {

@@ -72,7 +72,7 @@ continuation:
     expect(capped.code).toBe(1);
     expect(capped.stderr).toContain('PAGE_LIMIT');
     expect(capped.stderr).toContain(
-      "restfn: items: not synced: paging ended at page 3, before the service's data did; the tables are as they were (--allow-partial keeps the pages before it)",
+      "restfn: items: not synced: paging ended after page 2, before the service's data did; the tables are as they were (--allow-partial keeps the pages before it)",
     );
     expect(capped.stdout).toBe('');
     const r = await runCli(['sync', 'items', '--db', db, '--allow-partial'], { cwd: root });

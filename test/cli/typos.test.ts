@@ -70,7 +70,7 @@ options:
     );
     expect(typo.code).toBe(2);
     expect(typo.stderr).toBe(
-      "restfn: error USAGE: -p components.name.state.valu: action 'rename' reads nothing there (did you mean 'components.name.state.value'?), so the value would be lost; it reads 'current.item.id', 'components.name.state.value'\n(run restfn action --help for usage)\n",
+      "restfn: error USAGE: -p components.name.state.valu: action 'rename' reads nothing there (did you mean 'components.name.state.value'?), so the value would be lost; it reads 'current.item.id', 'components.name.state.value'\nrestfn: run 'restfn action --help' for usage\n",
     );
     expect(server.requests).toHaveLength(0);
     // A path inside what the action reads, or around it, is fine.

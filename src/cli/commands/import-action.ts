@@ -16,7 +16,7 @@ import {
 } from '../../import/plan.js';
 import { readSource } from '../../import/source.js';
 import { ImportVariables } from '../../import/variables.js';
-import { diagnosticLine, isJson, printReport, warn } from '../output.js';
+import { diagnosticLine, isJson, printReport, status, warn } from '../output.js';
 import type { ImportOptions } from './import.js';
 
 /** `restfn import FILE`: reads the description, plans, validates, prints the plan, writes. */
@@ -76,7 +76,7 @@ export async function importDescription(file: string, options: ImportOptions): P
   const refused = plan.files.filter((f) => f.status === 'changed' || f.status === 'conflict');
   if (options.dryRun) {
     const force = refused.length > 0 ? `; ${refused.length} would be refused without --force` : '';
-    out(`dry run: nothing written${force}`);
+    status(`dry run: nothing written${force}`);
     if (json)
       printReport('json', jsonReport(description, source.shown, plan, undefined, options.solution), String);
     else printCredentials(out, plan.files, options.solution);
@@ -95,10 +95,10 @@ export async function importDescription(file: string, options: ImportOptions): P
   if (!solution.settings && written.length > 0 && !existsSync(settings)) {
     const name = suggestFileName(basename(root)) || 'solution';
     writeFileSync(settings, `name: ${name}\ntitle: ${name}\n`, { flag: 'wx' });
-    out(`wrote ${shown(settings)} (this folder had none)`);
+    status(`wrote ${shown(settings)} (this folder had none)`);
   }
   const unchanged = plan.files.length - written.length;
-  out(
+  status(
     `wrote ${written.length} file${written.length === 1 ? '' : 's'}${unchanged > 0 ? `; ${unchanged} unchanged, not rewritten` : ''}`,
   );
   if (json)
@@ -121,11 +121,9 @@ function shown(path: string): string {
 
 type Out = (line: string) => void;
 
-/** The plan's lines: the report on stdout, or (with --format json) status on stderr beside the JSON. */
+/** The plan's lines, the report for a person; with --format json the JSON report stands for them. */
 function lines(json: boolean): Out {
-  return json
-    ? (line) => process.stderr.write(`${printable(`restfn: ${line.trimStart()}`)}\n`)
-    : (line) => process.stdout.write(`${printable(line)}\n`);
+  return json ? () => undefined : (line) => process.stdout.write(`${printable(line)}\n`);
 }
 
 /** What `--format json` prints: the plan and what was written, as the text says it. */

@@ -18,6 +18,23 @@ import { STATE_FOLDER } from '../../local/state-folder.js';
 import { quoteTable } from '../../local/table-name.js';
 import type { NewOptions } from './new.js';
 
+/** An option of the other kind of template is a mistake to say, not to ignore. */
+export function refuseOtherTemplatesOptions(options: NewOptions, urlGiven: boolean): void {
+  const { template } = options;
+  if (template === 'datasource' || template === 'action') {
+    if (urlGiven)
+      throw new UsageError(`--url is for function templates: a ${template} uses its function's address`);
+    if (template === 'datasource' && options.method !== undefined)
+      throw new UsageError('--method is for --template action: what the action does to the record');
+    return;
+  }
+  const wrong = (['function', 'entity', 'method'] as const).filter((o) => options[o] !== undefined);
+  if (wrong.length === 0) return;
+  throw new UsageError(
+    `${wrong.map((o) => `--${o}`).join(', ')} ${wrong.length > 1 ? 'are' : 'is'} for --template datasource or action; a function's HTTP method is the method: line of its file (GET in the templates: change it there)`,
+  );
+}
+
 /** Writes the new file (a function, or a datasource or action using one) and returns its path. */
 export function createFile(input: string, options: NewOptions): string {
   const withoutExtension = input.endsWith(EXTENSION) ? input.slice(0, -EXTENSION.length) : input;

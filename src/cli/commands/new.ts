@@ -31,7 +31,7 @@ export function registerNew(program: Command): void {
       for (const path of initSolution(dir, options.url))
         process.stdout.write(`created ${relative(process.cwd(), path) || path}\n`);
       process.stderr.write(
-        `next: restfn validate${dir === '.' ? '' : ` --solution ${dir}`}, then restfn run rest-get-items (restfn new NAME --template ... adds functions)\n`,
+        `restfn: next: restfn validate${dir === '.' ? '' : ` --solution ${dir}`}, then restfn run rest-get-items (restfn new NAME --template ... adds functions)\n`,
       );
     });
   program
@@ -56,16 +56,17 @@ export function registerNew(program: Command): void {
     .addOption(
       new Option(
         '-m, --method <method>',
-        "action template: what it does (default: from the function's HTTP method)",
+        "action template: what the action does to the record (default: from the function's HTTP method; a function's own method is its file's `method:`)",
       ).choices(ACTION_METHODS),
     )
     .option(
       '-s, --solution <dir>',
       'solution folder (default: found from the current folder upward, else here)',
     )
-    .option('--url <url>', 'address of the remote service', DEFAULT_TEMPLATE_URL)
-    .action(async (name: string, options: NewOptions) => {
-      const { createFile } = await import('./new-action.js');
+    .option('--url <url>', "function templates: the remote service's address", DEFAULT_TEMPLATE_URL)
+    .action(async (name: string, options: NewOptions, command: Command) => {
+      const { createFile, refuseOtherTemplatesOptions } = await import('./new-action.js');
+      refuseOtherTemplatesOptions(options, command.getOptionValueSource('url') !== 'default');
       const path = createFile(name, options);
       process.stdout.write(`created ${relative(process.cwd(), path) || path}\n`);
     });

@@ -29,9 +29,7 @@ export function registerQueue(program: Command): void {
       const [unknown] = command.args;
       if (unknown !== undefined) {
         const { UsageError } = await import('../../errors/restfn-error.js');
-        throw new UsageError(
-          `unknown queue command '${unknown}': use list, push, retry, delete or clear ('restfn queue --help')`,
-        );
+        throw new UsageError(`unknown queue command '${unknown}': use list, push, retry, delete or clear`);
       }
       return (await import('./queue-action.js')).list(options);
     });

@@ -76,7 +76,7 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
           if (page !== undefined && !interrupt.interrupted) {
             progress.clear();
             process.stderr.write(
-              `restfn: ${name}: not synced: paging ended at page ${page}, before the service's data did; the tables are as they were (--allow-partial keeps the pages before it)\n`,
+              `restfn: ${name}: not synced: paging ended after page ${page - 1}, before the service's data did; the tables are as they were (--allow-partial keeps the pages before it)\n`,
             );
           }
           throw error;
@@ -95,6 +95,11 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
           `${name}: ${result.entities.map(describe).join('; ') || 'no functions'}${rows}${commits} (${seconds.toFixed(1)} s)\n`,
         );
       for (const entity of result.entities) {
+        // A clean end, but worth a look: a service that ignores the page counter ends this way too.
+        if (entity.stopped === 'repeated-page')
+          warn(
+            `${entity.entity}: page ${entity.pages + 1} repeated page ${entity.pages} exactly, taken as the end of the data (if the service has more, is the continuation's cursor or counter one it reads?)`,
+          );
         if (entity.error !== undefined) {
           const { code, message } = codedError(entity.error);
           warn(
