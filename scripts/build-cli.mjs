@@ -5,7 +5,7 @@
 // (dist/bin/chunks/), so `--help` still loads only its own code. dist/bin/meta.json records which
 // source modules went into which output file (test/cli/startup.test.ts reads it).
 // The library (dist/index.js) stays tsc's output, one file per module. Run by `npm run build`.
-import { copyFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { patchedFiles } from './dependency-patches.mjs';
@@ -16,6 +16,7 @@ rmSync(new URL('../dist/bin', import.meta.url), { recursive: true, force: true }
 
 const bundledRequires = requiresBundled(['yaml', 'jsonata']);
 const patched = patchedFiles();
+const patches = withPatches(patched);
 const result = await build({
   absWorkingDir: root,
   entryPoints: { restfn: 'src/cli/main.ts' },
@@ -47,12 +48,7 @@ const result = await build({
   banner: {
     js: "import { createRequire as __restfnRequire } from 'node:module'; const require = __restfnRequire(import.meta.url);",
   },
-  plugins: [
-    bundledRequires.plugin,
-    withPatches(patched),
-    llhttpFromPackage(),
-    commanderWithoutChildProcess(),
-  ],
+  plugins: [bundledRequires.plugin, patches.plugin, llhttpFromPackage(), commanderWithoutChildProcess()],
   // Less text for V8 to compile at every start (about 3 ms of a run's 135; names are kept, so stack
   // traces still read as the sources).
   minifyWhitespace: true,
@@ -62,21 +58,33 @@ const result = await build({
   logLevel: 'warning',
 });
 bundledRequires.check();
+patches.check();
 writeFileSync(new URL('../dist/bin/meta.json', import.meta.url), JSON.stringify(result.metafile));
 vendorJsonata(patched);
 
-/** The CLI bundle takes restfn's patched copies of its dependencies' files (dependency-patches.mjs). */
+/**
+ * The CLI bundle takes restfn's patched copies of its dependencies' files (dependency-patches.mjs).
+ * `check` fails the build when one of them was never loaded: the patch would be silently missing.
+ */
 function withPatches(files) {
-  const names = [...files.keys()].map((path) => path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'));
-  return {
+  const loaded = new Set();
+  const plugin = {
     name: 'dependency-patches',
     setup(b) {
-      b.onLoad({ filter: new RegExp(`^(${names.join('|')})$`) }, (args) => ({
-        contents: files.get(args.path),
-        loader: 'js',
-      }));
+      b.onLoad({ filter: /[/\\]node_modules[/\\]/ }, (args) => {
+        const contents = files.get(realpathSync(args.path));
+        if (contents === undefined) return undefined;
+        loaded.add(realpathSync(args.path));
+        return { contents, loader: 'js' };
+      });
     },
   };
+  const check = () => {
+    const missed = [...files.keys()].filter((path) => !loaded.has(path));
+    if (missed.length > 0)
+      throw new Error(`build-cli: patched files not in the bundle: ${missed.join(', ')}`);
+  };
+  return { plugin, check };
 }
 
 /**
@@ -85,7 +93,7 @@ function withPatches(files) {
  * evaluates expressions as the CLI does. JSONata's licence goes with it.
  */
 function vendorJsonata(files) {
-  const source = fileURLToPath(new URL('../node_modules/jsonata/jsonata.js', import.meta.url));
+  const source = realpathSync(fileURLToPath(new URL('../node_modules/jsonata/jsonata.js', import.meta.url)));
   const text = files.get(source);
   if (!text) throw new Error('build-cli: no patch for jsonata/jsonata.js in patches/');
   const vendor = new URL('../dist/vendor/', import.meta.url);

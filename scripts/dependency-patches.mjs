@@ -3,14 +3,14 @@
 // bundle and the library's copy of JSONata. node_modules is never changed, so installing restfn
 // runs no script of restfn's, and what a registry user runs is what the checkout's build made.
 // A patch that no longer applies (the package moved on) fails the build, naming the hunk.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, realpathSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 
 const root = new URL('..', import.meta.url).pathname;
 const require = createRequire(join(root, 'package.json'));
 
-/** Every patched file: its absolute path in node_modules, and the patched text. */
+/** Every patched file: its real absolute path (symlinks resolved), and the patched text. */
 export function patchedFiles() {
   const files = new Map();
   for (const name of readdirSync(join(root, 'patches')).filter((n) => n.endsWith('.patch'))) {
@@ -21,7 +21,8 @@ export function patchedFiles() {
         `patches/${name} is for ${pkg} ${version}, but ${installed} is installed: update the patch`,
       );
     for (const { file, hunks } of parse(readFileSync(join(root, 'patches', name), 'utf8'))) {
-      const path = join(root, file);
+      // The real path, as a bundler reports a module behind a symlinked node_modules (pnpm).
+      const path = realpathSync(join(root, file));
       files.set(path, apply(readFileSync(path, 'utf8'), hunks, `patches/${name}`));
     }
   }

@@ -16,11 +16,13 @@ const TYPES: Readonly<Record<string, string>> = {
   '.woff2': 'font/woff2',
 };
 
+const HASHED = /^assets\/[^/]+-[A-Za-z0-9_-]{8,}\.[a-z0-9]+$/;
+
 interface ConsoleFile {
   readonly body: Buffer;
   readonly type: string;
   readonly etag: string;
-  /** Vite names assets by their content hash: they never change under one name. */
+  /** Vite names its assets by their content hash (`assets/index-CJfXdBTG.js`): never changed under one name. */
   readonly immutable: boolean;
 }
 
@@ -39,7 +41,7 @@ export function registerConsoleFiles(app: FastifyInstance, root: string): void {
       body,
       type: TYPES[extname(path)] ?? 'application/octet-stream',
       etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
-      immutable: name.startsWith('assets/'),
+      immutable: HASHED.test(name),
     });
   }
   app.get('/console/*', { schema: { hide: true } }, async (req, reply) => {
