@@ -24,6 +24,11 @@ export const RULES = {
     summary:
       "A continuation's parameters replace the function's on the next pages: the ones it does not repeat (a credential first) are not sent there.",
   },
+  PARAMETER_TYPE_UNKNOWN: {
+    severity: 'warning',
+    summary:
+      'A parameter `type` restfn does not know but that is close to one it does (`nmber`, `bool`): the value would go as given, neither checked nor converted.',
+  },
   CONTEXT_PATH: {
     severity: 'warning',
     summary:

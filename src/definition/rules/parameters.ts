@@ -1,4 +1,5 @@
 import { credentialKind } from '../credential-params.js';
+import { closest } from '../suggest.js';
 import type { FunctionRule } from './reporter.js';
 
 /** A value parameter needs a location; credentials default to the headers (spec 5 rule 1). */
@@ -10,6 +11,49 @@ export const parameterLocation: FunctionRule = (file, r) => {
         `parameter '${name}' has no location; add 'location:' header, path, query, body or output`,
         ['parameters', name],
         { key: true },
+      );
+    }
+  }
+};
+
+/** The types restfn checks and converts values to (runtime/parameters.ts `coerce`), and `secret`. */
+const KNOWN_TYPES = ['string', 'number', 'int', 'integer', 'boolean', 'array', 'object', 'secret'];
+/** Names other languages give these types. */
+const TYPE_ALIASES: Readonly<Record<string, string>> = {
+  bool: 'boolean',
+  float: 'number',
+  double: 'number',
+  decimal: 'number',
+  long: 'integer',
+  str: 'string',
+  text: 'string',
+  list: 'array',
+  map: 'object',
+  dict: 'object',
+};
+
+/**
+ * A type restfn does not know passes values through unchecked (`image` and other screen types
+ * do). One close to a known type is a typo whose values would go out as text: said, with the fix.
+ */
+export const parameterType: FunctionRule = (file, r) => {
+  const d = file.definition;
+  const groups = [
+    ['parameters', d.parameters],
+    ['continuation', d.continuation?.parameters],
+  ] as const;
+  for (const [where, parameters] of groups) {
+    for (const [name, parameter] of Object.entries(parameters ?? {})) {
+      const type = parameter.type;
+      if (type === undefined || KNOWN_TYPES.includes(type) || credentialKind(name, parameter)) continue;
+      const meant = TYPE_ALIASES[type.toLowerCase()] ?? closest(type, KNOWN_TYPES);
+      if (meant === undefined) continue;
+      const path =
+        where === 'parameters' ? ['parameters', name, 'type'] : ['continuation', 'parameters', name, 'type'];
+      r.report(
+        'PARAMETER_TYPE_UNKNOWN',
+        `parameter '${name}' has type '${type}', which restfn does not know (did you mean '${meant}'?): its values would go as given, neither checked nor converted`,
+        path,
       );
     }
   }
