@@ -56,7 +56,7 @@ export function App() {
         </a>
         {user.role === 'admin' && <a href="#/users">Users</a>}
         <span class="who">
-          {user.name} ({user.role})
+          {user.name} <span class="role">({user.role})</span>
         </span>
         <button type="button" onClick={signOut}>
           Sign out

@@ -85,7 +85,7 @@ export function Credentials({
       {list.length === 0 ? (
         <p class="muted">No credentials yet.</p>
       ) : (
-        <table>
+        <table class="responsive">
           <thead>
             <tr>
               <th scope="col">Key</th>
@@ -100,21 +100,23 @@ export function Credentials({
           <tbody>
             {list.map((c) => (
               <tr key={c.key}>
-                <td>
+                <td data-label="Key">
                   <code>{c.key}</code>
                   {typeof c.fields.username === 'string' && <span class="muted"> ({c.fields.username})</span>}
                   {typeof c.fields.clientId === 'string' && (
                     <span class="muted"> (client {c.fields.clientId})</span>
                   )}
                 </td>
-                <td>
+                <td data-label="Kind">
                   {c.kind}
                   {Array.isArray(c.fields.origins) && (
                     <span class="muted"> to {(c.fields.origins as string[]).join(', ')}</span>
                   )}
                 </td>
-                <td>{usedBy(c.key).join(', ') || <span class="muted">no function</span>}</td>
-                <td>
+                <td data-label="Used by">
+                  {usedBy(c.key).join(', ') || <span class="muted">no function</span>}
+                </td>
+                <td data-label="Last changed">
                   {new Date(c.updated).toLocaleString()} <span class="muted">by {c.updatedBy}</span>
                 </td>
                 <td class="actions">

@@ -66,7 +66,7 @@ export function Executions({
       )}
       {entries && entries.length === 0 && <p class="muted">Nothing recorded for these filters.</p>}
       {entries && entries.length > 0 && (
-        <table>
+        <table class="responsive">
           <thead>
             <tr>
               <th scope="col">When</th>
@@ -81,12 +81,12 @@ export function Executions({
               const detail = e.detail ? (JSON.parse(e.detail) as Record<string, string | number>) : undefined;
               return (
                 <tr key={`${e.at}-${i}`}>
-                  <td>{new Date(e.at).toLocaleString()}</td>
-                  <td>{e.actor}</td>
-                  <td>
+                  <td data-label="When">{new Date(e.at).toLocaleString()}</td>
+                  <td data-label="Who">{e.actor}</td>
+                  <td data-label="What">
                     {e.action} {e.target && <code>{e.target}</code>}
                   </td>
-                  <td>
+                  <td data-label="Outcome">
                     <span class={e.outcome === 'ok' ? 'status ok' : 'status failed'}>
                       {detail ? (
                         <button
@@ -113,7 +113,7 @@ export function Executions({
                       </section>
                     )}
                   </td>
-                  <td>{e.durationMs ?? ''}</td>
+                  <td data-label="ms">{e.durationMs ?? ''}</td>
                 </tr>
               );
             })}

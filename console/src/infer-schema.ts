@@ -1,5 +1,5 @@
 /**
- * A JSON Schema (draft 2020-12) describing `value`, inferred from one example: what Show schema
+ * A JSON Schema (draft 2020-12) describing `value`, inferred from one example: what Show definition
  * offers for the output of a function after a preview. Arrays take the union of their items'
  * schemas; objects list every key they had as a property (all required: one example cannot tell).
  */

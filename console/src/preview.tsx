@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, type FunctionInfo } from './api.js';
 import { ConnectionState, connectHref } from './connection.js';
 import { inferSchema } from './infer-schema.js';
@@ -32,6 +32,13 @@ export function Preview({
   const [outcome, setOutcome] = useState<Outcome | undefined>();
   const [busy, setBusy] = useState(false);
   const [showSource, setShowSource] = useState(false);
+  const result = useRef<HTMLDivElement>(null);
+  // On a narrow screen the result is below the form: brought into view once it is there.
+  useEffect(() => {
+    const box = result.current?.getBoundingClientRect();
+    if (outcome && box && (box.top > window.innerHeight - 80 || box.top < 0))
+      result.current?.scrollIntoView({ block: 'start' });
+  }, [outcome]);
   const run = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -88,7 +95,7 @@ export function Preview({
           <span class={`method method-${fn.method.toLowerCase()}`}>{fn.method}</span> <code>{fn.url}</code>
         </p>
         <button type="button" onClick={() => setShowSource(!showSource)} aria-expanded={showSource}>
-          {showSource ? 'Hide schema' : 'Show schema'}
+          {showSource ? 'Hide definition' : 'Show definition'}
         </button>
       </header>
       {showSource && (
@@ -149,7 +156,7 @@ export function Preview({
             {busy ? 'Running…' : 'Preview'}
           </button>
         </form>
-        <div class="result" aria-live="polite">
+        <div class="result" aria-live="polite" ref={result}>
           <h3>Result</h3>
           {!outcome && <p class="muted">Run a preview to see the output.</p>}
           {outcome?.kind === 'ok' && (

@@ -67,7 +67,7 @@ export function Users() {
         </p>
       )}
       {users && (
-        <table>
+        <table class="responsive">
           <thead>
             <tr>
               <th scope="col">Name</th>
@@ -81,8 +81,8 @@ export function Users() {
           <tbody>
             {users.map((u) => (
               <tr key={u.id}>
-                <td>{u.name}</td>
-                <td>
+                <td data-label="Name">{u.name}</td>
+                <td data-label="Role">
                   <select
                     aria-label={`Role of ${u.name}`}
                     value={u.role}
@@ -99,7 +99,7 @@ export function Users() {
                     <option value="user">user</option>
                   </select>
                 </td>
-                <td>{u.solutions.join(', ')}</td>
+                <td data-label="Solutions">{u.solutions.join(', ')}</td>
                 <td class="actions">
                   <button
                     type="button"

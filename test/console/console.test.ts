@@ -111,7 +111,7 @@ describe('the console in a real browser', () => {
     expect(exchange).toContain('"key":"***"');
     await page.screenshot({ path: join(SHOTS, '2b-preview-raw.png'), fullPage: true });
 
-    await page.getByRole('button', { name: 'Show schema' }).click();
+    await page.getByRole('button', { name: 'Show definition' }).click();
     await expect.poll(() => page.getByLabel('Function definition').textContent()).toContain('method: GET');
     // Highlighted: keys apart from values.
     expect(await page.locator('.yaml .y-key').allTextContents()).toContain('method:');
