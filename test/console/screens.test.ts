@@ -39,8 +39,8 @@ afterAll(async () => {
 
 /** How far the page reaches past the viewport sideways (0: it fits). */
 const overflow = (page: Page) =>
-  page.evaluate(
-    () => Math.max(document.documentElement.scrollWidth, document.body.scrollWidth) - window.innerWidth,
+  page.evaluate<number>(
+    'Math.max(document.documentElement.scrollWidth, document.body.scrollWidth) - window.innerWidth',
   );
 
 async function signIn(page: Page, url: string, name: string) {
@@ -146,8 +146,10 @@ describe('the console on every screen', () => {
             if (after > 0) problems.push(`${user} ${size.name} preview result: ${after}px too wide`);
             await page.screenshot({ path: join(SHOTS, `${size.name}-${user}-${screen}-result.png`) });
             await page.getByRole('button', { name: /definition/i }).click();
-            const source = page.getByLabel('Function definition').locator('pre').first();
-            const style = await source.evaluate((el) => getComputedStyle(el).whiteSpace);
+            await page.getByLabel('Function definition').waitFor();
+            const style = await page.evaluate<string>(
+              `getComputedStyle(document.querySelector('[aria-label="Function definition"] pre')).whiteSpace`,
+            );
             if (style !== 'pre')
               problems.push(
                 `${user} ${size.name}: the definition wraps (white-space ${style}), losing YAML's indentation`,
