@@ -213,6 +213,15 @@ function CredentialForm({
       onSubmit={submit}
       aria-label={updating ? `Update ${initial.key}` : 'Add credential'}
     >
+      <h3>
+        {updating ? (
+          <>
+            Update <code>{initial.key}</code>
+          </>
+        ) : (
+          'Add credential'
+        )}
+      </h3>
       {!updating && (
         <label>
           Key

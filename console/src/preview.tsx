@@ -39,7 +39,10 @@ export function Preview({
     if (outcome && box && (box.top > window.innerHeight - 80 || box.top < 0))
       result.current?.scrollIntoView({ block: 'start' });
   }, [outcome]);
-  const run = async (event: Event) => {
+  // A preview of anything but GET/HEAD may change data at the service: asked first, nothing sent.
+  const [confirming, setConfirming] = useState<Record<string, unknown> | undefined>();
+  const safe = fn.method === 'GET' || fn.method === 'HEAD';
+  const submit = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const parameters: Record<string, unknown> = {};
@@ -49,6 +52,11 @@ export function Preview({
       if (raw === null || raw === '') continue;
       parameters[p.name] = typed(String(raw), p.type);
     }
+    if (safe) void run(parameters);
+    else setConfirming(parameters);
+  };
+  const run = async (parameters: Record<string, unknown>) => {
+    setConfirming(undefined);
     setBusy(true);
     const started = performance.now();
     try {
@@ -123,7 +131,7 @@ export function Preview({
         </section>
       )}
       <div class="panes">
-        <form class="parameters" onSubmit={run}>
+        <form class="parameters" onSubmit={submit}>
           <h3>Parameters</h3>
           {fn.parameters.length === 0 && <p class="muted">No parameters.</p>}
           {fn.parameters.map((p) =>
@@ -152,9 +160,22 @@ export function Preview({
               </label>
             ),
           )}
-          <button type="submit" disabled={busy}>
+          <button type="submit" disabled={busy || confirming !== undefined}>
             {busy ? 'Running…' : 'Preview'}
           </button>
+          {confirming && (
+            <div class="confirm" role="alertdialog" aria-label={`Send ${fn.method}?`}>
+              <p>
+                This preview sends <strong>{fn.method}</strong> to {hostOf(fn.url)}: it may change data there.
+              </p>
+              <button type="button" class="danger" onClick={() => void run(confirming)}>
+                Send {fn.method}
+              </button>{' '}
+              <button type="button" onClick={() => setConfirming(undefined)}>
+                Cancel
+              </button>
+            </div>
+          )}
         </form>
         <div class="result" aria-live="polite" ref={result}>
           <h3>Result</h3>
@@ -297,4 +318,14 @@ function typed(raw: string, type: string): unknown {
     }
   }
   return raw;
+}
+
+/** Where a function's calls go, as a person reads it: the host, or what decides it. */
+function hostOf(url: string): string {
+  if (url.startsWith('=')) return 'the address its url expression gives';
+  try {
+    return new URL(url.replaceAll(/[{}]/g, '')).host;
+  } catch {
+    return url;
+  }
 }

@@ -20,6 +20,11 @@ export function Users() {
   const [users, setUsers] = useState<UserRow[]>();
   const [error, setError] = useState<string>();
   const [tokensOf, setTokensOf] = useState<{ user: string; tokens: TokenRow[] } | null>(null);
+  // A change to someone's access is confirmed first, and said once done.
+  const [pending, setPending] = useState<
+    { kind: 'role'; user: string; from: string; role: string } | { kind: 'remove'; user: string } | null
+  >(null);
+  const [done, setDone] = useState<string>();
   const load = () =>
     api<{ users: UserRow[] }>('GET', '/users')
       .then((a) => setUsers(a.users))
@@ -27,14 +32,27 @@ export function Users() {
   useEffect(() => {
     void load();
   }, []);
-  const run = async (work: () => Promise<unknown>) => {
+  const run = async (work: () => Promise<unknown>, said?: string) => {
     setError(undefined);
+    setDone(undefined);
     try {
       await work();
       await load();
+      if (said) setDone(said);
     } catch (e) {
       setError(e instanceof ApiError ? e.message : String(e));
     }
+  };
+  const confirm = () => {
+    if (!pending) return;
+    const path = `/users/${encodeURIComponent(pending.user)}`;
+    setPending(null);
+    void (pending.kind === 'role'
+      ? run(
+          () => api('PATCH', path, { role: pending.role }),
+          `${pending.user} is now ${article(pending.role)}.`,
+        )
+      : run(() => api('DELETE', path), `Removed ${pending.user} and their tokens.`));
   };
   const add = (event: Event) => {
     event.preventDefault();
@@ -66,6 +84,11 @@ export function Users() {
           {error}
         </p>
       )}
+      {done && (
+        <p class="done" role="status">
+          {done}
+        </p>
+      )}
       {users && (
         <table class="responsive">
           <thead>
@@ -85,13 +108,14 @@ export function Users() {
                 <td data-label="Role">
                   <select
                     aria-label={`Role of ${u.name}`}
-                    value={u.role}
+                    value={pending?.kind === 'role' && pending.user === u.name ? pending.role : u.role}
                     onChange={(e) =>
-                      void run(() =>
-                        api('PATCH', `/users/${encodeURIComponent(u.name)}`, {
-                          role: (e.target as HTMLSelectElement).value,
-                        }),
-                      )
+                      setPending({
+                        kind: 'role',
+                        user: u.name,
+                        from: u.role,
+                        role: (e.target as HTMLSelectElement).value,
+                      })
                     }
                   >
                     <option value="admin">admin</option>
@@ -113,7 +137,35 @@ export function Users() {
                   </button>{' '}
                   <button type="button" onClick={() => showTokens(u.name)} aria-label={`Tokens of ${u.name}`}>
                     Tokens
+                  </button>{' '}
+                  <button
+                    type="button"
+                    onClick={() => setPending({ kind: 'remove', user: u.name })}
+                    aria-label={`Remove ${u.name}`}
+                  >
+                    Remove
                   </button>
+                  {pending?.user === u.name && (
+                    <div
+                      class="confirm"
+                      role="alertdialog"
+                      aria-label={
+                        pending.kind === 'role' ? `Change the role of ${u.name}?` : `Remove ${u.name}?`
+                      }
+                    >
+                      <p>
+                        {pending.kind === 'role'
+                          ? `Change ${u.name}'s role from ${pending.from} to ${pending.role}?`
+                          : `Remove ${u.name}? Their tokens stop working and they can no longer sign in.`}
+                      </p>
+                      <button type="button" class="danger" onClick={confirm}>
+                        {pending.kind === 'role' ? 'Change role' : 'Remove for good'}
+                      </button>{' '}
+                      <button type="button" onClick={() => setPending(null)}>
+                        Cancel
+                      </button>
+                    </div>
+                  )}
                 </td>
               </tr>
             ))}
@@ -174,4 +226,8 @@ export function Users() {
       </form>
     </section>
   );
+}
+
+function article(role: string): string {
+  return `${role === 'admin' || role === 'author' ? 'an' : 'a'} ${role}`;
 }

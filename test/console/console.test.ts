@@ -206,6 +206,8 @@ describe('the console in a real browser', () => {
     // Update: the secret field starts empty.
     await page.getByRole('button', { name: 'Update api-key' }).click();
     const update = page.getByRole('form', { name: 'Update api-key' });
+    // The form says which credential it changes.
+    expect(await update.getByRole('heading').textContent()).toBe('Update api-key');
     expect(await update.getByLabel('Value').inputValue()).toBe('');
     await update.getByLabel('Value').fill(`${SECRET}-2`);
     expect(await update.getByLabel(/^Origins/).inputValue()).toBe('https://api.example.com');
@@ -312,6 +314,16 @@ describe('the console in a real browser', () => {
     await add.getByRole('button', { name: 'Add user' }).click();
     await expect.poll(() => page.getByRole('row', { name: /dana/ }).count()).toBe(1);
     await page.getByLabel('Role of dana').selectOption('author');
+    // Nothing changes until the change is confirmed; then the console says what happened.
+    const role = async () =>
+      (await platform.api('GET', '/api/v1/users', { token: admin })).body.users.find(
+        (u: { name: string }) => u.name === 'dana',
+      )?.role;
+    expect(await role()).toBe('user');
+    const ask = page.getByRole('alertdialog', { name: 'Change the role of dana?' });
+    expect(await ask.textContent()).toContain("Change dana's role from user to author?");
+    await ask.getByRole('button', { name: 'Change role' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('dana is now an author.');
     await expect
       .poll(
         async () =>
@@ -344,7 +356,72 @@ describe('the console in a real browser', () => {
       .poll(async () => (await platform.api('GET', '/api/v1/me', { token: made.body.token })).status)
       .toBe(401);
     await page.screenshot({ path: join(SHOTS, '8-users.png') });
+
+    // An admin removes a user, after saying so.
+    await page.getByRole('button', { name: 'Remove dana' }).click();
+    const removing = page.getByRole('alertdialog', { name: 'Remove dana?' });
+    expect(
+      (
+        await platform.api('POST', '/api/v1/session', {
+          body: { name: 'dana', password: 'second-password-2' },
+        })
+      ).status,
+    ).toBe(200);
+    await removing.getByRole('button', { name: 'Remove for good' }).click();
+    await expect.poll(() => page.getByRole('status').textContent()).toBe('Removed dana and their tokens.');
+    expect(await page.getByRole('row', { name: /dana/ }).count()).toBe(0);
+    expect(
+      (
+        await platform.api('POST', '/api/v1/session', {
+          body: { name: 'dana', password: 'second-password-2' },
+        })
+      ).status,
+    ).toBe(401);
     await context.close();
+  });
+
+  it('a preview that is not GET asks first, naming the method and the host; nothing is sent before, or after Cancel', async () => {
+    const received: string[] = [];
+    const service = await testServer((req, res) => {
+      received.push(`${req.method} ${req.url}`);
+      json(res, 201, { id: 'c-9' });
+    });
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const admin = platform.adminToken;
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name: 'bob', role: 'user', solutions: ['crm'], password: PASSWORD },
+    });
+    await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: {
+        files: {
+          'functions/rest-create-customer.platform': `provider: DATA_PROVIDER_REST\nmethod: POST\nurl: ${service.url}/customers\nparameters:\n  name: { location: body, type: string, value: Ada }\n`,
+        },
+      },
+    });
+    for (const width of [1280, 390]) {
+      const context = await browser.newContext({ viewport: { width, height: 844 } });
+      const page = await context.newPage();
+      await page.goto(`${platform.url}/console/#/s/crm/f/rest-create-customer`);
+      await page.getByLabel('User name').fill('bob');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('button', { name: 'Preview' }).click();
+      const ask = page.getByRole('alertdialog', { name: 'Send POST?' });
+      expect(await ask.textContent()).toContain(
+        `This preview sends POST to ${new URL(service.url).host}: it may change data there.`,
+      );
+      await page.screenshot({ path: join(SHOTS, `9-confirm-post-${width}.png`) });
+      await ask.getByRole('button', { name: 'Cancel' }).click();
+      expect(await ask.count()).toBe(0);
+      expect(received).toEqual(width === 1280 ? [] : ['POST /customers']);
+      await page.getByRole('button', { name: 'Preview' }).click();
+      await page.getByRole('button', { name: 'Send POST' }).click();
+      await expect.poll(() => page.getByTestId('output').textContent()).toContain('c-9');
+      expect(received).toEqual(width === 1280 ? ['POST /customers'] : ['POST /customers', 'POST /customers']);
+      await context.close();
+    }
   });
 });
 
