@@ -65,6 +65,10 @@ export function App() {
       <main>
         {where.users && user.role === 'admin' ? (
           <Users />
+        ) : where.users ? (
+          <p class="muted" role="note">
+            Users are managed by admins: your role is {user.role}. <a href="#/">Your solutions</a>
+          </p>
         ) : where.solution ? (
           <SolutionView
             solution={where.solution}
@@ -72,7 +76,7 @@ export function App() {
             credentials={where.credentials === true}
             executions={where.executions === true}
             mayManage={user.role !== 'user'}
-            isAdmin={user.role === 'admin'}
+            role={user.role}
           />
         ) : (
           <Solutions />
@@ -119,14 +123,14 @@ function SolutionView({
   credentials,
   executions,
   mayManage,
-  isAdmin,
+  role,
 }: {
   solution: string;
   fn: string | undefined;
   credentials: boolean;
   executions: boolean;
   mayManage: boolean;
-  isAdmin: boolean;
+  role: string;
 }) {
   const [functions, setFunctions] = useState<{ version: number; functions: FunctionInfo[] }>();
   const [error, setError] = useState<string>();
@@ -168,7 +172,7 @@ function SolutionView({
             </a>
           </p>
         )}
-        {isAdmin && (
+        {mayManage && (
           <p>
             <a
               href={`#/s/${encodeURIComponent(solution)}/executions`}
@@ -196,9 +200,14 @@ function SolutionView({
           ))}
         </ul>
       </nav>
-      {executions && isAdmin ? (
+      {(executions || credentials) && !mayManage ? (
+        <p class="muted" role="note">
+          {executions ? 'Executions' : 'Credentials'} are for the solution's authors and admins: your role is{' '}
+          {role}. Pick a function to preview it.
+        </p>
+      ) : executions ? (
         <Executions solution={solution} functions={functions.functions} />
-      ) : credentials && mayManage ? (
+      ) : credentials ? (
         <Credentials solution={solution} functions={functions.functions} />
       ) : selected ? (
         <Preview key={selected.name} solution={solution} fn={selected} mayTrace={mayManage} />

@@ -380,6 +380,66 @@ describe('the console in a real browser', () => {
     await context.close();
   });
 
+  it("an author sees their solution's executions and not another's; a user is told what their role may not open", async () => {
+    const service = await testServer((req, res) => json(res, 200, { at: req.url }));
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const admin = platform.adminToken;
+    for (const [name, role, solutions] of [
+      ['alice', 'author', ['crm']],
+      ['bob', 'user', ['crm']],
+    ] as const)
+      await platform.api('POST', '/api/v1/users', {
+        token: admin,
+        body: { name, role, solutions, password: PASSWORD },
+      });
+    for (const solution of ['crm', 'hr']) {
+      await platform.api('PUT', `/api/v1/solutions/${solution}`, {
+        token: admin,
+        body: {
+          files: {
+            [`functions/rest-get-${solution}.platform`]: `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/${solution}\n`,
+          },
+        },
+      });
+      await platform.api('POST', `/api/v1/solutions/${solution}/functions/rest-get-${solution}/execute`, {
+        token: admin,
+        body: {},
+      });
+    }
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console/#/s/crm/executions`);
+    await page.getByLabel('User name').fill('alice');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const table = page.getByRole('table');
+    await expect.poll(() => table.textContent()).toContain('rest-get-crm');
+    expect(await table.textContent()).not.toContain('rest-get-hr');
+    await page.screenshot({ path: join(SHOTS, '10-author-executions-390.png'), fullPage: true });
+    // Another solution's log is not hers: the platform refuses, and the console says why.
+    await page.goto(`${platform.url}/console/#/s/hr/executions`);
+    await expect
+      .poll(() => page.getByRole('alert').textContent())
+      .toContain("does not belong to solution 'hr'");
+    await page.getByRole('button', { name: 'Sign out' }).click();
+
+    await page.goto(`${platform.url}/console/#/s/crm/executions`);
+    await page.getByLabel('User name').fill('bob');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect
+      .poll(() => page.getByRole('note').textContent())
+      .toBe(
+        "Executions are for the solution's authors and admins: your role is user. Pick a function to preview it.",
+      );
+    expect(await page.getByRole('link', { name: 'Executions' }).count()).toBe(0);
+    await page.goto(`${platform.url}/console/#/users`);
+    await expect
+      .poll(() => page.getByRole('note').textContent())
+      .toContain('Users are managed by admins: your role is user.');
+    await context.close();
+  });
+
   it('a preview that is not GET asks first, naming the method and the host; nothing is sent before, or after Cancel', async () => {
     const received: string[] = [];
     const service = await testServer((req, res) => {

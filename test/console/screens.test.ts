@@ -100,10 +100,12 @@ describe('the console on every screen', () => {
         ['solutions', '#/'],
         ['function', '#/s/crm/f/rest-get-customer-address-history'],
         ['credentials', '#/s/crm/credentials'],
+        ['executions', '#/s/crm/executions'],
       ],
       bob: [
         ['solutions', '#/'],
         ['function', '#/s/crm/f/rest-get-customer-address-history'],
+        ['executions-refused', '#/s/crm/executions'],
       ],
     };
     const problems: string[] = [];

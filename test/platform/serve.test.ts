@@ -186,7 +186,9 @@ describe('restfn serve', () => {
       [user, 'PUT', '/api/v1/solutions/crm', { files: { 'functions/a.platform': 'x' } }],
       [user, 'GET', '/api/v1/solutions/crm/credentials'],
       [user, 'GET', '/api/v1/users'],
-      [author, 'GET', '/api/v1/solutions/crm/executions'],
+      // A solution's executions: its authors and admins; not its users, nor another solution's author.
+      [user, 'GET', '/api/v1/solutions/crm/executions'],
+      [other, 'GET', '/api/v1/solutions/crm/executions'],
       [author, 'POST', '/api/v1/users', { name: 'x', role: 'admin' }],
       [user, 'GET', '/api/v1/users/alice/tokens'],
     ];
@@ -195,6 +197,10 @@ describe('restfn serve', () => {
       expect(answer.status, `${method} ${path}`).toBe(403);
       expect(answer.body.code).toBe('FORBIDDEN');
     }
+    expect((await platform.api('GET', '/api/v1/solutions/crm/executions', { token: author })).status).toBe(
+      200,
+    );
+    expect((await platform.api('GET', '/api/v1/audit', { token: author })).status).toBe(403);
     expect((await platform.api('GET', '/api/v1/me', { token: user })).body).toMatchObject({
       name: 'bob',
       role: 'user',

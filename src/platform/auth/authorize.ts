@@ -10,6 +10,7 @@ export type Permission =
   | 'credentials.manage'
   | 'function.execute'
   | 'function.trace'
+  | 'executions.read'
   | 'audit.read';
 
 /** Per role, what it may do in a solution it belongs to (an admin: in every solution). */
@@ -23,6 +24,7 @@ const GRANTS: Readonly<Record<Role, ReadonlySet<Permission>>> = {
     'credentials.manage',
     'function.execute',
     'function.trace',
+    'executions.read',
     'audit.read',
   ]),
   author: new Set<Permission>([
@@ -33,6 +35,7 @@ const GRANTS: Readonly<Record<Role, ReadonlySet<Permission>>> = {
     'credentials.manage',
     'function.execute',
     'function.trace',
+    'executions.read',
   ]),
   user: new Set<Permission>(['tokens.manage-own', 'solutions.list', 'solution.read', 'function.execute']),
 };
@@ -44,7 +47,7 @@ const PER_SOLUTION: ReadonlySet<Permission> = new Set([
   'credentials.manage',
   'function.execute',
   'function.trace',
-  'audit.read',
+  'executions.read',
 ]);
 
 export type Decision = { readonly allowed: true } | { readonly allowed: false; readonly reason: string };
@@ -72,6 +75,7 @@ function describe(permission: Permission): string {
     'credentials.manage': 'manage credentials',
     'function.execute': 'execute functions',
     'function.trace': 'see the raw requests and responses of a preview',
+    'executions.read': "see a solution's executions",
     'audit.read': 'read the audit log',
   }[permission];
 }

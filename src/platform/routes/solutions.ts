@@ -143,7 +143,8 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
   }>(
     '/solutions/:solution/executions',
     {
-      config: { permission: 'audit.read' },
+      // A solution's own log: its authors see who published, changed credentials and called what.
+      config: { permission: 'executions.read' },
       schema: {
         params: SOLUTION_PARAMS,
         querystring: {
