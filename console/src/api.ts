@@ -41,6 +41,46 @@ export async function api<T>(method: string, path: string, body?: unknown): Prom
   return parsed as T;
 }
 
+/**
+ * A streamed answer (`"pages": true`): each JSON line to `onLine` as it arrives. An error answered
+ * before the stream began is an ApiError, as from `api`.
+ */
+export async function apiLines(
+  path: string,
+  body: unknown,
+  onLine: (line: Record<string, unknown>) => void,
+): Promise<void> {
+  const res = await fetch(`/api/v1${path}`, {
+    method: 'POST',
+    credentials: 'same-origin',
+    headers: {
+      accept: 'application/x-ndjson',
+      'content-type': 'application/json',
+      ...(csrfToken ? { 'x-csrf-token': csrfToken } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+  if (!res.ok || !res.body) {
+    const parsed = (await res.json().catch(() => ({}))) as Record<string, unknown>;
+    throw new ApiError(
+      res.status,
+      String(parsed.code ?? 'ERROR'),
+      String(parsed.message ?? res.statusText),
+      parsed,
+    );
+  }
+  const reader = res.body.pipeThrough(new TextDecoderStream()).getReader();
+  let rest = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    const lines = (rest + value).split('\n');
+    rest = lines.pop() ?? '';
+    for (const line of lines) if (line.trim() !== '') onLine(JSON.parse(line) as Record<string, unknown>);
+  }
+  if (rest.trim() !== '') onLine(JSON.parse(rest) as Record<string, unknown>);
+}
+
 export interface User {
   readonly id: string;
   readonly name: string;
@@ -54,6 +94,7 @@ export interface FunctionInfo {
   readonly method: string;
   readonly url: string;
   readonly useLocalCall: boolean;
+  readonly paged: boolean;
   readonly parameters: ReadonlyArray<{
     readonly name: string;
     readonly location: string;

@@ -190,6 +190,11 @@ function SolutionView({
             onInput={(e) => setQuery((e.target as HTMLInputElement).value)}
           />
         </label>
+        {shown.length === 0 && (
+          <p class="muted">
+            No function matches <q>{query}</q>.
+          </p>
+        )}
         <ul>
           {shown.map((f) => (
             <li key={f.name} aria-current={f.name === fn ? 'page' : undefined}>

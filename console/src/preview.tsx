@@ -1,5 +1,5 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { ApiError, api, type FunctionInfo } from './api.js';
+import { ApiError, api, apiLines, type FunctionInfo } from './api.js';
 import { ConnectionState, connectHref } from './connection.js';
 import { inferSchema } from './infer-schema.js';
 import { JsonView } from './json-view.js';
@@ -14,6 +14,14 @@ interface Exchange {
 
 type Outcome =
   | { kind: 'ok'; output: unknown; status: string; ms: number; correlationId: string; trace?: Exchange[] }
+  | {
+      kind: 'pages';
+      outputs: unknown[];
+      done: boolean;
+      stopped?: string;
+      error?: Record<string, unknown>;
+      ms: number;
+    }
   | { kind: 'error'; body: Record<string, unknown>; status: number; ms: number; trace?: Exchange[] };
 
 /**
@@ -32,7 +40,17 @@ export function Preview({
   const [outcome, setOutcome] = useState<Outcome | undefined>();
   const [busy, setBusy] = useState(false);
   const [showSource, setShowSource] = useState(false);
+  // An array or object parameter is JSON, checked as it is typed: `a,b` says what is expected
+  // (and the form does not submit) instead of failing at the platform with PARAMETER_TYPE.
+  const [problems, setProblems] = useState<Record<string, string>>({});
+  const checkJson = (name: string, type: string, input: HTMLTextAreaElement) => {
+    const problem = jsonProblem(input.value, type);
+    input.setCustomValidity(problem ?? '');
+    setProblems(({ [name]: _, ...rest }) => (problem ? { ...rest, [name]: problem } : rest));
+  };
   const result = useRef<HTMLDivElement>(null);
+  // The url of the last preview as it went (parameters filled in, credentials masked): the last attempt's.
+  const sent = outcome && outcome.kind !== 'pages' ? outcome.trace?.at(-1)?.request : undefined;
   // On a narrow screen the result is below the form: brought into view once it is there.
   useEffect(() => {
     const box = result.current?.getBoundingClientRect();
@@ -40,7 +58,9 @@ export function Preview({
       result.current?.scrollIntoView({ block: 'start' });
   }, [outcome]);
   // A preview of anything but GET/HEAD may change data at the service: asked first, nothing sent.
-  const [confirming, setConfirming] = useState<Record<string, unknown> | undefined>();
+  const [confirming, setConfirming] = useState<
+    { parameters: Record<string, unknown>; pages: boolean } | undefined
+  >();
   const safe = fn.method === 'GET' || fn.method === 'HEAD';
   const submit = (event: Event) => {
     event.preventDefault();
@@ -52,8 +72,46 @@ export function Preview({
       if (raw === null || raw === '') continue;
       parameters[p.name] = typed(String(raw), p.type);
     }
-    if (safe) void run(parameters);
-    else setConfirming(parameters);
+    // "All pages" follows the continuation; "Preview" makes one call.
+    const pages = (event as SubmitEvent).submitter?.getAttribute('value') === 'pages';
+    if (safe) void (pages ? runPages(parameters) : run(parameters));
+    else setConfirming({ parameters, pages });
+  };
+  const path = `/solutions/${encodeURIComponent(solution)}/functions/${encodeURIComponent(fn.name)}/execute`;
+  /** Every page, up to the platform's page cap, shown as each arrives. */
+  const runPages = async (parameters: Record<string, unknown>) => {
+    setConfirming(undefined);
+    setBusy(true);
+    const started = performance.now();
+    const outputs: unknown[] = [];
+    const show = (more: Partial<Extract<Outcome, { kind: 'pages' }>>) =>
+      setOutcome({
+        kind: 'pages',
+        outputs: [...outputs],
+        done: false,
+        ms: performance.now() - started,
+        ...more,
+      });
+    try {
+      await apiLines(path, { parameters, pages: true }, (line) => {
+        if (line.status === 'error') show({ done: true, error: line });
+        else if ('pages' in line) show({ done: true, stopped: String(line.stopped) });
+        else {
+          outputs.push(line.output);
+          show({});
+        }
+      });
+    } catch (e) {
+      show({
+        done: true,
+        error:
+          e instanceof ApiError
+            ? e.body
+            : { code: 'UNREACHABLE', message: 'the platform could not be reached' },
+      });
+    } finally {
+      setBusy(false);
+    }
   };
   const run = async (parameters: Record<string, unknown>) => {
     setConfirming(undefined);
@@ -65,11 +123,7 @@ export function Preview({
         output: unknown;
         correlationId: string;
         trace?: Exchange[];
-      }>(
-        'POST',
-        `/solutions/${encodeURIComponent(solution)}/functions/${encodeURIComponent(fn.name)}/execute`,
-        mayTrace ? { parameters, trace: true } : { parameters },
-      );
+      }>('POST', path, mayTrace ? { parameters, trace: true } : { parameters });
       setOutcome({
         kind: 'ok',
         output: answer.output,
@@ -102,6 +156,11 @@ export function Preview({
         <p>
           <span class={`method method-${fn.method.toLowerCase()}`}>{fn.method}</span> <code>{fn.url}</code>
         </p>
+        {sent && (
+          <p class="sent">
+            <span class="muted">Sent</span> <code>{sent.url}</code>
+          </p>
+        )}
         <button type="button" onClick={() => setShowSource(!showSource)} aria-expanded={showSource}>
           {showSource ? 'Hide definition' : 'Show definition'}
         </button>
@@ -148,7 +207,7 @@ export function Preview({
                 )}
               </p>
             ) : (
-              <label key={p.name}>
+              <label key={p.name} for={`param-${p.name}`}>
                 <span class="param-name">
                   {p.name}
                   {p.required ? ' *' : ''}
@@ -156,19 +215,59 @@ export function Preview({
                 <span class="muted">
                   ({p.location}, {p.type})
                 </span>
-                <input name={p.name} defaultValue={initial(p.value)} required={p.required} />
+                {p.type === 'array' || p.type === 'object' ? (
+                  <textarea
+                    id={`param-${p.name}`}
+                    name={p.name}
+                    class="json-input"
+                    rows={3}
+                    spellcheck={false}
+                    defaultValue={initial(p.value)}
+                    required={p.required}
+                    placeholder={EXAMPLE[p.type]}
+                    aria-invalid={problems[p.name] !== undefined}
+                    onInput={(e) => checkJson(p.name, p.type, e.target as HTMLTextAreaElement)}
+                  />
+                ) : (
+                  <input
+                    id={`param-${p.name}`}
+                    name={p.name}
+                    defaultValue={initial(p.value)}
+                    required={p.required}
+                  />
+                )}
+                {problems[p.name] && <span class="error field-problem">{problems[p.name]}</span>}
               </label>
             ),
           )}
-          <button type="submit" disabled={busy || confirming !== undefined}>
+          <button type="submit" value="one" disabled={busy || confirming !== undefined}>
             {busy ? 'Running…' : 'Preview'}
           </button>
+          {fn.paged && (
+            <>
+              {' '}
+              <button
+                type="submit"
+                value="pages"
+                class="secondary"
+                disabled={busy || confirming !== undefined}
+              >
+                All pages
+              </button>
+            </>
+          )}
           {confirming && (
             <div class="confirm" role="alertdialog" aria-label={`Send ${fn.method}?`}>
               <p>
                 This preview sends <strong>{fn.method}</strong> to {hostOf(fn.url)}: it may change data there.
               </p>
-              <button type="button" class="danger" onClick={() => void run(confirming)}>
+              <button
+                type="button"
+                class="danger"
+                onClick={() =>
+                  void (confirming.pages ? runPages(confirming.parameters) : run(confirming.parameters))
+                }
+              >
                 Send {fn.method}
               </button>{' '}
               <button type="button" onClick={() => setConfirming(undefined)}>
@@ -196,10 +295,11 @@ export function Preview({
               </div>
             </>
           )}
+          {outcome?.kind === 'pages' && <Pages outcome={outcome} />}
           {outcome?.kind === 'error' && (
             <ErrorView body={outcome.body} status={outcome.status} ms={outcome.ms} solution={solution} />
           )}
-          {outcome?.trace && <Exchanges exchanges={outcome.trace} />}
+          {outcome && outcome.kind !== 'pages' && outcome.trace && <Exchanges exchanges={outcome.trace} />}
         </div>
       </div>
     </section>
@@ -252,6 +352,48 @@ function ErrorView({
   );
 }
 
+/** The pages of a paged preview, one at a time (Previous/Next) or all together. */
+function Pages({ outcome }: { outcome: Extract<Outcome, { kind: 'pages' }> }) {
+  const [at, setAt] = useState(0);
+  const [all, setAll] = useState(false);
+  const count = outcome.outputs.length;
+  const page = Math.min(at, Math.max(count - 1, 0));
+  const together = outcome.outputs.every(Array.isArray) ? outcome.outputs.flat() : outcome.outputs;
+  return (
+    <section aria-label="Pages">
+      <p class={outcome.error ? 'status failed' : 'status ok'}>
+        {count} page{count === 1 ? '' : 's'}
+        {outcome.done
+          ? outcome.error
+            ? `, then ${String(outcome.error.code)}`
+            : ', all of them'
+          : ', more coming…'}{' '}
+        · {Math.round(outcome.ms)} ms
+      </p>
+      {outcome.error && <p class="muted">{String(outcome.error.message ?? '')}</p>}
+      {count > 0 && (
+        <p class="pager">
+          <button type="button" disabled={all || page === 0} onClick={() => setAt(page - 1)}>
+            Previous page
+          </button>{' '}
+          <span>{all ? `all ${count} pages` : `page ${page + 1} of ${count}`}</span>{' '}
+          <button type="button" disabled={all || page >= count - 1} onClick={() => setAt(page + 1)}>
+            Next page
+          </button>{' '}
+          <button type="button" aria-pressed={all} onClick={() => setAll(!all)}>
+            {all ? 'One page at a time' : 'All pages together'}
+          </button>
+        </p>
+      )}
+      {count > 0 && (
+        <div class="json" data-testid="output">
+          <JsonView value={all ? together : outcome.outputs[page]} />
+        </div>
+      )}
+    </section>
+  );
+}
+
 /** The raw request and response of each attempt, folded until asked for. */
 function Exchanges({ exchanges }: { exchanges: readonly Exchange[] }) {
   if (exchanges.length === 0) return <p class="muted">No request was sent.</p>;
@@ -264,6 +406,13 @@ function Exchanges({ exchanges }: { exchanges: readonly Exchange[] }) {
               Attempt {i + 1}
               {x.retry ? ` · retried after ${Math.round(x.retry.delayMs)} ms: ${x.retry.reason}` : ''}
             </h4>
+          )}
+          {x.request && (
+            <p>
+              <button type="button" onClick={() => void navigator.clipboard?.writeText(curlOf(x.request!))}>
+                Copy as curl
+              </button>
+            </p>
           )}
           {x.request && (
             <details>
@@ -320,6 +469,26 @@ function typed(raw: string, type: string): unknown {
   return raw;
 }
 
+const EXAMPLE: Readonly<Record<string, string>> = { array: '["a", "b"]', object: '{"key": "value"}' };
+
+/** Why `text` is not a JSON value of `type` (array or object), or undefined when it is (or empty). */
+function jsonProblem(text: string, type: string): string | undefined {
+  if (text.trim() === '') return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    value = undefined;
+  }
+  const ok =
+    type === 'array'
+      ? Array.isArray(value)
+      : typeof value === 'object' && value !== null && !Array.isArray(value);
+  return ok
+    ? undefined
+    : `Expected ${type === 'array' ? 'a JSON list' : 'a JSON object'}, such as ${EXAMPLE[type]}`;
+}
+
 /** Where a function's calls go, as a person reads it: the host, or what decides it. */
 function hostOf(url: string): string {
   if (url.startsWith('=')) return 'the address its url expression gives';
@@ -328,4 +497,21 @@ function hostOf(url: string): string {
   } catch {
     return url;
   }
+}
+
+/**
+ * The attempt's request as a curl command. It is the request as shown: credentials are already
+ * masked (`***`) by the platform, so the command says where to put them instead of holding them.
+ */
+export function curlOf(request: {
+  method: string;
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+}): string {
+  const quote = (text: string) => `'${text.replaceAll("'", `'\\''`)}'`;
+  const parts = ['curl', '-X', request.method, quote(request.url)];
+  for (const [name, value] of Object.entries(request.headers)) parts.push('-H', quote(`${name}: ${value}`));
+  if (request.body) parts.push('--data-raw', quote(request.body));
+  return parts.join(' ');
 }

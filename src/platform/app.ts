@@ -234,6 +234,8 @@ const DENIALS: ReadonlySet<string> = new Set(['AUTH_REQUIRED', 'FORBIDDEN', 'CSR
 async function serveConsole(app: FastifyInstance): Promise<void> {
   const root = fileURLToPath(new URL('../../console/', import.meta.url));
   app.get('/console', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/console/'));
+  // Someone who opens the platform's address in a browser wants the console.
+  app.get('/', { schema: { hide: true } }, async (_req, reply) => reply.redirect('/console/'));
   if (!existsSync(join(root, 'index.html'))) {
     app.get('/console/*', { schema: { hide: true } }, async () => {
       throw new PlatformError('ROUTE_NOT_FOUND', 'the console is not built here: run npm run build');

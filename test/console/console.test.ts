@@ -440,6 +440,93 @@ describe('the console in a real browser', () => {
     await context.close();
   });
 
+  it('preview like a REST client: all pages and page by page, JSON for list parameters, the url as sent, copy as curl', async () => {
+    const received: string[] = [];
+    const service = await testServer((req, res) => {
+      received.push(req.url);
+      const url = new URL(req.url, 'http://x');
+      const page = Number(url.searchParams.get('page') ?? 1);
+      if (req.headers['x-api-key'] !== SECRET) return json(res, 401, { error: 'no key' });
+      json(res, 200, {
+        items: [{ id: `p${page}`, tags: url.searchParams.get('tags') }],
+        next: page < 3 ? page + 1 : null,
+      });
+    });
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const admin = platform.adminToken;
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name: 'alice', role: 'author', solutions: ['crm'], password: PASSWORD },
+    });
+    const key = '  x-api-key: { location: header, type: secret, value: api-key }\n';
+    const published = await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: {
+        files: {
+          'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/items\nparameters:\n  page: { location: query, type: int, value: 1 }\n  tags: { location: query, type: array }\n${key}outputTransform: items\ncontinuation:\n  when: =@ctx.response.body.next != null\n  parameters:\n    page: { location: query, type: int, value: =@ctx.response.body.next }\n  ${key}`,
+        },
+      },
+    });
+    expect(published.status, published.text).toBe(201);
+    await platform.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
+      token: admin,
+      body: { kind: 'secret', value: SECRET, origins: [service.url] },
+    });
+    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: platform.url });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/`);
+    expect(page.url()).toBe(`${platform.url}/console/`);
+    await page.getByLabel('User name').fill('alice');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('link', { name: 'crm' }).click();
+    await page.getByLabel('Search functions').fill('nothing-like-it');
+    await expect
+      .poll(() => page.getByRole('navigation').textContent())
+      .toContain('No function matches nothing-like-it.');
+    await page.getByLabel('Search functions').fill('');
+    await page.getByRole('link', { name: /rest-get-items/ }).click();
+
+    // A list parameter is JSON, checked as it is typed: `a,b` is refused in the page, nothing sent.
+    const tags = page.getByLabel(/^tags/);
+    await tags.fill('a,b');
+    await expect
+      .poll(() => page.locator('.field-problem').textContent())
+      .toBe('Expected a JSON list, such as ["a", "b"]');
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    expect(received).toEqual([]);
+    await tags.fill('["red","blue"]');
+    await page.getByRole('button', { name: 'Preview', exact: true }).click();
+    await expect.poll(() => page.getByTestId('output').textContent()).toContain('p1');
+    expect(received).toHaveLength(1);
+    // The url as it went, beside the definition's.
+    const sent = await page.locator('.sent').textContent();
+    expect(sent).toContain(`${service.url}/items?page=1&tags=`);
+    // Copy as curl: the request as shown, the credential masked.
+    await page.getByText('Copy as curl').first().click();
+    const curl = await page.evaluate<string>('navigator.clipboard.readText()');
+    expect(curl).toMatch(
+      /^curl -X GET 'http:\/\/127\.0\.0\.1:\d+\/items\?page=1&tags=.*' .*-H 'x-api-key: \*\*\*'/,
+    );
+    expect(curl).not.toContain(SECRET);
+
+    // All pages: three pages, one at a time, or together.
+    await page.getByRole('button', { name: 'All pages' }).click();
+    const pages = page.getByLabel('Pages');
+    await expect.poll(() => pages.locator('.status').textContent()).toContain('3 pages, all of them');
+    expect(await pages.textContent()).toContain('page 1 of 3');
+    await pages.getByRole('button', { name: 'Next page' }).click();
+    await expect.poll(() => page.getByTestId('output').textContent()).toContain('p2');
+    await pages.getByRole('button', { name: 'All pages together' }).click();
+    const together = await page.getByTestId('output').textContent();
+    for (const id of ['p1', 'p2', 'p3']) expect(together).toContain(id);
+    await page.screenshot({ path: join(SHOTS, '11-all-pages.png'), fullPage: true });
+    const shown = (await page.content()) + curl;
+    expect(shown).not.toContain(SECRET);
+    await context.close();
+  });
+
   it('a preview that is not GET asks first, naming the method and the host; nothing is sent before, or after Cancel', async () => {
     const received: string[] = [];
     const service = await testServer((req, res) => {

@@ -15,6 +15,8 @@ export interface FunctionInfo {
   readonly method: string;
   readonly url: string;
   readonly useLocalCall: boolean;
+  /** It has a `continuation`: the console offers its pages. */
+  readonly paged: boolean;
   readonly parameters: ReadonlyArray<{
     name: string;
     location: string | undefined;

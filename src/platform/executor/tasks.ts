@@ -87,6 +87,7 @@ function describe(runtime: Runtime): { functions: FunctionInfo[]; names: string[
         method: d.method,
         url: d.url,
         useLocalCall: d.useLocalCall === true,
+        paged: d.continuation !== undefined,
         parameters: planOf(d).parameters.list.map((p) => ({
           name: p.name,
           location: p.definition.location,
