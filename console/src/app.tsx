@@ -5,6 +5,7 @@ import { Executions } from './executions.js';
 import { Preview } from './preview.js';
 import { SignIn } from './sign-in.js';
 import { Users } from './users.js';
+import { Versions } from './versions.js';
 
 /**
  * Where the console is: `#/`, `#/s/<solution>`, `#/s/<solution>/f/<function>`,
@@ -15,6 +16,7 @@ function route(): {
   fn?: string;
   credentials?: boolean;
   executions?: boolean;
+  versions?: boolean;
   users?: boolean;
 } {
   const [, s, solution, f, fn] = location.hash.replace(/^#/, '').split('/');
@@ -24,6 +26,7 @@ function route(): {
     ...(f === 'f' && fn ? { fn: decodeURIComponent(fn) } : {}),
     ...(f === 'credentials' ? { credentials: true } : {}),
     ...(f === 'executions' ? { executions: true } : {}),
+    ...(f === 'versions' ? { versions: true } : {}),
   };
 }
 
@@ -75,6 +78,7 @@ export function App() {
             fn={where.fn}
             credentials={where.credentials === true}
             executions={where.executions === true}
+            versions={where.versions === true}
             mayManage={user.role !== 'user'}
             role={user.role}
           />
@@ -86,11 +90,20 @@ export function App() {
   );
 }
 
+interface SolutionRow {
+  readonly name: string;
+  readonly version: number | null;
+  readonly title?: string;
+  readonly functions?: number;
+  readonly published?: string;
+  readonly publishedBy?: string;
+}
+
 function Solutions() {
-  const [list, setList] = useState<Array<{ name: string; version: number | null }> | undefined>();
+  const [list, setList] = useState<SolutionRow[] | undefined>();
   const [error, setError] = useState<string>();
   useEffect(() => {
-    api<{ solutions: Array<{ name: string; version: number | null }> }>('GET', '/solutions')
+    api<{ solutions: SolutionRow[] }>('GET', '/solutions')
       .then((a) => setList(a.solutions))
       .catch((e: Error) => setError(e.message));
   }, []);
@@ -108,8 +121,14 @@ function Solutions() {
       <ul class="cards">
         {list.map((s) => (
           <li key={s.name}>
-            <a href={`#/s/${encodeURIComponent(s.name)}`}>{s.name}</a>{' '}
-            <span class="muted">{s.version === null ? 'not published' : `version ${s.version}`}</span>
+            <a href={`#/s/${encodeURIComponent(s.name)}`}>{s.title ?? s.name}</a>
+            {s.title && s.title !== s.name && <span class="muted"> ({s.name})</span>}
+            <br />
+            <span class="muted">
+              {s.version === null
+                ? 'not published'
+                : `version ${s.version} · ${s.functions} function${s.functions === 1 ? '' : 's'} · published ${new Date(s.published!).toLocaleString()} by ${s.publishedBy}`}
+            </span>
           </li>
         ))}
       </ul>
@@ -122,6 +141,7 @@ function SolutionView({
   fn,
   credentials,
   executions,
+  versions,
   mayManage,
   role,
 }: {
@@ -129,6 +149,7 @@ function SolutionView({
   fn: string | undefined;
   credentials: boolean;
   executions: boolean;
+  versions: boolean;
   mayManage: boolean;
   role: string;
 }) {
@@ -182,6 +203,14 @@ function SolutionView({
             </a>
           </p>
         )}
+        <p>
+          <a
+            href={`#/s/${encodeURIComponent(solution)}/versions`}
+            aria-current={versions ? 'page' : undefined}
+          >
+            Versions
+          </a>
+        </p>
         <label>
           Search functions
           <input
@@ -210,6 +239,8 @@ function SolutionView({
           {executions ? 'Executions' : 'Credentials'} are for the solution's authors and admins: your role is{' '}
           {role}. Pick a function to preview it.
         </p>
+      ) : versions ? (
+        <Versions solution={solution} mayPublish={mayManage} />
       ) : executions ? (
         <Executions solution={solution} functions={functions.functions} />
       ) : credentials ? (

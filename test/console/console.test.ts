@@ -527,6 +527,99 @@ describe('the console in a real browser', () => {
     await context.close();
   });
 
+  it('history: who published what when, a diff between versions, and publishing an older version again (audited); a user may look but not republish', async () => {
+    const received: string[] = [];
+    const service = await testServer((req, res) => {
+      received.push(req.url);
+      json(res, 200, { at: req.url });
+    });
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const admin = platform.adminToken;
+    for (const [name, role] of [
+      ['alice', 'author'],
+      ['bob', 'user'],
+    ] as const)
+      await platform.api('POST', '/api/v1/users', {
+        token: admin,
+        body: { name, role, solutions: ['crm'], password: PASSWORD },
+      });
+    const fn = (path: string) => `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}${path}\n`;
+    const v1 = {
+      'solution.yaml': 'name: crm\ntitle: Customer desk\n',
+      'functions/rest-get-list.platform': fn('/v1'),
+    };
+    const v2 = {
+      ...v1,
+      'functions/rest-get-list.platform': fn('/v2'),
+      'functions/rest-get-other.platform': fn('/other'),
+    };
+    for (const files of [v1, v2])
+      expect(
+        (await platform.api('PUT', '/api/v1/solutions/crm', { token: admin, body: { files } })).status,
+      ).toBe(201);
+    // A user may read the history, not publish from it.
+    const bobToken = (await platform.api('POST', '/api/v1/users/bob/tokens', { token: admin, body: {} })).body
+      .token;
+    expect((await platform.api('GET', '/api/v1/solutions/crm/versions', { token: bobToken })).status).toBe(
+      200,
+    );
+    expect(
+      (await platform.api('POST', '/api/v1/solutions/crm/versions/1/publish', { token: bobToken })).status,
+    ).toBe(403);
+
+    // Bob (a user) on a phone first, then Alice (an author) on a desktop, who republishes.
+    for (const width of [390, 1280]) {
+      const context = await browser.newContext({ viewport: { width, height: 844 } });
+      const page = await context.newPage();
+      await page.goto(`${platform.url}/console/`);
+      await page.getByLabel('User name').fill(width === 1280 ? 'alice' : 'bob');
+      await page.getByLabel('Password').fill(PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const card = page.getByRole('listitem').filter({ hasText: 'Customer desk' });
+      await expect.poll(() => card.textContent()).toMatch(/version 2 · 2 functions · published .* by admin/);
+      await page.goto(`${platform.url}/console/#/s/crm/versions`);
+      const changes = page.getByLabel('Changes between versions');
+      await expect.poll(() => changes.textContent()).toContain('functions/rest-get-other.platform added');
+      const diff = await changes.textContent();
+      expect(diff).toContain(`- url: ${service.url}/v1`);
+      expect(diff).toContain(`+ url: ${service.url}/v2`);
+      expect(
+        await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
+      ).toBeLessThanOrEqual(0);
+      await page.screenshot({ path: join(SHOTS, `12-versions-${width}.png`), fullPage: true });
+      if (width === 390) {
+        expect(await page.getByRole('button', { name: 'Publish version 1 again' }).count()).toBe(0);
+        await context.close();
+        continue;
+      }
+      await page.getByRole('button', { name: 'Publish version 1 again' }).click();
+      const ask = page.getByRole('alertdialog', { name: 'Publish version 1 again?' });
+      expect(await ask.textContent()).toContain('Its files become version 3');
+      expect((await platform.api('GET', '/api/v1/solutions/crm', { token: admin })).body.version).toBe(2);
+      await ask.getByRole('button', { name: 'Publish version 1' }).click();
+      await expect
+        .poll(() => page.getByRole('status').textContent())
+        .toBe('Published version 1 again, as version 3.');
+      await context.close();
+    }
+    const current = (await platform.api('GET', '/api/v1/solutions/crm', { token: admin })).body;
+    expect(current).toMatchObject({
+      version: 3,
+      publishedBy: 'alice',
+      files: ['functions/rest-get-list.platform', 'solution.yaml'],
+    });
+    await platform.api('POST', '/api/v1/solutions/crm/functions/rest-get-list/execute', {
+      token: admin,
+      body: {},
+    });
+    expect(received).toEqual(['/v1']);
+    const audit = (await platform.api('GET', '/api/v1/solutions/crm/executions', { token: admin })).body
+      .entries;
+    expect(audit).toContainEqual(
+      expect.objectContaining({ action: 'publish', actor: 'alice', target: 'version 3 (from version 1)' }),
+    );
+  });
+
   it('a preview that is not GET asks first, naming the method and the host; nothing is sent before, or after Cancel', async () => {
     const received: string[] = [];
     const service = await testServer((req, res) => {

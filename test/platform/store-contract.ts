@@ -195,6 +195,11 @@ export function storeContract(engine: string, harness: StoreHarness): void {
           'crm@2',
           'hr@1',
         ]);
+        expect((await store.listVersions('crm')).map((v) => [v.version, v.createdBy, v.digest])).toEqual([
+          [2, 'bob', 'd2'],
+          [1, expect.any(String), expect.any(String)],
+        ]);
+        expect(await store.listVersions('nothing')).toEqual([]);
         // Published at once (several requests, or several instances): each gets the next number.
         const many = await Promise.all(
           Array.from({ length: 6 }, (_, i) => store.addVersion('ops', { f: String(i) }, 'ada', `x${i}`)),

@@ -10,6 +10,25 @@ export const SOLUTION_PARAMS = {
   properties: { solution: { type: 'string', pattern: SOLUTION_NAME.source } },
 } as const;
 
+/** `:solution/versions/:version`. */
+const VERSION_PARAMS = {
+  type: 'object',
+  required: ['solution', 'version'],
+  properties: { ...SOLUTION_PARAMS.properties, version: { type: 'integer', minimum: 1 } },
+} as const;
+
+/** What the solutions page says of a version: its title (solution.yaml) and how many functions. */
+function summaryOf(files: Readonly<Record<string, string>>): { title?: string; functions: number } {
+  const functions = Object.keys(files).filter(
+    (p) => p.startsWith('functions/') && p.endsWith('.platform'),
+  ).length;
+  // The title line alone, not a YAML parse: this is a list, and a broken file was not published.
+  const title = /^title:[ \t]*(.+?)[ \t]*$/m
+    .exec(files['solution.yaml'] ?? '')?.[1]
+    ?.replace(/^(['"])(.*)\1$/, '$2');
+  return title ? { title, functions } : { functions };
+}
+
 /** Uploads are larger than other requests: a solution with its scripts. */
 const PUBLISH_BODY_LIMIT = 32 * 1024 * 1024;
 
@@ -19,14 +38,52 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
     const mine = (name: string) => req.user.role === 'admin' || req.user.solutions.includes(name);
     const names = new Set([...published.map((v) => v.solution), ...req.user.solutions].filter(mine));
     return {
-      solutions: [...names].sort().map((name) => {
-        const v = published.find((p) => p.solution === name);
-        return v
-          ? { name, version: v.version, published: v.created, publishedBy: v.createdBy }
-          : { name, version: null };
-      }),
+      solutions: await Promise.all(
+        [...names].sort().map(async (name) => {
+          const v = published.find((p) => p.solution === name);
+          if (!v) return { name, version: null };
+          const files = (await ctx.store.versionFiles(name, v.version)) ?? {};
+          return {
+            name,
+            version: v.version,
+            published: v.created,
+            publishedBy: v.createdBy,
+            ...summaryOf(files),
+          };
+        }),
+      ),
     };
   });
+
+  // History: every version of a solution, and one version's files (for a diff); read as the
+  // definitions are (solution.read). Republishing an older one is a publish (below).
+  app.get<{ Params: { solution: string } }>(
+    '/solutions/:solution/versions',
+    { config: { permission: 'solution.read' }, schema: { params: SOLUTION_PARAMS } },
+    async (req) => ({
+      versions: (await ctx.store.listVersions(req.params.solution)).map((v) => ({
+        version: v.version,
+        published: v.created,
+        publishedBy: v.createdBy,
+        digest: v.digest,
+      })),
+    }),
+  );
+  app.get<{ Params: { solution: string; version: number } }>(
+    '/solutions/:solution/versions/:version',
+    { config: { permission: 'solution.read' }, schema: { params: VERSION_PARAMS } },
+    async (req) => {
+      const { solution, version } = req.params;
+      return { solution, version, files: await filesOf(solution, version) };
+    },
+  );
+
+  async function filesOf(solution: string, version: number): Promise<Record<string, string>> {
+    const files = await ctx.store.versionFiles(solution, version);
+    if (!files)
+      throw new PlatformError('SOLUTION_NOT_PUBLISHED', `solution '${solution}' has no version ${version}`);
+    return files;
+  }
 
   app.get<{ Params: { solution: string } }>(
     '/solutions/:solution',
@@ -88,25 +145,41 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
         body: { type: 'object', required: ['files'], properties: { files: { type: 'object' } } },
       },
     },
+    async (req, reply) =>
+      oneAtATime(req.params.solution, () => publish(req, reply, checkUpload(req.body.files))),
+  );
+
+  // "Publish this version again": an older version's files as a new version, validated and audited
+  // as any publish (its target says which version it came from).
+  app.post<{ Params: { solution: string; version: number } }>(
+    '/solutions/:solution/versions/:version/publish',
+    { config: { permission: 'solution.publish' }, schema: { params: VERSION_PARAMS } },
     async (req, reply) => {
-      const { solution } = req.params;
-      if (publishing.has(solution)) throw busy(solution);
-      publishing.add(solution);
-      try {
-        return await publish(req, reply);
-      } finally {
-        publishing.delete(solution);
-      }
+      const { solution, version } = req.params;
+      return oneAtATime(solution, async () =>
+        publish(req, reply, await filesOf(solution, version), `from version ${version}`),
+      );
     },
   );
 
+  async function oneAtATime<T>(solution: string, work: () => Promise<T>): Promise<T> {
+    if (publishing.has(solution)) throw busy(solution);
+    publishing.add(solution);
+    try {
+      return await work();
+    } finally {
+      publishing.delete(solution);
+    }
+  }
+
   async function publish(
-    req: FastifyRequest<{ Params: { solution: string }; Body: { files: unknown } }>,
+    req: FastifyRequest<{ Params: { solution: string } }>,
     reply: FastifyReply,
+    files: Record<string, string>,
+    from?: string,
   ) {
     const { solution } = req.params;
     const started = Date.now();
-    const files = checkUpload(req.body.files);
     const { diagnostics, errors, warnings } = await ctx.runtimes.validate(solution, files);
     const findings = diagnostics.map((d) => ({ ...d, at: `${d.file}:${d.line}:${d.col}` }));
     const audited = (outcome: string, target: string | null) =>
@@ -133,7 +206,7 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
       return reply.status(200).send({ solution, version: current.version, unchanged: true, findings });
     }
     const version = await ctx.store.addVersion(solution, files, req.user.name, digest);
-    await audited('ok', `version ${version.version}`);
+    await audited('ok', `version ${version.version}${from ? ` (${from})` : ''}`);
     return reply.status(201).send({ solution, version: version.version, unchanged: false, findings });
   }
 

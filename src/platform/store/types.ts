@@ -159,6 +159,8 @@ export interface PlatformStore {
   currentVersion(solution: string): Promise<VersionRecord | undefined>;
   versionFiles(solution: string, version: number): Promise<Record<string, string> | undefined>;
   listSolutions(): Promise<VersionRecord[]>;
+  /** Every version of `solution`, newest first. */
+  listVersions(solution: string): Promise<VersionRecord[]>;
 
   // Credentials (encrypted by the vault before they get here).
   putCredential(row: CredentialRow): Promise<void>;

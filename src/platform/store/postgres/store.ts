@@ -377,6 +377,14 @@ export class PostgresPlatformStore implements PlatformStore {
     return rows.map(versionOf);
   }
 
+  async listVersions(solution: string): Promise<VersionRecord[]> {
+    const rows = await this.query<VersionRow>(
+      'SELECT solution, version, created, created_by, digest FROM versions WHERE solution = $1 ORDER BY version DESC',
+      [solution],
+    );
+    return rows.map(versionOf);
+  }
+
   async putCredential(row: CredentialRow): Promise<void> {
     await this.query(
       `INSERT INTO credentials (solution, key, kind, meta, key_id, wrapped_key, data, updated, updated_by)

@@ -260,6 +260,14 @@ export class SqlitePlatformStore implements PlatformStore {
     ).map(versionOf);
   }
 
+  async listVersions(solution: string): Promise<VersionRecord[]> {
+    return (
+      this.sql(
+        'SELECT solution, version, created, created_by, digest FROM versions WHERE solution = ? ORDER BY version DESC',
+      ).all(solution) as VersionRow[]
+    ).map(versionOf);
+  }
+
   async putCredential(row: CredentialRow): Promise<void> {
     this.sql(
       `INSERT INTO credentials (solution, key, kind, meta, key_id, wrapped_key, data, updated, updated_by)

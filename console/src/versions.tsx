@@ -1,0 +1,185 @@
+import { useEffect, useState } from 'preact/hooks';
+import { ApiError, api } from './api.js';
+import { changedFiles, lineDiff } from './diff.js';
+
+interface VersionRow {
+  readonly version: number;
+  readonly published: string;
+  readonly publishedBy: string;
+}
+
+type Files = Record<string, string>;
+
+/**
+ * A solution's history: every version (who published it when), a diff between any two, and, for
+ * those who may publish, "publish this version again" (a new version with the older files).
+ */
+export function Versions({ solution, mayPublish }: { solution: string; mayPublish: boolean }) {
+  const base = `/solutions/${encodeURIComponent(solution)}/versions`;
+  const [versions, setVersions] = useState<VersionRow[]>();
+  const [from, setFrom] = useState<number>();
+  const [to, setTo] = useState<number>();
+  const [files, setFiles] = useState<Record<number, Files>>({});
+  const [error, setError] = useState<string>();
+  const [done, setDone] = useState<string>();
+  const [confirming, setConfirming] = useState<number>();
+  const load = async () => {
+    const { versions: list } = await api<{ versions: VersionRow[] }>('GET', base);
+    setVersions(list);
+    setTo(list[0]?.version);
+    setFrom(list[1]?.version ?? list[0]?.version);
+  };
+  useEffect(() => {
+    load().catch((e: Error) => setError(e.message));
+  }, [solution]);
+  useEffect(() => {
+    for (const v of [from, to]) {
+      if (v === undefined || files[v]) continue;
+      api<{ files: Files }>('GET', `${base}/${v}`)
+        .then((a) => setFiles((known) => ({ ...known, [v]: a.files })))
+        .catch((e: Error) => setError(e.message));
+    }
+  }, [from, to]);
+  const republish = async (version: number) => {
+    setConfirming(undefined);
+    setError(undefined);
+    try {
+      const answer = await api<{ version: number; unchanged: boolean }>('POST', `${base}/${version}/publish`);
+      setDone(
+        answer.unchanged
+          ? `Version ${version} is what is published already (version ${answer.version}).`
+          : `Published version ${version} again, as version ${answer.version}.`,
+      );
+      await load();
+    } catch (e) {
+      setError(e instanceof ApiError ? e.message : String(e));
+    }
+  };
+  if (!versions)
+    return error ? (
+      <p class="error" role="alert">
+        {error}
+      </p>
+    ) : (
+      <p class="muted">Loading…</p>
+    );
+  const choose = (label: string, value: number | undefined, set: (v: number) => void) => (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => set(Number((e.target as HTMLSelectElement).value))}>
+        {versions.map((v) => (
+          <option key={v.version} value={v.version}>
+            version {v.version}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+  const before = from === undefined ? undefined : files[from];
+  const after = to === undefined ? undefined : files[to];
+  return (
+    <section class="credentials" aria-label="Versions">
+      <h2>Versions</h2>
+      {error && (
+        <p class="error" role="alert">
+          {error}
+        </p>
+      )}
+      {done && (
+        <p class="done" role="status">
+          {done}
+        </p>
+      )}
+      <table class="responsive">
+        <thead>
+          <tr>
+            <th scope="col">Version</th>
+            <th scope="col">Published</th>
+            <th scope="col">
+              <span class="visually-hidden">Actions</span>
+            </th>
+          </tr>
+        </thead>
+        <tbody>
+          {versions.map((v, i) => (
+            <tr key={v.version}>
+              <td data-label="Version">
+                {v.version}
+                {i === 0 && <span class="muted"> (current)</span>}
+              </td>
+              <td data-label="Published">
+                {new Date(v.published).toLocaleString()} <span class="muted">by {v.publishedBy}</span>
+              </td>
+              <td class="actions">
+                {mayPublish && i > 0 && (
+                  <button
+                    type="button"
+                    onClick={() => setConfirming(v.version)}
+                    aria-label={`Publish version ${v.version} again`}
+                  >
+                    Publish again
+                  </button>
+                )}
+                {confirming === v.version && (
+                  <div class="confirm" role="alertdialog" aria-label={`Publish version ${v.version} again?`}>
+                    <p>
+                      Publish version {v.version} again? Its files become version {versions[0]!.version + 1},
+                      the current one; apps get them at their next call.
+                    </p>
+                    <button type="button" class="danger" onClick={() => void republish(v.version)}>
+                      Publish version {v.version}
+                    </button>{' '}
+                    <button type="button" onClick={() => setConfirming(undefined)}>
+                      Cancel
+                    </button>
+                  </div>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {versions.length > 1 && (
+        <section aria-label="Changes between versions">
+          <h3>Changes</h3>
+          <div class="filters">
+            {choose('From', from, setFrom)}
+            {choose('To', to, setTo)}
+          </div>
+          {before && after ? <Changes before={before} after={after} /> : <p class="muted">Loading…</p>}
+        </section>
+      )}
+    </section>
+  );
+}
+
+function Changes({ before, after }: { before: Files; after: Files }) {
+  const changes = changedFiles(before, after);
+  if (changes.length === 0) return <p class="muted">The two versions have the same files.</p>;
+  return (
+    <>
+      {changes.map(({ path, change }) => {
+        const lines = lineDiff(before[path] ?? '', after[path] ?? '');
+        return (
+          <details key={path} open class="file-diff">
+            <summary>
+              <code>{path}</code> <span class="muted">{change}</span>
+            </summary>
+            {lines ? (
+              <pre class="source diff">
+                {lines.map((l, i) => (
+                  <span key={i} class={l.kind === '+' ? 'diff-add' : l.kind === '-' ? 'diff-del' : undefined}>
+                    {l.kind} {l.text}
+                    {'\n'}
+                  </span>
+                ))}
+              </pre>
+            ) : (
+              <p class="muted">Too large to compare here.</p>
+            )}
+          </details>
+        );
+      })}
+    </>
+  );
+}
