@@ -88,6 +88,11 @@ export interface User {
   readonly solutions: readonly string[];
 }
 
+export interface DatasourceInfo {
+  readonly name: string;
+  readonly entities: ReadonlyArray<{ entity: string; function?: string }>;
+}
+
 export interface FunctionInfo {
   readonly name: string;
   readonly path: string;

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, type FunctionInfo, setCsrf, type User } from './api.js';
+import { ApiError, api, type DatasourceInfo, type FunctionInfo, setCsrf, type User } from './api.js';
 import { Credentials } from './credentials.js';
+import { DatasourcePreview } from './datasource.js';
 import { Executions } from './executions.js';
 import { Preview } from './preview.js';
 import { SignIn } from './sign-in.js';
@@ -14,6 +15,7 @@ import { Versions } from './versions.js';
 function route(): {
   solution?: string;
   fn?: string;
+  datasource?: string;
   credentials?: boolean;
   executions?: boolean;
   versions?: boolean;
@@ -24,6 +26,7 @@ function route(): {
     ...(s === 'users' ? { users: true } : {}),
     ...(s === 's' && solution ? { solution: decodeURIComponent(solution) } : {}),
     ...(f === 'f' && fn ? { fn: decodeURIComponent(fn) } : {}),
+    ...(f === 'd' && fn ? { datasource: decodeURIComponent(fn) } : {}),
     ...(f === 'credentials' ? { credentials: true } : {}),
     ...(f === 'executions' ? { executions: true } : {}),
     ...(f === 'versions' ? { versions: true } : {}),
@@ -76,6 +79,7 @@ export function App() {
           <SolutionView
             solution={where.solution}
             fn={where.fn}
+            datasource={where.datasource}
             credentials={where.credentials === true}
             executions={where.executions === true}
             versions={where.versions === true}
@@ -139,6 +143,7 @@ function Solutions() {
 function SolutionView({
   solution,
   fn,
+  datasource,
   credentials,
   executions,
   versions,
@@ -147,19 +152,24 @@ function SolutionView({
 }: {
   solution: string;
   fn: string | undefined;
+  datasource: string | undefined;
   credentials: boolean;
   executions: boolean;
   versions: boolean;
   mayManage: boolean;
   role: string;
 }) {
-  const [functions, setFunctions] = useState<{ version: number; functions: FunctionInfo[] }>();
+  const [functions, setFunctions] = useState<{
+    version: number;
+    functions: FunctionInfo[];
+    datasources: DatasourceInfo[];
+  }>();
   const [error, setError] = useState<string>();
   const [query, setQuery] = useState('');
   useEffect(() => {
     setFunctions(undefined);
     setError(undefined);
-    api<{ version: number; functions: FunctionInfo[] }>(
+    api<{ version: number; functions: FunctionInfo[]; datasources: DatasourceInfo[] }>(
       'GET',
       `/solutions/${encodeURIComponent(solution)}/functions`,
     )
@@ -177,6 +187,7 @@ function SolutionView({
     `${f.name} ${f.url}`.toLowerCase().includes(query.toLowerCase()),
   );
   const selected = functions.functions.find((f) => f.name === fn);
+  const selectedDatasource = functions.datasources.find((d) => d.name === datasource);
   return (
     <div class="solution">
       <nav class="function-list" aria-label="REST functions">
@@ -233,6 +244,18 @@ function SolutionView({
             </li>
           ))}
         </ul>
+        {functions.datasources.length > 0 && (
+          <>
+            <h2 class="list-heading">Datasources</h2>
+            <ul>
+              {functions.datasources.map((d) => (
+                <li key={d.name} aria-current={d.name === datasource ? 'page' : undefined}>
+                  <a href={`#/s/${encodeURIComponent(solution)}/d/${encodeURIComponent(d.name)}`}>{d.name}</a>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
       </nav>
       {(executions || credentials) && !mayManage ? (
         <p class="muted" role="note">
@@ -245,6 +268,12 @@ function SolutionView({
         <Executions solution={solution} functions={functions.functions} />
       ) : credentials ? (
         <Credentials solution={solution} functions={functions.functions} />
+      ) : selectedDatasource ? (
+        <DatasourcePreview
+          key={selectedDatasource.name}
+          solution={solution}
+          datasource={selectedDatasource}
+        />
       ) : selected ? (
         <Preview key={selected.name} solution={solution} fn={selected} mayTrace={mayManage} />
       ) : (

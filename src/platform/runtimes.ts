@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../definition/diagnostic.js';
 import { PlatformError } from './errors.js';
 import type { Executor } from './executor/pool.js';
-import type { FunctionInfo, Task } from './executor/protocol.js';
+import type { DatasourceInfo, FunctionInfo, Task } from './executor/protocol.js';
 import { materialise } from './publish.js';
 import type { PlatformStore, VersionRecord } from './store/types.js';
 import type { TtlCache } from './ttl-cache.js';
@@ -14,8 +14,15 @@ const DESCRIBED = 200;
  * second, cleared by every publish on any instance), its files written out once as a folder, and
  * the work on it handed to the executor's workers, which read and run what the author wrote.
  */
+/** What the console lists of a version: its functions and datasources, and every function's name. */
+interface Described {
+  readonly functions: FunctionInfo[];
+  readonly datasources: DatasourceInfo[];
+  readonly names: string[];
+}
+
 export class Runtimes {
-  private readonly described = new Map<string, Promise<{ functions: FunctionInfo[]; names: string[] }>>();
+  private readonly described = new Map<string, Promise<Described>>();
   /** Versions written out as folders, by solution and version. */
   private readonly roots = new Map<string, string>();
 
@@ -69,15 +76,12 @@ export class Runtimes {
   }
 
   /** The functions of the current version (as the console shows them) and every function's name. */
-  async describe(solution: string): Promise<{ version: number; functions: FunctionInfo[]; names: string[] }> {
+  async describe(solution: string): Promise<{ version: number } & Described> {
     const version = await this.current(solution);
     const key = `${solution}\0${version.number}`;
     let described = this.described.get(key);
     if (!described) {
-      described = this.options.executor.run(solution, version, { kind: 'describe' }) as Promise<{
-        functions: FunctionInfo[];
-        names: string[];
-      }>;
+      described = this.options.executor.run(solution, version, { kind: 'describe' }) as Promise<Described>;
       if (this.described.size >= DESCRIBED) this.described.clear();
       this.described.set(key, described);
       described.catch(() => this.described.delete(key));

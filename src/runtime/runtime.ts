@@ -28,6 +28,21 @@ import { runFunction } from './pipeline.js';
 import { type PushOptions, type PushResult, pushQueue, type QueueEngine } from './push.js';
 import { type DatasourceResult, runDatasource, type SyncOptions } from './sync.js';
 
+/** What `previewDatasource` found: each entity's paging, each table's rows, the query's rows. */
+export interface DatasourcePreview {
+  readonly datasource: string;
+  readonly entities: ReadonlyArray<{
+    entity: string;
+    function: string;
+    pages: number;
+    records: number;
+    stopped: string;
+    error?: { code: string; message: string };
+  }>;
+  readonly tables: Readonly<Record<string, { rows: unknown[]; total: number }>>;
+  readonly rows: readonly unknown[] | undefined;
+}
+
 export interface CreateRuntimeOptions extends RuntimeOptions {
   /**
    * Turns credential keys into values. @default the solution's local credential store, what
@@ -194,6 +209,89 @@ export class Runtime {
     const store = this.engine.store;
     if (!store) throw new UsageError('sync needs a local store: createRuntime(solution, { store })');
     await this.ready();
+    const datasource = this.datasourceFile(name);
+    // Local changes go out before the pull, so the pull brings them back as the service applied them.
+    if (options.pushFirst !== false && hasQueue(store)) await this.pushQueue({ signal: options.signal });
+    const deadline = new Deadline('sync', this.options.syncTimeoutMs, `datasource '${name}'`, options.signal);
+    return deadline.run((signal) =>
+      runDatasource({ ...this.engine, store }, datasource, options.context ?? {}, {
+        ...options,
+        signal: toSignal(signal),
+      }),
+    );
+  }
+
+  /**
+   * What a sync of the datasource `name` would write, without writing anything anywhere: its
+   * functions run (at most `maxPages` pages each; more is reported as `page-cap`) into a throwaway
+   * in-memory database, and each table's rows come back (the first `maxRows`), with the
+   * datasource's query rows. What the platform's console previews; a device's tables are untouched.
+   */
+  async previewDatasource(
+    name: string,
+    options: { context?: CallContext; signal?: AbortSignal; maxPages?: number; maxRows?: number } = {},
+  ): Promise<DatasourcePreview> {
+    await this.ready();
+    const file = this.datasourceFile(name);
+    const { LocalStore } = await import('../local/store.js');
+    const store = new LocalStore(':memory:');
+    const maxRows = options.maxRows ?? 100;
+    try {
+      const engine = {
+        ...this.engine,
+        store,
+        options: {
+          ...this.engine.options,
+          maxPages: Math.min(options.maxPages ?? 5, this.engine.options.maxPages),
+        },
+      };
+      const deadline = new Deadline(
+        'sync',
+        this.options.syncTimeoutMs,
+        `datasource '${name}'`,
+        options.signal,
+      );
+      const result = await deadline.run((signal) =>
+        runDatasource(engine, file, options.context ?? {}, { signal: toSignal(signal), allowPartial: true }),
+      );
+      const tables: Record<string, { rows: unknown[]; total: number }> = {};
+      for (const table of store.entityTables()) {
+        const total = (store.db.prepare(`SELECT count(*) AS n FROM [${table}]`).get() as { n: number }).n;
+        tables[table] = { rows: store.rows(table).slice(0, maxRows), total };
+      }
+      return {
+        datasource: name,
+        entities: result.entities.map(({ error, ...e }) =>
+          error === undefined
+            ? e
+            : {
+                ...e,
+                error: {
+                  code: (error as { code?: string }).code ?? 'ENGINE_ERROR',
+                  message: String((error as Error).message),
+                },
+              },
+        ),
+        tables,
+        rows: result.rows?.slice(0, maxRows),
+      };
+    } finally {
+      store.close();
+    }
+  }
+
+  /**
+   * Runs the action file `name` (spec 4.4): the local change and its queued command in one
+   * transaction, then a push of the queue (unless `push: false`), then its `onSuccess`. `context` is
+   * what a screen gives: `current.item`, `components.<id>.state.value`, `jig.inputs`, `user`.
+   */
+  async action(name: string, context: CallContext = {}, options: ActionOptions = {}): Promise<ActionResult> {
+    const engine = this.queueEngine('action');
+    await this.ready();
+    return runAction(engine, name, context, options);
+  }
+
+  private datasourceFile(name: string): SourceFile<'datasource'> {
     const file = this.solution.files.find((f) => f.kind === 'datasource' && f.name === name);
     if (!file) {
       const names = this.solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
@@ -207,27 +305,7 @@ export class Runtime {
         `datasource '${name}' is invalid (${file.yaml.file}); run 'restfn validate' for details`,
       );
     }
-    const datasource = file as SourceFile<'datasource'>;
-    // Local changes go out before the pull, so the pull brings them back as the service applied them.
-    if (options.pushFirst !== false && hasQueue(store)) await this.pushQueue({ signal: options.signal });
-    const deadline = new Deadline('sync', this.options.syncTimeoutMs, `datasource '${name}'`, options.signal);
-    return deadline.run((signal) =>
-      runDatasource({ ...this.engine, store }, datasource, options.context ?? {}, {
-        ...options,
-        signal: toSignal(signal),
-      }),
-    );
-  }
-
-  /**
-   * Runs the action file `name` (spec 4.4): the local change and its queued command in one
-   * transaction, then a push of the queue (unless `push: false`), then its `onSuccess`. `context` is
-   * what a screen gives: `current.item`, `components.<id>.state.value`, `jig.inputs`, `user`.
-   */
-  async action(name: string, context: CallContext = {}, options: ActionOptions = {}): Promise<ActionResult> {
-    const engine = this.queueEngine('action');
-    await this.ready();
-    return runAction(engine, name, context, options);
+    return file as SourceFile<'datasource'>;
   }
 
   /** Sends the queued commands (see `pushQueue`). */

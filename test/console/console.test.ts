@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { authServer, CLIENT_ID, CLIENT_SECRET } from '../helpers/oauth-server.js';
-import { startPlatformProcess } from '../helpers/platform.js';
+import { bytesOf, startPlatformProcess } from '../helpers/platform.js';
 
 const SECRET = 'ck-live-5Wq9rT2mX8vL3pZ7nB4c';
 const PASSWORD = 'console-pass-42Xy';
@@ -618,6 +618,59 @@ describe('the console in a real browser', () => {
     expect(audit).toContainEqual(
       expect.objectContaining({ action: 'publish', actor: 'alice', target: 'version 3 (from version 1)' }),
     );
+  });
+
+  it('a datasource preview runs its functions and shows the rows each table would get, storing nothing', async () => {
+    const received: string[] = [];
+    const service = await testServer((req, res) => {
+      received.push(req.url);
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('page') ?? 1);
+      json(res, 200, {
+        items: [{ id: `row-${page}`, note: `marker-7Qz-${page}` }],
+        next: page < 3 ? page + 1 : null,
+      });
+    });
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const admin = platform.adminToken;
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name: 'bob', role: 'user', solutions: ['crm'], password: PASSWORD },
+    });
+    const published = await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: {
+        files: {
+          'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/items\nparameters:\n  page: { location: query, type: int, value: 1 }\noutputTransform: items\ncontinuation:\n  when: =@ctx.response.body.next != null\n  parameters:\n    page: { location: query, type: int, value: =@ctx.response.body.next }\n`,
+          'datasources/items.platform':
+            'type: datasource.sqlite\noptions:\n  provider: DATA_PROVIDER_LOCAL\n  entities:\n    - entity: items\n      function: rest-get-items\n  query: SELECT count(*) AS n FROM [items]\n',
+        },
+      },
+    });
+    expect(published.status, published.text).toBe(201);
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console/#/s/crm/d/items`);
+    await page.getByLabel('User name').fill('bob');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const preview = page.getByLabel('Preview of datasource items');
+    expect(await preview.textContent()).toContain('table items from rest-get-items');
+    await preview.getByRole('button', { name: 'Preview' }).click();
+    await expect
+      .poll(() => preview.getByLabel('Tables').textContent())
+      .toContain('3 pages, 3 records · showing 3 of 3 rows');
+    const rows = await page.getByTestId('table-items').textContent();
+    for (const id of ['row-1', 'row-2', 'row-3']) expect(rows).toContain(id);
+    expect(await preview.getByLabel('Tables').textContent()).toContain('"n": 3');
+    expect(received).toEqual(['/items?page=1', '/items?page=2', '/items?page=3']);
+    expect(
+      await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
+    ).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(SHOTS, '13-datasource-preview-390.png'), fullPage: true });
+    await context.close();
+    // Nothing of the rows was stored: not in the platform's data.
+    await platform.stop();
+    expect(bytesOf(platform.dataDir)).not.toContain('marker-7Qz');
   });
 
   it('a preview that is not GET asks first, naming the method and the host; nothing is sent before, or after Cancel', async () => {

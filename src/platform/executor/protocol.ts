@@ -8,6 +8,12 @@ import type { Ceilings } from '../ceilings.js';
  * only ever gets plain values and coded errors back.
  */
 
+/** A datasource as the console lists it: the tables it fills, each from its function. */
+export interface DatasourceInfo {
+  readonly name: string;
+  readonly entities: ReadonlyArray<{ entity: string; function?: string }>;
+}
+
 /** A function as the console lists and previews it (the worker reads it from the definition). */
 export interface FunctionInfo {
   readonly name: string;
@@ -55,6 +61,7 @@ export type Task =
       /** The calling user (`@ctx.user`). */
       readonly user: { id: string; name: string };
     }
+  | { readonly kind: 'datasource'; readonly name: string; readonly context: Record<string, unknown> }
   | { readonly kind: 'origins'; readonly key: string }
   | { readonly kind: 'validate'; readonly files: Readonly<Record<string, string>> };
 

@@ -1,10 +1,11 @@
+import type { SourceFile } from '../../definition/solution.js';
 import { originsNamingCredential } from '../../runtime/credential-origins.js';
 import type { ExecutionEvent } from '../../runtime/events.js';
 import { functionFile } from '../../runtime/pipeline.js';
 import { parametersPlan, planOf } from '../../runtime/plan.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { PlatformError } from '../errors.js';
-import type { FunctionInfo, Task } from './protocol.js';
+import type { DatasourceInfo, FunctionInfo, Task } from './protocol.js';
 
 /**
  * What a worker does with one task on a solution's runtime (worker.ts routes the messages). Runs
@@ -21,6 +22,8 @@ export async function runTask(
       return describe(runtime);
     case 'origins':
       return originsNamingCredential(runtime.solution, task.key);
+    case 'datasource':
+      return runtime.previewDatasource(task.name, { context: task.context, signal });
     case 'execute': {
       refuseCredentialValues(runtime, task.name, task.parameters, false);
       const trace = task.trace ? traceOf(runtime, task.correlationId) : undefined;
@@ -75,7 +78,11 @@ export async function runTask(
 }
 
 /** The functions of a version, as the console lists them, and the names of all. */
-function describe(runtime: Runtime): { functions: FunctionInfo[]; names: string[] } {
+function describe(runtime: Runtime): {
+  functions: FunctionInfo[];
+  datasources: DatasourceInfo[];
+  names: string[];
+} {
   const files = [...runtime.solution.functions.values()];
   const functions = files
     .filter((f) => f.definition?.provider === 'DATA_PROVIDER_REST')
@@ -101,7 +108,18 @@ function describe(runtime: Runtime): { functions: FunctionInfo[]; names: string[
       };
     })
     .sort((a, b) => a.name.localeCompare(b.name));
-  return { functions, names: files.map((f) => f.name).sort() };
+  const datasources = runtime.solution.files
+    .filter((f) => f.kind === 'datasource' && f.definition)
+    .map((f) => ({
+      name: f.name,
+      entities: (f as SourceFile<'datasource'>).definition!.options.entities.map((e) =>
+        typeof e === 'string'
+          ? { entity: e }
+          : { entity: e.entity, ...(e.function ? { function: e.function } : {}) },
+      ),
+    }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  return { functions, datasources, names: files.map((f) => f.name).sort() };
 }
 
 /**

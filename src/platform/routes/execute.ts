@@ -120,6 +120,53 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
 }
 
 /**
+ * A datasource's preview (the console): its functions run as a sync would (a few pages each) into
+ * a throwaway in-memory database in the solution's worker, and the rows each table would get come
+ * back. Nothing is stored, here or on a device. It calls the service, so it needs what an execute
+ * needs, and it is audited as one.
+ */
+export function datasourceRoutes(app: FastifyInstance, ctx: PlatformContext): void {
+  app.post<{ Params: { solution: string; datasource: string }; Body: { context?: Record<string, unknown> } }>(
+    '/solutions/:solution/datasources/:datasource/preview',
+    {
+      config: { permission: 'function.execute' },
+      schema: {
+        params: {
+          type: 'object',
+          required: ['solution', 'datasource'],
+          properties: {
+            solution: { type: 'string', pattern: SOLUTION_NAME.source },
+            datasource: { type: 'string', minLength: 1, maxLength: 200 },
+          },
+        },
+        body: { type: 'object', additionalProperties: false, properties: { context: { type: 'object' } } },
+      },
+    },
+    async (req) => {
+      const { solution, datasource } = req.params;
+      const release = ctx.slots.take(solution);
+      const audited = auditor(ctx, req, 'preview-datasource', solution, datasource);
+      const correlationId = randomUUID();
+      try {
+        const context = { ...(req.body?.context ?? {}), user: { id: req.user.id, name: req.user.name } };
+        const { value, version } = await ctx.runtimes.run(solution, {
+          kind: 'datasource',
+          name: datasource,
+          context,
+        });
+        await audited('ok', correlationId);
+        return { ...(value as object), version };
+      } catch (error) {
+        await audited(codeOf(error), withCorrelationId(error, correlationId), detailOf(error));
+        throw error;
+      } finally {
+        release();
+      }
+    },
+  );
+}
+
+/**
  * The call step alone, for a device that runs everything else itself (`restfn run/sync/action
  * --server`): its parameter values in; the response, credentials masked, out.
  */
@@ -206,7 +253,7 @@ type Audited = (outcome: string, correlationId: string | null, detail?: string |
 function auditor(
   ctx: PlatformContext,
   req: FastifyRequest,
-  action: 'execute' | 'call',
+  action: 'execute' | 'call' | 'preview-datasource',
   solution: string,
   target: string,
 ): Audited {

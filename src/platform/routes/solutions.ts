@@ -116,8 +116,8 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
     '/solutions/:solution/functions',
     { config: { permission: 'solution.read' }, schema: { params: SOLUTION_PARAMS } },
     async (req) => {
-      const { version, functions } = await ctx.runtimes.describe(req.params.solution);
-      return { version, functions };
+      const { version, functions, datasources } = await ctx.runtimes.describe(req.params.solution);
+      return { version, functions, datasources };
     },
   );
 
