@@ -93,6 +93,16 @@ export interface DatasourceInfo {
   readonly entities: ReadonlyArray<{ entity: string; function?: string }>;
 }
 
+export interface ActionInfo {
+  readonly name: string;
+  readonly type: string;
+  readonly method?: string;
+  readonly entity?: string;
+  readonly function?: string;
+  /** The screen values it reads, as `@ctx` paths (`current.item.id`). */
+  readonly reads: readonly string[];
+}
+
 export interface FunctionInfo {
   readonly name: string;
   readonly path: string;

@@ -1,5 +1,14 @@
 import { useEffect, useState } from 'preact/hooks';
-import { ApiError, api, type DatasourceInfo, type FunctionInfo, setCsrf, type User } from './api.js';
+import { ActionPreview } from './action.js';
+import {
+  type ActionInfo,
+  ApiError,
+  api,
+  type DatasourceInfo,
+  type FunctionInfo,
+  setCsrf,
+  type User,
+} from './api.js';
 import { Credentials } from './credentials.js';
 import { DatasourcePreview } from './datasource.js';
 import { Executions } from './executions.js';
@@ -16,6 +25,7 @@ function route(): {
   solution?: string;
   fn?: string;
   datasource?: string;
+  action?: string;
   credentials?: boolean;
   executions?: boolean;
   versions?: boolean;
@@ -27,6 +37,7 @@ function route(): {
     ...(s === 's' && solution ? { solution: decodeURIComponent(solution) } : {}),
     ...(f === 'f' && fn ? { fn: decodeURIComponent(fn) } : {}),
     ...(f === 'd' && fn ? { datasource: decodeURIComponent(fn) } : {}),
+    ...(f === 'a' && fn ? { action: decodeURIComponent(fn) } : {}),
     ...(f === 'credentials' ? { credentials: true } : {}),
     ...(f === 'executions' ? { executions: true } : {}),
     ...(f === 'versions' ? { versions: true } : {}),
@@ -80,6 +91,7 @@ export function App() {
             solution={where.solution}
             fn={where.fn}
             datasource={where.datasource}
+            action={where.action}
             credentials={where.credentials === true}
             executions={where.executions === true}
             versions={where.versions === true}
@@ -144,6 +156,7 @@ function SolutionView({
   solution,
   fn,
   datasource,
+  action,
   credentials,
   executions,
   versions,
@@ -153,6 +166,7 @@ function SolutionView({
   solution: string;
   fn: string | undefined;
   datasource: string | undefined;
+  action: string | undefined;
   credentials: boolean;
   executions: boolean;
   versions: boolean;
@@ -163,13 +177,14 @@ function SolutionView({
     version: number;
     functions: FunctionInfo[];
     datasources: DatasourceInfo[];
+    actions: ActionInfo[];
   }>();
   const [error, setError] = useState<string>();
   const [query, setQuery] = useState('');
   useEffect(() => {
     setFunctions(undefined);
     setError(undefined);
-    api<{ version: number; functions: FunctionInfo[]; datasources: DatasourceInfo[] }>(
+    api<{ version: number; functions: FunctionInfo[]; datasources: DatasourceInfo[]; actions: ActionInfo[] }>(
       'GET',
       `/solutions/${encodeURIComponent(solution)}/functions`,
     )
@@ -188,6 +203,7 @@ function SolutionView({
   );
   const selected = functions.functions.find((f) => f.name === fn);
   const selectedDatasource = functions.datasources.find((d) => d.name === datasource);
+  const selectedAction = functions.actions.find((a) => a.name === action);
   return (
     <div class="solution">
       <nav class="function-list" aria-label="REST functions">
@@ -256,6 +272,18 @@ function SolutionView({
             </ul>
           </>
         )}
+        {functions.actions.length > 0 && (
+          <>
+            <h2 class="list-heading">Actions</h2>
+            <ul>
+              {functions.actions.map((a) => (
+                <li key={a.name} aria-current={a.name === action ? 'page' : undefined}>
+                  <a href={`#/s/${encodeURIComponent(solution)}/a/${encodeURIComponent(a.name)}`}>{a.name}</a>
+                </li>
+              ))}
+            </ul>
+          </>
+        )}
       </nav>
       {(executions || credentials) && !mayManage ? (
         <p class="muted" role="note">
@@ -268,6 +296,8 @@ function SolutionView({
         <Executions solution={solution} functions={functions.functions} />
       ) : credentials ? (
         <Credentials solution={solution} functions={functions.functions} />
+      ) : selectedAction ? (
+        <ActionPreview key={selectedAction.name} solution={solution} action={selectedAction} />
       ) : selectedDatasource ? (
         <DatasourcePreview
           key={selectedDatasource.name}

@@ -16,7 +16,7 @@ import type { PlatformContext } from './context.js';
 import { errorBody, PlatformError } from './errors.js';
 import { connectionRoutes } from './routes/connections.js';
 import { credentialRoutes } from './routes/credentials.js';
-import { callRoutes, datasourceRoutes, executeRoutes } from './routes/execute.js';
+import { callRoutes, executeRoutes, previewRoutes } from './routes/execute.js';
 import { CSRF_HEADER, SESSION_COOKIE, sessionRoutes } from './routes/session.js';
 import { solutionRoutes } from './routes/solutions.js';
 import { userRoutes } from './routes/users.js';
@@ -213,7 +213,7 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       credentialRoutes(api, ctx);
       connectionRoutes(api, ctx);
       executeRoutes(api, ctx);
-      datasourceRoutes(api, ctx);
+      previewRoutes(api, ctx);
       sessionRoutes(api, ctx);
       callRoutes(api, ctx);
     },

@@ -1,7 +1,7 @@
 import type { Diagnostic } from '../definition/diagnostic.js';
 import { PlatformError } from './errors.js';
 import type { Executor } from './executor/pool.js';
-import type { DatasourceInfo, FunctionInfo, Task } from './executor/protocol.js';
+import type { ActionInfo, DatasourceInfo, FunctionInfo, Task } from './executor/protocol.js';
 import { materialise } from './publish.js';
 import type { PlatformStore, VersionRecord } from './store/types.js';
 import type { TtlCache } from './ttl-cache.js';
@@ -18,6 +18,7 @@ const DESCRIBED = 200;
 interface Described {
   readonly functions: FunctionInfo[];
   readonly datasources: DatasourceInfo[];
+  readonly actions: ActionInfo[];
   readonly names: string[];
 }
 

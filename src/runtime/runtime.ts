@@ -43,6 +43,22 @@ export interface DatasourcePreview {
   readonly rows: readonly unknown[] | undefined;
 }
 
+/** What `previewAction` found: the local row before and after, and the commands it would queue. */
+export interface ActionPreview {
+  readonly action: string;
+  readonly method?: string;
+  readonly entity?: string;
+  readonly before: Record<string, unknown> | null;
+  readonly after: Record<string, unknown> | null;
+  readonly commands: ReadonlyArray<{
+    type: string;
+    entity: string | null;
+    record: string | null;
+    function: string | null;
+    parameters: unknown;
+  }>;
+}
+
 export interface CreateRuntimeOptions extends RuntimeOptions {
   /**
    * Turns credential keys into values. @default the solution's local credential store, what
@@ -274,6 +290,55 @@ export class Runtime {
         ),
         tables,
         rows: result.rows?.slice(0, maxRows),
+      };
+    } finally {
+      store.close();
+    }
+  }
+
+  /**
+   * What the action `name` would do, doing nothing: it runs against a throwaway in-memory database
+   * holding only the screen's item (`context.current.item`, when it has an id), with no push. The
+   * answer is the local row before and after, and the commands it would queue (their functions and
+   * parameters). Nothing is sent and nothing is stored. What the platform's console previews.
+   */
+  async previewAction(name: string, context: CallContext = {}): Promise<ActionPreview> {
+    await this.ready();
+    const { LocalStore } = await import('../local/store.js');
+    const store = new LocalStore(':memory:');
+    try {
+      const queue = new CommandQueue(store.db, () => new Date(this.options.clock.now()).toISOString());
+      const engine = { ...this.engine, store, queue };
+      const file = this.solution.files.find((f) => f.kind === 'action' && f.name === name) as
+        | SourceFile<'action'>
+        | undefined;
+      const definition = file?.definition;
+      const entity = definition?.type === 'action.execute-entity' ? definition.options.entity : undefined;
+      const item = (context.current as { item?: Record<string, unknown> } | undefined)?.item;
+      const before =
+        entity !== undefined && item && (typeof item.id === 'string' || typeof item.id === 'number')
+          ? { ...item, id: item.id }
+          : undefined;
+      if (before && entity !== undefined) {
+        const table = store.ensureTable(entity);
+        store.db
+          .prepare(`INSERT INTO ${table} (id, data) VALUES (?, ?)`)
+          .run(String(before.id), JSON.stringify(before));
+      }
+      const result = await runAction(engine, name, context, { push: false });
+      return {
+        action: name,
+        ...(result.method ? { method: result.method } : {}),
+        ...(result.entity ? { entity: result.entity } : {}),
+        before: before ?? null,
+        after: result.row ?? null,
+        commands: queue.list().map((c) => ({
+          type: c.type,
+          entity: c.entity,
+          record: c.record,
+          function: c.function,
+          parameters: c.payload.parameters ?? {},
+        })),
       };
     } finally {
       store.close();

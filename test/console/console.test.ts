@@ -673,6 +673,51 @@ describe('the console in a real browser', () => {
     expect(bytesOf(platform.dataDir)).not.toContain('marker-7Qz');
   });
 
+  it('an action preview shows the local change and the call it would queue, sending nothing', async () => {
+    const received: string[] = [];
+    const service = await testServer((req, res) => {
+      received.push(`${req.method} ${req.url}`);
+      json(res, 200, {});
+    });
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const admin = platform.adminToken;
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name: 'bob', role: 'user', solutions: ['crm'], password: PASSWORD },
+    });
+    const published = await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: {
+        files: {
+          'functions/rest-update-customer.platform': `provider: DATA_PROVIDER_REST\nmethod: PATCH\nurl: ${service.url}/customers/{id}\nparameters:\n  id: { location: path, type: string, required: true }\n  name: { location: body, type: string }\n`,
+          'actions/rename-customer.platform':
+            'type: action.execute-entity\noptions:\n  provider: DATA_PROVIDER_REST\n  entity: customers\n  method: update\n  function: rest-update-customer\n  data:\n    id: =@ctx.current.item.id\n    name: =@ctx.components.name.state.value\n  parameters:\n    id: =@ctx.record.id\n    name: =@ctx.record.name\n',
+        },
+      },
+    });
+    expect(published.status, published.text).toBe(201);
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await page.goto(`${platform.url}/console/#/s/crm/a/rename-customer`);
+    await page.getByLabel('User name').fill('bob');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    const preview = page.getByLabel('Preview of action rename-customer');
+    await preview.getByLabel('current.item.id').fill('c-1');
+    await preview.getByLabel('components.name.state.value').fill('Grace');
+    await preview.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => page.getByTestId('row-after').textContent()).toContain('"Grace"');
+    const call = await page.getByTestId('queued-call').textContent();
+    expect(call).toContain('"rest-update-customer"');
+    expect(call).toContain('"c-1"');
+    expect(received).toEqual([]);
+    expect(
+      await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
+    ).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(SHOTS, '14-action-preview-390.png'), fullPage: true });
+    await context.close();
+  });
+
   it('a preview that is not GET asks first, naming the method and the host; nothing is sent before, or after Cancel', async () => {
     const received: string[] = [];
     const service = await testServer((req, res) => {

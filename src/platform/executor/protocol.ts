@@ -14,6 +14,16 @@ export interface DatasourceInfo {
   readonly entities: ReadonlyArray<{ entity: string; function?: string }>;
 }
 
+/** An action as the console lists it, with the screen values (`@ctx` paths) it reads. */
+export interface ActionInfo {
+  readonly name: string;
+  readonly type: string;
+  readonly method?: string;
+  readonly entity?: string;
+  readonly function?: string;
+  readonly reads: readonly string[];
+}
+
 /** A function as the console lists and previews it (the worker reads it from the definition). */
 export interface FunctionInfo {
   readonly name: string;
@@ -62,6 +72,7 @@ export type Task =
       readonly user: { id: string; name: string };
     }
   | { readonly kind: 'datasource'; readonly name: string; readonly context: Record<string, unknown> }
+  | { readonly kind: 'action'; readonly name: string; readonly context: Record<string, unknown> }
   | { readonly kind: 'origins'; readonly key: string }
   | { readonly kind: 'validate'; readonly files: Readonly<Record<string, string>> };
 

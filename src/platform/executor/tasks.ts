@@ -1,3 +1,4 @@
+import { contextPathsRead } from '../../definition/rules/context-paths.js';
 import type { SourceFile } from '../../definition/solution.js';
 import { originsNamingCredential } from '../../runtime/credential-origins.js';
 import type { ExecutionEvent } from '../../runtime/events.js';
@@ -5,7 +6,7 @@ import { functionFile } from '../../runtime/pipeline.js';
 import { parametersPlan, planOf } from '../../runtime/plan.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { PlatformError } from '../errors.js';
-import type { DatasourceInfo, FunctionInfo, Task } from './protocol.js';
+import type { ActionInfo, DatasourceInfo, FunctionInfo, Task } from './protocol.js';
 
 /**
  * What a worker does with one task on a solution's runtime (worker.ts routes the messages). Runs
@@ -24,6 +25,8 @@ export async function runTask(
       return originsNamingCredential(runtime.solution, task.key);
     case 'datasource':
       return runtime.previewDatasource(task.name, { context: task.context, signal });
+    case 'action':
+      return runtime.previewAction(task.name, task.context);
     case 'execute': {
       refuseCredentialValues(runtime, task.name, task.parameters, false);
       const trace = task.trace ? traceOf(runtime, task.correlationId) : undefined;
@@ -81,6 +84,7 @@ export async function runTask(
 function describe(runtime: Runtime): {
   functions: FunctionInfo[];
   datasources: DatasourceInfo[];
+  actions: ActionInfo[];
   names: string[];
 } {
   const files = [...runtime.solution.functions.values()];
@@ -119,7 +123,26 @@ function describe(runtime: Runtime): {
       ),
     }))
     .sort((a, b) => a.name.localeCompare(b.name));
-  return { functions, datasources, names: files.map((f) => f.name).sort() };
+  const actions = runtime.solution.files
+    .filter((f) => f.kind === 'action' && f.definition)
+    .map((f) => actionInfo(f as SourceFile<'action'>))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  return { functions, datasources, actions, names: files.map((f) => f.name).sort() };
+}
+
+/** What a screen gives an action, as `@ctx` paths (the ones the runtime fills left out). */
+function actionInfo(file: SourceFile<'action'>): ActionInfo {
+  const d = file.definition!;
+  const o = d.type === 'action.execute-entity' ? d.options : undefined;
+  const reads = [...(contextPathsRead(file.data) ?? [])]
+    .filter((p) => ['current', 'components', 'jig'].includes(p.split('.')[0]!))
+    .sort();
+  return {
+    name: file.name,
+    type: d.type,
+    ...(o ? { method: o.method, entity: o.entity, ...(o.function ? { function: o.function } : {}) } : {}),
+    reads,
+  };
 }
 
 /**

@@ -116,8 +116,8 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
     '/solutions/:solution/functions',
     { config: { permission: 'solution.read' }, schema: { params: SOLUTION_PARAMS } },
     async (req) => {
-      const { version, functions, datasources } = await ctx.runtimes.describe(req.params.solution);
-      return { version, functions, datasources };
+      const { version, functions, datasources, actions } = await ctx.runtimes.describe(req.params.solution);
+      return { version, functions, datasources, actions };
     },
   );
 

@@ -1,0 +1,117 @@
+import { useState } from 'preact/hooks';
+import { type ActionInfo, ApiError, api } from './api.js';
+import { JsonView } from './json-view.js';
+
+interface Preview {
+  readonly method?: string;
+  readonly entity?: string;
+  readonly before: Record<string, unknown> | null;
+  readonly after: Record<string, unknown> | null;
+  readonly commands: ReadonlyArray<{
+    type: string;
+    record: string | null;
+    function: string | null;
+    parameters: unknown;
+  }>;
+}
+
+/**
+ * An action's preview: the screen's values it reads (one field per `@ctx` path), then the local
+ * change it would make and the calls it would queue. Nothing is sent and nothing is stored.
+ */
+export function ActionPreview({ solution, action }: { solution: string; action: ActionInfo }) {
+  const [preview, setPreview] = useState<Preview>();
+  const [error, setError] = useState<string>();
+  const run = async (event: Event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget as HTMLFormElement);
+    const context: Record<string, unknown> = {};
+    for (const path of action.reads) {
+      const value = form.get(path);
+      if (value === null || value === '') continue;
+      const names = path.split('.');
+      let at = context;
+      for (const name of names.slice(0, -1)) {
+        at[name] ??= {};
+        at = at[name] as Record<string, unknown>;
+      }
+      at[names.at(-1)!] = String(value);
+    }
+    setError(undefined);
+    try {
+      setPreview(
+        await api<Preview>(
+          'POST',
+          `/solutions/${encodeURIComponent(solution)}/actions/${encodeURIComponent(action.name)}/preview`,
+          { context },
+        ),
+      );
+    } catch (e) {
+      setPreview(undefined);
+      setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e));
+    }
+  };
+  return (
+    <section class="preview" aria-label={`Preview of action ${action.name}`}>
+      <header class="function-header">
+        <h2>{action.name}</h2>
+        <p class="muted">
+          action{action.method ? ` · ${action.method}` : ''}
+          {action.entity ? ` · table ${action.entity}` : ''}
+          {action.function ? ` · calls ${action.function}` : ''}
+        </p>
+      </header>
+      <div class="panes">
+        <form class="parameters" onSubmit={run}>
+          <h3>What the screen gives</h3>
+          {action.reads.length === 0 && <p class="muted">Nothing: the action reads no screen value.</p>}
+          {action.reads.map((path) => (
+            <label key={path}>
+              <code>{path}</code>
+              <input name={path} />
+            </label>
+          ))}
+          <button type="submit">Preview</button>
+          <p class="muted">Shows what it would change and queue; nothing is sent or stored.</p>
+        </form>
+        <div class="result" aria-live="polite">
+          <h3>Result</h3>
+          {error && (
+            <p class="error" role="alert">
+              {error}
+            </p>
+          )}
+          {!preview && !error && <p class="muted">Run a preview to see the change.</p>}
+          {preview && (
+            <section aria-label="Action result">
+              <h4>Local row {preview.before ? 'before' : '(new)'}</h4>
+              {preview.before && (
+                <div class="json">
+                  <JsonView value={preview.before} />
+                </div>
+              )}
+              <h4>
+                {preview.after ? 'Local row after' : 'Local row after: none (deleted or no local change)'}
+              </h4>
+              {preview.after && (
+                <div class="json" data-testid="row-after">
+                  <JsonView value={preview.after} />
+                </div>
+              )}
+              <h4>Calls it would queue</h4>
+              {preview.commands.length === 0 ? (
+                <p class="muted">None.</p>
+              ) : (
+                preview.commands.map((c, i) => (
+                  <div key={i} class="json" data-testid="queued-call">
+                    <JsonView value={c} />
+                  </div>
+                ))
+              )}
+            </section>
+          )}
+        </div>
+      </div>
+    </section>
+  );
+}
