@@ -54,7 +54,8 @@ export function Preview({
   // On a narrow screen the result is below the form: brought into view once it is there.
   useEffect(() => {
     const box = result.current?.getBoundingClientRect();
-    if (outcome && box && (box.top > window.innerHeight - 80 || box.top < 0))
+    // Below the middle of the screen, its output would be out of sight.
+    if (outcome && box && (box.top > window.innerHeight / 2 || box.top < 0))
       result.current?.scrollIntoView({ block: 'start' });
   }, [outcome]);
   // A preview of anything but GET/HEAD may change data at the service: asked first, nothing sent.

@@ -18,6 +18,13 @@ const SIZES = [
   { name: 'phone', width: 390, height: 844 },
 ] as const;
 
+/** Screens every member of the solution opens: history, a datasource, an action. */
+const MEMBER_SCREENS = [
+  ['versions', '#/s/crm/versions'],
+  ['datasource', '#/s/crm/d/customers'],
+  ['action', '#/s/crm/a/rename-customer-with-a-long-action-name'],
+] as const;
+
 let browser: Browser;
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
@@ -74,6 +81,10 @@ describe('the console on every screen', () => {
         files: {
           'functions/rest-get-customer-address-history.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${long}\nparameters:\n  customerId: { location: path, type: string, required: true, value: c-1 }\n  addressId: { location: path, type: string, required: true, value: a-1 }\n  x-api-key: { location: header, type: secret, value: crm-api-key-with-a-long-name }\noutputTransform: '$'\n`,
           'functions/rest-get-customers.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/customers\n`,
+          'datasources/customers.platform':
+            'type: datasource.sqlite\noptions:\n  provider: DATA_PROVIDER_LOCAL\n  entities:\n    - entity: customers\n      function: rest-get-customers\n',
+          'actions/rename-customer-with-a-long-action-name.platform':
+            'type: action.execute-entity\noptions:\n  provider: DATA_PROVIDER_REST\n  entity: customers\n  method: update\n  function: rest-get-customers\n  data:\n    id: =@ctx.current.item.id\n    name: =@ctx.components.customer-name-field.state.value\n',
         },
       },
     });
@@ -95,20 +106,24 @@ describe('the console on every screen', () => {
         ['credentials', '#/s/crm/credentials'],
         ['executions', '#/s/crm/executions'],
         ['users', '#/users'],
+        ...MEMBER_SCREENS,
       ],
       alice: [
         ['solutions', '#/'],
         ['function', '#/s/crm/f/rest-get-customer-address-history'],
         ['credentials', '#/s/crm/credentials'],
         ['executions', '#/s/crm/executions'],
+        ...MEMBER_SCREENS,
       ],
       bob: [
         ['solutions', '#/'],
         ['function', '#/s/crm/f/rest-get-customer-address-history'],
         ['executions-refused', '#/s/crm/executions'],
+        ...MEMBER_SCREENS,
       ],
     };
     const problems: string[] = [];
+    // What every member of the solution may open.
     for (const size of SIZES) {
       for (const [user, list] of Object.entries(screens)) {
         const context = await browser.newContext({ viewport: { width: size.width, height: size.height } });
