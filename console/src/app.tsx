@@ -10,7 +10,7 @@ import {
   type User,
 } from './api.js';
 import { Credentials } from './credentials.js';
-import { DatasourcePreview } from './datasource.js';
+import { DatasourceView } from './datasource.js';
 import { Executions } from './executions.js';
 import { Preview } from './preview.js';
 import { SignIn } from './sign-in.js';
@@ -299,11 +299,7 @@ function SolutionView({
       ) : selectedAction ? (
         <ActionPreview key={selectedAction.name} solution={solution} action={selectedAction} />
       ) : selectedDatasource ? (
-        <DatasourcePreview
-          key={selectedDatasource.name}
-          solution={solution}
-          datasource={selectedDatasource}
-        />
+        <DatasourceView key={selectedDatasource.name} solution={solution} datasource={selectedDatasource} />
       ) : selected ? (
         <Preview key={selected.name} solution={solution} fn={selected} mayTrace={mayManage} />
       ) : (

@@ -1,53 +1,13 @@
-import { useState } from 'preact/hooks';
-import { ApiError, api, type DatasourceInfo } from './api.js';
-import { JsonView } from './json-view.js';
-
-interface Preview {
-  readonly entities: ReadonlyArray<{
-    entity: string;
-    function: string;
-    pages: number;
-    records: number;
-    stopped: string;
-    error?: { code: string; message: string };
-  }>;
-  readonly tables: Readonly<Record<string, { rows: unknown[]; total: number }>>;
-  readonly rows?: readonly unknown[];
-}
+import type { DatasourceInfo } from './api.js';
 
 /**
- * A datasource's preview: its functions run as a sync would (the first pages), and each table
- * shows the rows it would get. Nothing is stored: not on the platform, not on any device.
+ * A datasource: the tables it fills and from which functions. It has no preview on the platform:
+ * a sync runs the solution's own SQL (`queries:`, the datasource's `query`), which the platform
+ * does not run; `restfn sync NAME` shows it on a device, and each function previews on its own.
  */
-export function DatasourcePreview({
-  solution,
-  datasource,
-}: {
-  solution: string;
-  datasource: DatasourceInfo;
-}) {
-  const [preview, setPreview] = useState<Preview>();
-  const [error, setError] = useState<string>();
-  const [busy, setBusy] = useState(false);
-  const run = async () => {
-    setBusy(true);
-    setError(undefined);
-    try {
-      setPreview(
-        await api<Preview>(
-          'POST',
-          `/solutions/${encodeURIComponent(solution)}/datasources/${encodeURIComponent(datasource.name)}/preview`,
-          {},
-        ),
-      );
-    } catch (e) {
-      setError(e instanceof ApiError ? `${e.code}: ${e.message}` : String(e));
-    } finally {
-      setBusy(false);
-    }
-  };
+export function DatasourceView({ solution, datasource }: { solution: string; datasource: DatasourceInfo }) {
   return (
-    <section class="preview" aria-label={`Preview of datasource ${datasource.name}`}>
+    <section class="preview" aria-label={`Datasource ${datasource.name}`}>
       <header class="function-header">
         <h2>{datasource.name}</h2>
         <p class="muted">datasource</p>
@@ -59,7 +19,10 @@ export function DatasourcePreview({
             {e.function ? (
               <>
                 {' '}
-                from <code>{e.function}</code>
+                from{' '}
+                <a href={`#/s/${encodeURIComponent(solution)}/f/${encodeURIComponent(e.function)}`}>
+                  {e.function}
+                </a>
               </>
             ) : (
               ' (kept locally, no function)'
@@ -67,50 +30,11 @@ export function DatasourcePreview({
           </li>
         ))}
       </ul>
-      <p>
-        <button type="submit" onClick={() => void run()} disabled={busy}>
-          {busy ? 'Running…' : 'Preview'}
-        </button>{' '}
-        <span class="muted">runs its functions (the first pages) and stores nothing</span>
+      <p class="muted">
+        Preview each function here. To see the tables a sync fills, run{' '}
+        <code>restfn sync {datasource.name}</code> on a device: a sync runs the solution's own SQL, which the
+        platform does not.
       </p>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      {preview && (
-        <section aria-label="Tables">
-          {preview.entities.map((e) => {
-            const table = preview.tables[e.entity];
-            return (
-              <div key={e.entity} class="table-preview">
-                <h3>
-                  {e.entity} <span class="muted">← {e.function}</span>
-                </h3>
-                <p class={e.error ? 'status failed' : 'status ok'}>
-                  {e.pages} page{e.pages === 1 ? '' : 's'}, {e.records} records
-                  {e.stopped === 'page-cap' ? ' (the preview stops after a few pages)' : ''}
-                  {e.error && e.stopped !== 'page-cap' ? `, then ${e.error.code}: ${e.error.message}` : ''}
-                  {table ? ` · showing ${table.rows.length} of ${table.total} rows` : ''}
-                </p>
-                {table && (
-                  <div class="json" data-testid={`table-${e.entity}`}>
-                    <JsonView value={table.rows} />
-                  </div>
-                )}
-              </div>
-            );
-          })}
-          {preview.rows && (
-            <>
-              <h3>Query result</h3>
-              <div class="json">
-                <JsonView value={preview.rows} />
-              </div>
-            </>
-          )}
-        </section>
-      )}
     </section>
   );
 }

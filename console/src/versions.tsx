@@ -153,13 +153,19 @@ export function Versions({ solution, mayPublish }: { solution: string; mayPublis
   );
 }
 
+/** Lines compared in all, past which files are said to differ without a line diff (the tab stays quick). */
+const LINE_BUDGET = 20_000;
+
 function Changes({ before, after }: { before: Files; after: Files }) {
   const changes = changedFiles(before, after);
   if (changes.length === 0) return <p class="muted">The two versions have the same files.</p>;
+  let budget = LINE_BUDGET;
   return (
     <>
       {changes.map(({ path, change }) => {
-        const lines = lineDiff(before[path] ?? '', after[path] ?? '');
+        const size = (before[path] ?? '').split('\n').length + (after[path] ?? '').split('\n').length;
+        budget -= size;
+        const lines = budget >= 0 ? lineDiff(before[path] ?? '', after[path] ?? '') : undefined;
         return (
           <details key={path} open class="file-diff">
             <summary>

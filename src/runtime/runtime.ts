@@ -28,21 +28,6 @@ import { runFunction } from './pipeline.js';
 import { type PushOptions, type PushResult, pushQueue, type QueueEngine } from './push.js';
 import { type DatasourceResult, runDatasource, type SyncOptions } from './sync.js';
 
-/** What `previewDatasource` found: each entity's paging, each table's rows, the query's rows. */
-export interface DatasourcePreview {
-  readonly datasource: string;
-  readonly entities: ReadonlyArray<{
-    entity: string;
-    function: string;
-    pages: number;
-    records: number;
-    stopped: string;
-    error?: { code: string; message: string };
-  }>;
-  readonly tables: Readonly<Record<string, { rows: unknown[]; total: number }>>;
-  readonly rows: readonly unknown[] | undefined;
-}
-
 /** What `previewAction` found: the local row before and after, and the commands it would queue. */
 export interface ActionPreview {
   readonly action: string;
@@ -235,65 +220,6 @@ export class Runtime {
         signal: toSignal(signal),
       }),
     );
-  }
-
-  /**
-   * What a sync of the datasource `name` would write, without writing anything anywhere: its
-   * functions run (at most `maxPages` pages each; more is reported as `page-cap`) into a throwaway
-   * in-memory database, and each table's rows come back (the first `maxRows`), with the
-   * datasource's query rows. What the platform's console previews; a device's tables are untouched.
-   */
-  async previewDatasource(
-    name: string,
-    options: { context?: CallContext; signal?: AbortSignal; maxPages?: number; maxRows?: number } = {},
-  ): Promise<DatasourcePreview> {
-    await this.ready();
-    const file = this.datasourceFile(name);
-    const { LocalStore } = await import('../local/store.js');
-    const store = new LocalStore(':memory:');
-    const maxRows = options.maxRows ?? 100;
-    try {
-      const engine = {
-        ...this.engine,
-        store,
-        options: {
-          ...this.engine.options,
-          maxPages: Math.min(options.maxPages ?? 5, this.engine.options.maxPages),
-        },
-      };
-      const deadline = new Deadline(
-        'sync',
-        this.options.syncTimeoutMs,
-        `datasource '${name}'`,
-        options.signal,
-      );
-      const result = await deadline.run((signal) =>
-        runDatasource(engine, file, options.context ?? {}, { signal: toSignal(signal), allowPartial: true }),
-      );
-      const tables: Record<string, { rows: unknown[]; total: number }> = {};
-      for (const table of store.entityTables()) {
-        const total = (store.db.prepare(`SELECT count(*) AS n FROM [${table}]`).get() as { n: number }).n;
-        tables[table] = { rows: store.rows(table).slice(0, maxRows), total };
-      }
-      return {
-        datasource: name,
-        entities: result.entities.map(({ error, ...e }) =>
-          error === undefined
-            ? e
-            : {
-                ...e,
-                error: {
-                  code: (error as { code?: string }).code ?? 'ENGINE_ERROR',
-                  message: String((error as Error).message),
-                },
-              },
-        ),
-        tables,
-        rows: result.rows?.slice(0, maxRows),
-      };
-    } finally {
-      store.close();
-    }
   }
 
   /**

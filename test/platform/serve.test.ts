@@ -152,6 +152,32 @@ describe('restfn serve', () => {
     expect(logged.join('\n')).not.toContain(platform.adminToken.slice(4));
   });
 
+  it('the solutions list reads a title of any length in one pass (no backtracking on a line of spaces)', async () => {
+    const platform = await startPlatformProcess();
+    const title = `a${' '.repeat(200_000)}b`;
+    const published = await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: platform.adminToken,
+      body: {
+        files: {
+          'solution.yaml': `name: crm\ntitle: ${title}\n`,
+          'functions/rest-get-x.platform':
+            'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: https://api.example.com/x\n',
+        },
+      },
+    });
+    expect(published.status, published.text).toBe(201);
+    // With a backtracking pattern this took minutes, holding the request thread (and /healthz).
+    const list = await platform.api('GET', '/api/v1/solutions', { token: platform.adminToken });
+    expect(list.body.solutions).toEqual([
+      expect.objectContaining({
+        name: 'crm',
+        title: title.slice(0, 200),
+        functions: 1,
+        publishedBy: 'admin',
+      }),
+    ]);
+  }, 30_000);
+
   it('answers health without a token; every API endpoint needs a live token and the right role and solution', async () => {
     const { platform, admin, author, user, other } = await setup();
     expect(await platform.api('GET', '/healthz')).toMatchObject({ status: 200, body: { status: 'ok' } });

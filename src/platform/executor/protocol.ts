@@ -71,7 +71,6 @@ export type Task =
       /** The calling user (`@ctx.user`). */
       readonly user: { id: string; name: string };
     }
-  | { readonly kind: 'datasource'; readonly name: string; readonly context: Record<string, unknown> }
   | { readonly kind: 'action'; readonly name: string; readonly context: Record<string, unknown> }
   | { readonly kind: 'origins'; readonly key: string }
   | { readonly kind: 'validate'; readonly files: Readonly<Record<string, string>> };

@@ -23,8 +23,6 @@ export async function runTask(
       return describe(runtime);
     case 'origins':
       return originsNamingCredential(runtime.solution, task.key);
-    case 'datasource':
-      return runtime.previewDatasource(task.name, { context: task.context, signal });
     case 'action':
       return runtime.previewAction(task.name, task.context);
     case 'execute': {

@@ -126,61 +126,46 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
  * needs, and it is audited as one.
  */
 export function previewRoutes(app: FastifyInstance, ctx: PlatformContext): void {
-  const params = (kind: string) =>
-    ({
-      type: 'object',
-      required: ['solution', kind],
-      properties: {
-        solution: { type: 'string', pattern: SOLUTION_NAME.source },
-        [kind]: { type: 'string', minLength: 1, maxLength: 200 },
-      },
-    }) as const;
-  const body = {
-    type: 'object',
-    additionalProperties: false,
-    properties: { context: { type: 'object' } },
-  } as const;
-  const preview = async (
-    req: FastifyRequest<{ Params: { solution: string }; Body: { context?: Record<string, unknown> } }>,
-    kind: 'datasource' | 'action',
-    name: string,
-  ) => {
-    const { solution } = req.params;
-    const release = ctx.slots.take(solution);
-    const audited = auditor(
-      ctx,
-      req,
-      kind === 'datasource' ? 'preview-datasource' : 'preview-action',
-      solution,
-      name,
-    );
-    const correlationId = randomUUID();
-    try {
-      const context = { ...(req.body?.context ?? {}), user: { id: req.user.id, name: req.user.name } };
-      const { value, version } = await ctx.runtimes.run(solution, { kind, name, context });
-      await audited('ok', correlationId);
-      return { ...(value as object), version };
-    } catch (error) {
-      await audited(codeOf(error), withCorrelationId(error, correlationId), detailOf(error));
-      throw error;
-    } finally {
-      release();
-    }
-  };
-  // A datasource's functions run as a sync would (a few pages) into a throwaway in-memory database
-  // in the solution's worker; the rows each table would get come back. It calls the service, so it
-  // needs what an execute needs.
-  app.post<{ Params: { solution: string; datasource: string }; Body: { context?: Record<string, unknown> } }>(
-    '/solutions/:solution/datasources/:datasource/preview',
-    { config: { permission: 'function.execute' }, schema: { params: params('datasource'), body } },
-    (req) => preview(req, 'datasource', req.params.datasource),
-  );
   // An action against a throwaway database holding only the screen's item, with no push: the
-  // local change and the calls it would queue. Nothing is sent.
+  // local change and the calls it would queue. Nothing is sent. (A datasource has no preview here:
+  // it would run the author's SQL, `queries:` and `query`, on the platform; see docs/decisions.md.)
   app.post<{ Params: { solution: string; action: string }; Body: { context?: Record<string, unknown> } }>(
     '/solutions/:solution/actions/:action/preview',
-    { config: { permission: 'function.execute' }, schema: { params: params('action'), body } },
-    (req) => preview(req, 'action', req.params.action),
+    {
+      config: { permission: 'function.execute' },
+      schema: {
+        params: {
+          type: 'object',
+          required: ['solution', 'action'],
+          properties: {
+            solution: { type: 'string', pattern: SOLUTION_NAME.source },
+            action: { type: 'string', minLength: 1, maxLength: 200 },
+          },
+        },
+        body: { type: 'object', additionalProperties: false, properties: { context: { type: 'object' } } },
+      },
+    },
+    async (req) => {
+      const { solution, action } = req.params;
+      const release = ctx.slots.take(solution);
+      const audited = auditor(ctx, req, 'preview-action', solution, action);
+      const correlationId = randomUUID();
+      try {
+        const context = { ...(req.body?.context ?? {}), user: { id: req.user.id, name: req.user.name } };
+        const { value, version } = await ctx.runtimes.run(solution, {
+          kind: 'action',
+          name: action,
+          context,
+        });
+        await audited('ok', correlationId);
+        return { ...(value as object), version };
+      } catch (error) {
+        await audited(codeOf(error), withCorrelationId(error, correlationId), detailOf(error));
+        throw error;
+      } finally {
+        release();
+      }
+    },
   );
 }
 
@@ -271,7 +256,7 @@ type Audited = (outcome: string, correlationId: string | null, detail?: string |
 function auditor(
   ctx: PlatformContext,
   req: FastifyRequest,
-  action: 'execute' | 'call' | 'preview-datasource' | 'preview-action',
+  action: 'execute' | 'call' | 'preview-action',
   solution: string,
   target: string,
 ): Audited {

@@ -14,7 +14,10 @@ export const SOLUTION_PARAMS = {
 const VERSION_PARAMS = {
   type: 'object',
   required: ['solution', 'version'],
-  properties: { ...SOLUTION_PARAMS.properties, version: { type: 'integer', minimum: 1 } },
+  properties: {
+    ...SOLUTION_PARAMS.properties,
+    version: { type: 'integer', minimum: 1, maximum: 2147483647 },
+  },
 } as const;
 
 /** What the solutions page says of a version: its title (solution.yaml) and how many functions. */
@@ -22,10 +25,13 @@ function summaryOf(files: Readonly<Record<string, string>>): { title?: string; f
   const functions = Object.keys(files).filter(
     (p) => p.startsWith('functions/') && p.endsWith('.platform'),
   ).length;
-  // The title line alone, not a YAML parse: this is a list, and a broken file was not published.
-  const title = /^title:[ \t]*(.+?)[ \t]*$/m
-    .exec(files['solution.yaml'] ?? '')?.[1]
-    ?.replace(/^(['"])(.*)\1$/, '$2');
+  // The title line alone, read as text (no YAML parse, no backtracking pattern: a line of any
+  // length costs its length), cut to what a list shows.
+  const line = /^title:(.*)$/m.exec(files['solution.yaml'] ?? '')?.[1];
+  const title = line
+    ?.trim()
+    .replace(/^(['"])(.*)\1$/, '$2')
+    .slice(0, 200);
   return title ? { title, functions } : { functions };
 }
 
@@ -42,18 +48,31 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
         [...names].sort().map(async (name) => {
           const v = published.find((p) => p.solution === name);
           if (!v) return { name, version: null };
-          const files = (await ctx.store.versionFiles(name, v.version)) ?? {};
           return {
             name,
             version: v.version,
             published: v.created,
             publishedBy: v.createdBy,
-            ...summaryOf(files),
+            ...(await summary(name, v.version)),
           };
         }),
       ),
     };
   });
+
+  // A version never changes: its summary is read from its files once (they may be megabytes).
+  const summaries = new Map<string, Promise<{ title?: string; functions: number }>>();
+  function summary(solution: string, version: number) {
+    const key = `${solution}@${version}`;
+    let found = summaries.get(key);
+    if (!found) {
+      if (summaries.size >= 1000) summaries.clear();
+      found = ctx.store.versionFiles(solution, version).then((files) => summaryOf(files ?? {}));
+      found.catch(() => summaries.delete(key));
+      summaries.set(key, found);
+    }
+    return found;
+  }
 
   // History: every version of a solution, and one version's files (for a diff); read as the
   // definitions are (solution.read). Republishing an older one is a publish (below).
