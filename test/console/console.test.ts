@@ -1,8 +1,9 @@
 import { mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchChromium } from '../helpers/chromium.js';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { authServer, CLIENT_ID, CLIENT_SECRET } from '../helpers/oauth-server.js';
@@ -16,17 +17,7 @@ const SHOTS = join(tmpdir(), 'restfn-console-shots');
 let browser: Browser;
 beforeAll(async () => {
   mkdirSync(SHOTS, { recursive: true });
-  browser = await chromium.launch({
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
