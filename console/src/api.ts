@@ -88,36 +88,4 @@ export interface User {
   readonly solutions: readonly string[];
 }
 
-export interface DatasourceInfo {
-  readonly name: string;
-  readonly entities: ReadonlyArray<{ entity: string; function?: string }>;
-}
-
-export interface ActionInfo {
-  readonly name: string;
-  readonly type: string;
-  readonly method?: string;
-  readonly entity?: string;
-  readonly function?: string;
-  /** The screen values it reads, as `@ctx` paths (`current.item.id`). */
-  readonly reads: readonly string[];
-}
-
-export interface FunctionInfo {
-  readonly name: string;
-  readonly path: string;
-  readonly method: string;
-  readonly url: string;
-  readonly useLocalCall: boolean;
-  readonly paged: boolean;
-  readonly parameters: ReadonlyArray<{
-    readonly name: string;
-    readonly location: string;
-    readonly type: string;
-    /** Set for a credential parameter: which kind the platform reads it as. */
-    readonly credential?: 'secret' | 'oauth';
-    readonly required: boolean;
-    readonly value?: unknown;
-  }>;
-  readonly source: string;
-}
+export type { ActionInfo, DatasourceInfo, FunctionInfo } from '../../src/platform/console-types.js';

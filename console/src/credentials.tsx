@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type FunctionInfo } from './api.js';
+import { Confirm } from './confirm.js';
 
 interface CredentialInfo {
   readonly key: string;
@@ -131,20 +132,17 @@ export function Credentials({
                     Remove
                   </button>
                   {removing === c.key && (
-                    <div class="confirm" role="alertdialog" aria-label={`Remove ${c.key}?`}>
-                      <p>
-                        Remove <code>{c.key}</code>?{' '}
-                        {usedBy(c.key).length > 0
-                          ? `These functions will stop working: ${usedBy(c.key).join(', ')}.`
-                          : 'No function uses it.'}
-                      </p>
-                      <button type="button" class="danger" onClick={() => void remove(c.key)}>
-                        Remove for good
-                      </button>{' '}
-                      <button type="button" onClick={() => setRemoving(null)}>
-                        Cancel
-                      </button>
-                    </div>
+                    <Confirm
+                      label={`Remove ${c.key}?`}
+                      action="Remove for good"
+                      onConfirm={() => void remove(c.key)}
+                      onCancel={() => setRemoving(null)}
+                    >
+                      Remove <code>{c.key}</code>?{' '}
+                      {usedBy(c.key).length > 0
+                        ? `These functions will stop working: ${usedBy(c.key).join(', ')}.`
+                        : 'No function uses it.'}
+                    </Confirm>
                   )}
                 </td>
               </tr>

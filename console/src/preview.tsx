@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, apiLines, type FunctionInfo } from './api.js';
+import { Confirm } from './confirm.js';
 import { ConnectionState, connectHref } from './connection.js';
 import { inferSchema } from './infer-schema.js';
 import { JsonView } from './json-view.js';
@@ -43,7 +44,7 @@ export function Preview({
   // An array or object parameter is JSON, checked as it is typed: `a,b` says what is expected
   // (and the form does not submit) instead of failing at the platform with PARAMETER_TYPE.
   const [problems, setProblems] = useState<Record<string, string>>({});
-  const checkJson = (name: string, type: string, input: HTMLTextAreaElement) => {
+  const checkJson = (name: string, type: string | undefined, input: HTMLTextAreaElement) => {
     const problem = jsonProblem(input.value, type);
     input.setCustomValidity(problem ?? '');
     setProblems(({ [name]: _, ...rest }) => (problem ? { ...rest, [name]: problem } : rest));
@@ -258,23 +259,16 @@ export function Preview({
             </>
           )}
           {confirming && (
-            <div class="confirm" role="alertdialog" aria-label={`Send ${fn.method}?`}>
-              <p>
-                This preview sends <strong>{fn.method}</strong> to {hostOf(fn.url)}: it may change data there.
-              </p>
-              <button
-                type="button"
-                class="danger"
-                onClick={() =>
-                  void (confirming.pages ? runPages(confirming.parameters) : run(confirming.parameters))
-                }
-              >
-                Send {fn.method}
-              </button>{' '}
-              <button type="button" onClick={() => setConfirming(undefined)}>
-                Cancel
-              </button>
-            </div>
+            <Confirm
+              label={`Send ${fn.method}?`}
+              action={`Send ${fn.method}`}
+              onConfirm={() =>
+                void (confirming.pages ? runPages(confirming.parameters) : run(confirming.parameters))
+              }
+              onCancel={() => setConfirming(undefined)}
+            >
+              This preview sends <strong>{fn.method}</strong> to {hostOf(fn.url)}: it may change data there.
+            </Confirm>
           )}
         </form>
         <div class="result" aria-live="polite" ref={result}>
@@ -457,7 +451,7 @@ function initial(value: unknown): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
 
-function typed(raw: string, type: string): unknown {
+function typed(raw: string, type: string | undefined): unknown {
   if (type === 'number' || type === 'int' || type === 'integer') return Number(raw);
   if (type === 'boolean') return raw === 'true';
   if (type === 'object' || type === 'array') {
@@ -473,7 +467,7 @@ function typed(raw: string, type: string): unknown {
 const EXAMPLE: Readonly<Record<string, string>> = { array: '["a", "b"]', object: '{"key": "value"}' };
 
 /** Why `text` is not a JSON value of `type` (array or object), or undefined when it is (or empty). */
-function jsonProblem(text: string, type: string): string | undefined {
+function jsonProblem(text: string, type: string | undefined): string | undefined {
   if (text.trim() === '') return undefined;
   let value: unknown;
   try {
@@ -487,7 +481,7 @@ function jsonProblem(text: string, type: string): string | undefined {
       : typeof value === 'object' && value !== null && !Array.isArray(value);
   return ok
     ? undefined
-    : `Expected ${type === 'array' ? 'a JSON list' : 'a JSON object'}, such as ${EXAMPLE[type]}`;
+    : `Expected ${type === 'array' ? 'a JSON list' : 'a JSON object'}, such as ${EXAMPLE[type === 'array' ? 'array' : 'object']}`;
 }
 
 /** Where a function's calls go, as a person reads it: the host, or what decides it. */

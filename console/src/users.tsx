@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from './api.js';
+import { Confirm } from './confirm.js';
 
 interface UserRow {
   readonly id: string;
@@ -146,25 +147,16 @@ export function Users() {
                     Remove
                   </button>
                   {pending?.user === u.name && (
-                    <div
-                      class="confirm"
-                      role="alertdialog"
-                      aria-label={
-                        pending.kind === 'role' ? `Change the role of ${u.name}?` : `Remove ${u.name}?`
-                      }
+                    <Confirm
+                      label={pending.kind === 'role' ? `Change the role of ${u.name}?` : `Remove ${u.name}?`}
+                      action={pending.kind === 'role' ? 'Change role' : 'Remove for good'}
+                      onConfirm={confirm}
+                      onCancel={() => setPending(null)}
                     >
-                      <p>
-                        {pending.kind === 'role'
-                          ? `Change ${u.name}'s role from ${pending.from} to ${pending.role}?`
-                          : `Remove ${u.name}? Their tokens stop working and they can no longer sign in.`}
-                      </p>
-                      <button type="button" class="danger" onClick={confirm}>
-                        {pending.kind === 'role' ? 'Change role' : 'Remove for good'}
-                      </button>{' '}
-                      <button type="button" onClick={() => setPending(null)}>
-                        Cancel
-                      </button>
-                    </div>
+                      {pending.kind === 'role'
+                        ? `Change ${u.name}'s role from ${pending.from} to ${pending.role}?`
+                        : `Remove ${u.name}? Their tokens stop working and they can no longer sign in.`}
+                    </Confirm>
                   )}
                 </td>
               </tr>

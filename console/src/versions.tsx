@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from './api.js';
+import { Confirm } from './confirm.js';
 import { changedFiles, lineDiff } from './diff.js';
 
 interface VersionRow {
@@ -121,18 +122,15 @@ export function Versions({ solution, mayPublish }: { solution: string; mayPublis
                   </button>
                 )}
                 {confirming === v.version && (
-                  <div class="confirm" role="alertdialog" aria-label={`Publish version ${v.version} again?`}>
-                    <p>
-                      Publish version {v.version} again? Its files become version {versions[0]!.version + 1},
-                      the current one; apps get them at their next call.
-                    </p>
-                    <button type="button" class="danger" onClick={() => void republish(v.version)}>
-                      Publish version {v.version}
-                    </button>{' '}
-                    <button type="button" onClick={() => setConfirming(undefined)}>
-                      Cancel
-                    </button>
-                  </div>
+                  <Confirm
+                    label={`Publish version ${v.version} again?`}
+                    action={`Publish version ${v.version}`}
+                    onConfirm={() => void republish(v.version)}
+                    onCancel={() => setConfirming(undefined)}
+                  >
+                    Publish version {v.version} again? Its files become version {versions[0]!.version + 1},
+                    the current one; apps get them at their next call.
+                  </Confirm>
                 )}
               </td>
             </tr>

@@ -1,5 +1,4 @@
 import { Option } from 'commander';
-import { type Diagnostic, formatDiagnostic } from '../definition/diagnostic.js';
 import { printable } from '../errors/printable.js';
 
 /**
@@ -120,13 +119,4 @@ export function warn(message: string): void {
 /** A status line (what was done, what happens next): `restfn: ...` on stderr, never data. */
 export function status(message: string): void {
   process.stderr.write(`restfn: ${printable(message)}\n`);
-}
-
-/** A finding as `file:line:col: error CODE: message`, its severity coloured on a terminal. */
-export function diagnosticLine(d: Diagnostic, stream: { isTTY?: boolean } = process.stderr): string {
-  const { red, yellow } = paint(stream);
-  return formatDiagnostic(d).replace(
-    /^(\S+: )(error|warning)\b/,
-    (_, at: string, severity: string) => at + (severity === 'error' ? red(severity) : yellow(severity)),
-  );
 }

@@ -16,7 +16,8 @@ import {
 } from '../../import/plan.js';
 import { readSource } from '../../import/source.js';
 import { ImportVariables } from '../../import/variables.js';
-import { diagnosticLine, isJson, printReport, status, warn } from '../output.js';
+import { diagnosticLine } from '../diagnostic-line.js';
+import { isJson, printReport, status, warn } from '../output.js';
 import type { ImportOptions } from './import.js';
 
 /** `restfn import FILE`: reads the description, plans, validates, prints the plan, writes. */

@@ -3,8 +3,9 @@ import { dirname, resolve } from 'node:path';
 import { findSolutionRoot, kindOfPath, loadSolution } from '../../definition/solution.js';
 import { type ValidationResult, validateSolution } from '../../definition/validate.js';
 import { UsageError } from '../../errors/restfn-error.js';
+import { diagnosticLine } from '../diagnostic-line.js';
 import { EXIT } from '../exit-table.js';
-import { diagnosticLine, printReport } from '../output.js';
+import { printReport } from '../output.js';
 import { solutionDir } from '../solution-dir.js';
 import type { ValidateOptions } from './validate.js';
 

@@ -8,41 +8,7 @@ import type { Ceilings } from '../ceilings.js';
  * only ever gets plain values and coded errors back.
  */
 
-/** A datasource as the console lists it: the tables it fills, each from its function. */
-export interface DatasourceInfo {
-  readonly name: string;
-  readonly entities: ReadonlyArray<{ entity: string; function?: string }>;
-}
-
-/** An action as the console lists it, with the screen values (`@ctx` paths) it reads. */
-export interface ActionInfo {
-  readonly name: string;
-  readonly type: string;
-  readonly method?: string;
-  readonly entity?: string;
-  readonly function?: string;
-  readonly reads: readonly string[];
-}
-
-/** A function as the console lists and previews it (the worker reads it from the definition). */
-export interface FunctionInfo {
-  readonly name: string;
-  readonly path: string;
-  readonly method: string;
-  readonly url: string;
-  readonly useLocalCall: boolean;
-  /** It has a `continuation`: the console offers its pages. */
-  readonly paged: boolean;
-  readonly parameters: ReadonlyArray<{
-    name: string;
-    location: string | undefined;
-    type: string | undefined;
-    required: boolean;
-    value?: unknown;
-    credential?: 'secret' | 'oauth';
-  }>;
-  readonly source: string;
-}
+export type { ActionInfo, DatasourceInfo, FunctionInfo } from '../console-types.js';
 
 /** What a worker does for one request. */
 export type Task =
