@@ -299,7 +299,12 @@ function SolutionView({
       ) : selectedAction ? (
         <ActionPreview key={selectedAction.name} solution={solution} action={selectedAction} />
       ) : selectedDatasource ? (
-        <DatasourceView key={selectedDatasource.name} solution={solution} datasource={selectedDatasource} />
+        <DatasourceView
+          key={selectedDatasource.name}
+          solution={solution}
+          datasource={selectedDatasource}
+          functions={functions.functions}
+        />
       ) : selected ? (
         <Preview key={selected.name} solution={solution} fn={selected} mayTrace={mayManage} />
       ) : (

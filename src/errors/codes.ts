@@ -122,6 +122,10 @@ export const ERROR_CODES = {
   SCRIPT_RESULT: code('definition', 'An expression script function returned something that is not JSON.'),
   QUERY_FAILED: code('definition', "A definition's SQL statement that SQLite rejects."),
   QUERY_CYCLE: code('definition', "A function's queries depend on each other in a cycle."),
+  QUERY_NOT_ALLOWED: code(
+    'definition',
+    "A definition's SQL that would change the connection (ATTACH, DETACH, PRAGMA, VACUUM, a transaction) where restfn confines it: a datasource preview on the platform.",
+  ),
   IMPORT_INVALID_FUNCTION: code(
     'definition',
     '`restfn import`: an operation would give a function file with errors; nothing was written.',

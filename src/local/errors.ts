@@ -18,6 +18,16 @@ export class QueryNotReadOnlyError extends RestfnError {
   }
 }
 
+/**
+ * A statement a confined store does not run (a datasource preview on the platform): it would change
+ * the connection rather than the tables, so it could reach a file or lift a limit.
+ */
+export class QueryNotAllowedError extends RestfnError {
+  constructor(message: string) {
+    super('QUERY_NOT_ALLOWED', message);
+  }
+}
+
 export type DatabaseErrorCode = 'DATABASE_NOT_FOUND' | 'DATABASE_INVALID' | 'DATABASE_UNAVAILABLE';
 
 /** The local database file is missing, is not SQLite, or cannot be opened or locked. */

@@ -1,6 +1,6 @@
-import type { Database, Statement } from 'better-sqlite3';
-import { databaseError, QueryError, QueryNotReadOnlyError } from './errors.js';
+import type { Database } from 'better-sqlite3';
 import { sqlValue } from './stage.js';
+import { guarded, refuseConnectionChanges, refuseWrites } from './statement-checks.js';
 
 /** What a query needs of a store: the local store, or the read-only one `restfn query` opens. */
 export interface QueryStore {
@@ -10,6 +10,8 @@ export interface QueryStore {
   ensureTable(name: string): string;
   /** When true, only statements that read are run (`refuseWrites`). */
   readonly readOnly?: boolean;
+  /** When true, statements that change the connection rather than the tables are refused (`refuseConnectionChanges`). */
+  readonly confined?: boolean;
 }
 
 export type ResultType = 'records' | 'record' | 'scalar';
@@ -33,6 +35,7 @@ export function runQuery(
   for (const match of statement.matchAll(TABLE_REFERENCE)) store.ensureTable(match[1]!);
   const prepared = guarded(store, statement, () => store.db.prepare(statement));
   if (store.readOnly) refuseWrites(prepared, statement);
+  if (store.confined) refuseConnectionChanges(prepared, statement);
   const used = new Set([...statement.matchAll(/[@:$]([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!));
   const bound = Object.fromEntries(
     Object.entries(parameters)
@@ -58,52 +61,4 @@ export function runQuery(
   if (resultType === 'record') return parse(first);
   const [column] = Object.keys(first);
   return column === undefined ? null : parse(first)[column];
-}
-
-/**
- * Runs a step of a statement, turning SQLite's failures into coded errors: a statement SQLite
- * rejects (`SQLITE_ERROR`: syntax, unknown column; better-sqlite3's RangeError: no statement or
- * several) is QUERY_FAILED with the statement quoted; a database that is locked, damaged or not
- * SQLite at all is a DATABASE_* error.
- */
-function guarded<T>(store: QueryStore, statement: string, step: () => T): T {
-  try {
-    return step();
-  } catch (error) {
-    const code = (error as { code?: string }).code;
-    if (error instanceof RangeError || code === 'SQLITE_ERROR' || code === 'SQLITE_RANGE') {
-      const message = (error as Error).message.replace(/^The supplied SQL string /, 'it ');
-      throw new QueryError(`SQLite rejected the statement ${excerpt(statement)}: ${message}`, {
-        cause: error,
-      });
-    }
-    if (code?.startsWith('SQLITE_')) throw databaseError(store.file, error);
-    throw error;
-  }
-}
-
-function excerpt(statement: string): string {
-  const text = statement.trim().replace(/\s+/g, ' ');
-  return JSON.stringify(text.length > 200 ? `${text.slice(0, 200)}...` : text);
-}
-
-/**
- * Only statements that read may run on a read-only store: SQLite says whether a prepared statement
- * returns rows (`reader`) and whether it writes the database (`readonly`). ATTACH and DETACH count as
- * read-only for SQLite (they change the connection, not the file) but return no rows, so `reader`
- * refuses them, with BEGIN, VACUUM INTO and every write; `DELETE ... RETURNING` reads but writes.
- * A PRAGMA that assigns (`PRAGMA x = y`) is refused too, even where SQLite calls it read-only.
- */
-export function refuseWrites(prepared: Statement, statement: string): void {
-  if (prepared.reader && prepared.readonly && !PRAGMA_ASSIGNMENT.test(withoutComments(statement))) return;
-  throw new QueryNotReadOnlyError(
-    `restfn query only reads, and ${excerpt(statement)} would change the database or attach another one; run SELECT (or WITH, VALUES, a reading PRAGMA), and change rows with 'restfn sync' or a function's operations`,
-  );
-}
-
-const PRAGMA_ASSIGNMENT = /^\s*PRAGMA\b[^;]*=/i;
-
-/** The statement without SQL comments, so a comment cannot hide the statement's first keyword. */
-function withoutComments(statement: string): string {
-  return statement.replace(/--[^\n]*|\/\*[\s\S]*?(\*\/|$)/g, ' ');
 }

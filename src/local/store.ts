@@ -23,7 +23,14 @@ export class LocalStore {
   private readonly known = new Set<string>();
   private readonly statements = new Map<string, Database.Statement>();
 
-  constructor(readonly file: string) {
+  /** Refuses author SQL that would change the connection (see `refuseConnectionChanges`). */
+  readonly confined: boolean;
+
+  constructor(
+    readonly file: string,
+    options: { readonly confined?: boolean } = {},
+  ) {
+    this.confined = options.confined === true;
     if (file !== ':memory:') privateFile(file);
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');

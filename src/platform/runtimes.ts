@@ -2,6 +2,7 @@ import type { Diagnostic } from '../definition/diagnostic.js';
 import { PlatformError } from './errors.js';
 import type { Executor } from './executor/pool.js';
 import type { ActionInfo, DatasourceInfo, FunctionInfo, Task } from './executor/protocol.js';
+import type { Sandboxes } from './executor/sandbox.js';
 import { materialise } from './publish.js';
 import type { PlatformStore, VersionRecord } from './store/types.js';
 import type { TtlCache } from './ttl-cache.js';
@@ -33,6 +34,7 @@ export class Runtimes {
       readonly store: PlatformStore;
       readonly versions: TtlCache<string, VersionRecord | undefined>;
       readonly executor: Executor;
+      readonly sandboxes: Sandboxes;
     },
   ) {}
 
@@ -66,12 +68,25 @@ export class Runtimes {
   /** Runs `task` on the solution's current version, in its worker. */
   async run(
     solution: string,
-    task: Exclude<Task, { kind: 'validate' }>,
+    task: Exclude<Task, { kind: 'validate' | 'datasource' }>,
     options: { signal?: AbortSignal; onPage?: (page: number, result: unknown) => Promise<void> } = {},
   ): Promise<{ value: unknown; version: number }> {
     const version = await this.current(solution);
     return {
       value: await this.options.executor.run(solution, version, task, options),
+      version: version.number,
+    };
+  }
+
+  /** A datasource preview on the solution's current version, in a sandbox process (it runs the author's SQL). */
+  async sandboxed(
+    solution: string,
+    task: Extract<Task, { kind: 'datasource' }>,
+    signal?: AbortSignal,
+  ): Promise<{ value: unknown; version: number }> {
+    const version = await this.current(solution);
+    return {
+      value: await this.options.sandboxes.run(solution, version, task, signal),
       version: version.number,
     };
   }
@@ -103,6 +118,7 @@ export class Runtimes {
   }
 
   close(): Promise<void> {
+    this.options.sandboxes.close();
     return this.options.executor.close();
   }
 }

@@ -12,6 +12,7 @@ import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.js';
 import type { PlatformContext } from './context.js';
 import { DeniedRequests } from './denied-requests.js';
 import { Executor } from './executor/pool.js';
+import { Sandboxes } from './executor/sandbox.js';
 import { rateLimitCounters } from './rate-limit-counters.js';
 import { Runtimes } from './runtimes.js';
 import { SolutionSlots } from './solution-slots.js';
@@ -146,7 +147,13 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       maxWorkers: options.maxWorkers ?? DEFAULT_MAX_WORKERS,
       records: (solution) => vault.records(solution),
     });
-    const runtimes = new Runtimes({ versions, dataDir, store, executor });
+    const sandboxes = new Sandboxes({
+      ceilings,
+      allowPrivateTargets: options.allowPrivateTargets === true,
+      allowTargets: options.allowTargets ?? {},
+      records: (solution) => vault.records(solution),
+    });
+    const runtimes = new Runtimes({ versions, dataDir, store, executor, sandboxes });
     let listeningUrl = '';
     const ctx: PlatformContext = {
       dataDir,
@@ -177,6 +184,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       isClosing: () => closing !== undefined,
     });
     executor.log = app.log;
+    sandboxes.log = app.log;
     const host = options.host ?? '127.0.0.1';
     const port = options.port ?? 8080;
     let url: string;

@@ -28,6 +28,21 @@ import { runFunction } from './pipeline.js';
 import { type PushOptions, type PushResult, pushQueue, type QueueEngine } from './push.js';
 import { type DatasourceResult, runDatasource, type SyncOptions } from './sync.js';
 
+/** What `previewDatasource` found: each entity's paging, each table's rows, the query's rows. */
+export interface DatasourcePreview {
+  readonly datasource: string;
+  readonly entities: ReadonlyArray<{
+    entity: string;
+    function: string;
+    pages: number;
+    records: number;
+    stopped: string;
+    error?: { code: string; message: string };
+  }>;
+  readonly tables: Readonly<Record<string, { rows: unknown[]; total: number }>>;
+  readonly rows: readonly unknown[] | undefined;
+}
+
 /** What `previewAction` found: the local row before and after, and the commands it would queue. */
 export interface ActionPreview {
   readonly action: string;
@@ -223,6 +238,68 @@ export class Runtime {
   }
 
   /**
+   * What a sync of the datasource `name` would write, without writing anything anywhere: its
+   * functions run (at most `maxPages` pages each; more is reported as `page-cap`) into a throwaway
+   * in-memory database, and each table's rows come back (the first `maxRows`), with the
+   * datasource's query rows. The database is confined: the definitions' SQL may read and change
+   * tables, never the connection (no ATTACH, PRAGMA, VACUUM). It runs within the execution timeout,
+   * not a sync's. What the platform's console previews, in a sandbox process.
+   */
+  async previewDatasource(
+    name: string,
+    options: { context?: CallContext; signal?: AbortSignal; maxPages?: number; maxRows?: number } = {},
+  ): Promise<DatasourcePreview> {
+    await this.ready();
+    const file = this.datasourceFile(name);
+    const { LocalStore } = await import('../local/store.js');
+    const store = new LocalStore(':memory:', { confined: true });
+    const maxRows = options.maxRows ?? 100;
+    try {
+      const engine = {
+        ...this.engine,
+        store,
+        options: {
+          ...this.engine.options,
+          maxPages: Math.min(options.maxPages ?? 5, this.engine.options.maxPages),
+        },
+      };
+      const deadline = new Deadline(
+        'execution',
+        this.options.executionTimeoutMs,
+        `datasource '${name}'`,
+        options.signal,
+      );
+      const result = await deadline.run((signal) =>
+        runDatasource(engine, file, options.context ?? {}, { signal: toSignal(signal), allowPartial: true }),
+      );
+      const tables: Record<string, { rows: unknown[]; total: number }> = {};
+      for (const table of store.entityTables()) {
+        const quoted = store.ensureTable(table);
+        const total = (store.db.prepare(`SELECT count(*) AS n FROM ${quoted}`).get() as { n: number }).n;
+        tables[table] = { rows: store.rows(table).slice(0, maxRows), total };
+      }
+      return {
+        datasource: name,
+        entities: result.entities.map(({ error, ...e }) =>
+          error === undefined
+            ? e
+            : {
+                ...e,
+                error: {
+                  code: (error as { code?: string }).code ?? 'ENGINE_ERROR',
+                  message: String((error as Error).message),
+                },
+              },
+        ),
+        tables,
+        rows: result.rows?.slice(0, maxRows),
+      };
+    } finally {
+      store.close();
+    }
+  }
+
+  /**
    * What the action `name` would do, doing nothing: it runs against a throwaway in-memory database
    * holding only the screen's item (`context.current.item`, when it has an id), with no push. The
    * answer is the local row before and after, and the commands it would queue (their functions and
@@ -231,7 +308,7 @@ export class Runtime {
   async previewAction(name: string, context: CallContext = {}): Promise<ActionPreview> {
     await this.ready();
     const { LocalStore } = await import('../local/store.js');
-    const store = new LocalStore(':memory:');
+    const store = new LocalStore(':memory:', { confined: true });
     try {
       const queue = new CommandQueue(store.db, () => new Date(this.options.clock.now()).toISOString());
       const engine = { ...this.engine, store, queue };

@@ -7,7 +7,7 @@ import { launchChromium } from '../helpers/chromium.js';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { authServer, CLIENT_ID, CLIENT_SECRET } from '../helpers/oauth-server.js';
-import { startPlatformProcess } from '../helpers/platform.js';
+import { bytesOf, startPlatformProcess } from '../helpers/platform.js';
 
 const SECRET = 'ck-live-5Wq9rT2mX8vL3pZ7nB4c';
 const PASSWORD = 'console-pass-42Xy';
@@ -611,42 +611,65 @@ describe('the console in a real browser', () => {
     );
   });
 
-  it('a datasource shows the tables it fills and from which functions; the platform runs none of its SQL', async () => {
-    const service = await testServer((_req, res) => json(res, 200, { items: [] }));
+  it('a datasource preview shows the rows each table would get; one that sends POST asks first and sends nothing before', async () => {
+    const received: string[] = [];
+    const service = await testServer((req, res) => {
+      received.push(`${req.method} ${req.url}`);
+      json(res, 200, [
+        { id: 'c1', name: 'Ada', city: 'Oslo' },
+        { id: 'c2', name: 'Grace', city: 'Bergen' },
+      ]);
+    });
     const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
     const admin = platform.adminToken;
     await platform.api('POST', '/api/v1/users', {
       token: admin,
       body: { name: 'bob', role: 'user', solutions: ['crm'], password: PASSWORD },
     });
+    const entities = (fn: string) =>
+      `type: datasource.sqlite\noptions:\n  provider: DATA_PROVIDER_LOCAL\n  entities:\n    - entity: customers\n      function: ${fn}\n`;
     const published = await platform.api('PUT', '/api/v1/solutions/crm', {
       token: admin,
       body: {
         files: {
-          'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/items\n`,
-          'datasources/items.platform':
-            "type: datasource.sqlite\noptions:\n  provider: DATA_PROVIDER_LOCAL\n  entities:\n    - entity: items\n      function: rest-get-items\n  query: ATTACH DATABASE 'x.db' AS p\n",
+          'functions/rest-get-customers.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/customers\n`,
+          'functions/rest-search-customers.platform': `provider: DATA_PROVIDER_REST\nmethod: POST\nurl: ${service.url}/search\n`,
+          'datasources/customers.platform': `${entities('rest-get-customers')}  query: SELECT json_extract(data, '$.city') AS city FROM [customers] ORDER BY id\n`,
+          'datasources/found.platform': entities('rest-search-customers'),
         },
       },
     });
     expect(published.status, published.text).toBe(201);
-    // A sync runs the solution's own SQL: not on the platform (an author's SQL could reach its files).
-    const preview = await platform.api('POST', '/api/v1/solutions/crm/datasources/items/preview', {
-      token: admin,
-      body: {},
-    });
-    expect(preview.status).toBe(404);
     const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const page = await context.newPage();
-    await page.goto(`${platform.url}/console/#/s/crm/d/items`);
+    await page.goto(`${platform.url}/console/#/s/crm/d/customers`);
     await page.getByLabel('User name').fill('bob');
     await page.getByLabel('Password').fill(PASSWORD);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    const view = page.getByLabel('Datasource items');
-    await expect.poll(() => view.textContent()).toContain('table items from rest-get-items');
-    expect(await view.textContent()).toContain('restfn sync items');
-    await view.getByRole('link', { name: 'rest-get-items' }).click();
-    await expect.poll(() => page.getByRole('heading', { name: 'rest-get-items' }).count()).toBe(1);
+    const view = page.getByLabel('Datasource customers');
+    await expect.poll(() => view.textContent()).toContain('table customers from rest-get-customers');
+    await view.getByRole('button', { name: 'Preview' }).click();
+    const table = view.getByTestId('table-customers');
+    await expect.poll(() => table.textContent()).toContain('Grace');
+    expect(await view.textContent()).toContain('1 page, 2 records · showing 2 of 2 rows');
+    expect(await view.getByTestId('query-rows').textContent()).toContain('Bergen');
+    expect(
+      await page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth'),
+    ).toBeLessThanOrEqual(0);
+    await page.screenshot({ path: join(SHOTS, '14-datasource-preview-390.png'), fullPage: true });
+    expect(received).toEqual(['GET /customers']);
+
+    await page.goto(`${platform.url}/console/#/s/crm/d/found`);
+    const found = page.getByLabel('Datasource found');
+    await found.getByRole('button', { name: 'Preview' }).click();
+    const ask = page.getByRole('alertdialog', { name: "Send the datasource's requests?" });
+    expect(await ask.textContent()).toContain('POST (rest-search-customers)');
+    expect(received).toEqual(['GET /customers']);
+    await ask.getByRole('button', { name: 'Run the preview' }).click();
+    await expect.poll(() => found.getByTestId('table-customers').textContent()).toContain('Ada');
+    expect(received).toEqual(['GET /customers', 'POST /search']);
+    // Nothing was stored on the platform.
+    expect(bytesOf(platform.dataDir)).not.toContain('Bergen');
     await context.close();
   });
 

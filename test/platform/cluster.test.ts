@@ -12,6 +12,7 @@ import { CredentialStore, type OAuthCredential, type TokenSet } from '../../src/
 import { loadSolution } from '../../src/definition/solution.js';
 import { DEFAULT_CEILINGS } from '../../src/platform/ceilings.js';
 import { Executor } from '../../src/platform/executor/pool.js';
+import { Sandboxes } from '../../src/platform/executor/sandbox.js';
 import { Runtimes } from '../../src/platform/runtimes.js';
 import { ensureAdmin } from '../../src/platform/serve.js';
 import { PostgresPlatformStore } from '../../src/platform/store/postgres/store.js';
@@ -455,7 +456,13 @@ describe("a solution's runtime", () => {
       maxWorkers: 1,
       records: (solution) => new Vault(store, randomBytes(32)).records(solution),
     });
-    const runtimes = new Runtimes({ dataDir: root, store, versions, executor });
+    const sandboxes = new Sandboxes({
+      ceilings: DEFAULT_CEILINGS,
+      allowPrivateTargets: true,
+      allowTargets: {},
+      records: (solution) => new Vault(store, randomBytes(32)).records(solution),
+    });
+    const runtimes = new Runtimes({ dataDir: root, store, versions, executor, sandboxes });
     onTestFinished(() => runtimes.close());
     await versions.get('crm', () => store.currentVersion('crm'));
     cluster.pause();

@@ -9,9 +9,9 @@ import {
   type FromWorker,
   type Task,
   type ToWorker,
-  toWire,
   type WorkerConfig,
 } from './protocol.js';
+import { RecordsHost } from './records-host.js';
 
 /**
  * The worker's code: tsc's output. Both this file's own output (dist/platform/executor/) and the
@@ -49,8 +49,8 @@ interface Slot {
   /** When the pulse last changed, or the slot last became busy. */
   movedAt: number;
   readonly pending: Map<number, Pending>;
-  /** Credential locks held for it (released if it dies). */
-  readonly locks: Map<number, () => void>;
+  /** Answers its credential record operations (and releases its locks if it dies). */
+  readonly records: RecordsHost;
   ended: boolean;
 }
 
@@ -85,7 +85,6 @@ export class Executor {
   private readonly waiting: Array<{ solution: string; take: (slot: Slot) => void }> = [];
   private readonly watchdog: NodeJS.Timeout;
   private nextId = 0;
-  private nextLock = 0;
   private closed = false;
   /** Where the executor says what happened to a worker (the server's log, once it has one). */
   log: ExecutorLog = { warn: () => undefined, error: () => undefined };
@@ -215,7 +214,7 @@ export class Executor {
       pulse: 0,
       movedAt: Date.now(),
       pending: new Map(),
-      locks: new Map(),
+      records: new RecordsHost(this.options.records, (message) => this.post(slot, message)),
       ended: false,
     };
     worker.on('message', (message: FromWorker) => this.receive(slot, message));
@@ -262,50 +261,8 @@ export class Executor {
         return;
       }
       case 'records':
-        void this.answerRecords(slot, message);
+        void slot.records.answer(message);
         return;
-    }
-  }
-
-  /** A worker's credential record operation, on the vault of the solution it runs. */
-  private async answerRecords(slot: Slot, message: Extract<FromWorker, { type: 'records' }>): Promise<void> {
-    const { rid, solution, op, key, arg, user } = message;
-    const answer = (value: unknown) => this.post(slot, { type: 'records-answer', rid, value });
-    try {
-      const records = this.options.records(solution);
-      switch (op) {
-        case 'get':
-          return answer(await records.get(key));
-        case 'keys':
-          return answer((await records.keys?.()) ?? []);
-        case 'getTokens':
-          return answer(await records.getTokens(key, user));
-        case 'setTokens':
-          await records.setTokens(key, arg as Parameters<CredentialRecords['setTokens']>[1], user);
-          return answer(undefined);
-        case 'clearTokens':
-          return answer(await records.clearTokens(key, arg as string | undefined, user));
-        case 'lock': {
-          const lock = this.nextLock++;
-          // Held until the worker says it is done (or dies): its refresh runs there.
-          await records.exclusive!(
-            key,
-            () =>
-              new Promise<void>((unlock) => {
-                slot.locks.set(lock, unlock);
-                answer(lock);
-              }),
-            user,
-          );
-          return;
-        }
-        case 'unlock':
-          slot.locks.get(arg as number)?.();
-          slot.locks.delete(arg as number);
-          return answer(undefined);
-      }
-    } catch (error) {
-      this.post(slot, { type: 'records-answer', rid, error: toWire(error) });
     }
   }
 
@@ -349,8 +306,7 @@ export class Executor {
     for (const pending of slot.pending.values())
       pending.reject(error ?? new RestfnError('INTERNAL', 'the platform is stopping'));
     slot.pending.clear();
-    for (const unlock of slot.locks.values()) unlock();
-    slot.locks.clear();
+    slot.records.releaseAll();
     await slot.worker.terminate().catch(() => undefined);
     // Whoever waited for a worker may have one now.
     if (!this.closed) this.serveWaiting();

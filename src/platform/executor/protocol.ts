@@ -38,6 +38,8 @@ export type Task =
       readonly user: { id: string; name: string };
     }
   | { readonly kind: 'action'; readonly name: string; readonly context: Record<string, unknown> }
+  /** Only in a sandbox process (sandbox.ts): a datasource runs the author's SQL. */
+  | { readonly kind: 'datasource'; readonly name: string; readonly context: Record<string, unknown> }
   | { readonly kind: 'origins'; readonly key: string }
   | { readonly kind: 'validate'; readonly files: Readonly<Record<string, string>> };
 

@@ -25,6 +25,8 @@ export async function runTask(
       return originsNamingCredential(runtime.solution, task.key);
     case 'action':
       return runtime.previewAction(task.name, task.context);
+    case 'datasource':
+      return runtime.previewDatasource(task.name, { context: task.context, signal });
     case 'execute': {
       refuseCredentialValues(runtime, task.name, task.parameters, false);
       const trace = task.trace ? traceOf(runtime, task.correlationId) : undefined;

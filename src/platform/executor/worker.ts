@@ -1,14 +1,8 @@
 import { parentPort, workerData } from 'node:worker_threads';
-import type { CredentialRecords } from '../../auth/provider.js';
+import { RestfnError } from '../../errors/restfn-error.js';
 import { validateUpload } from '../publish.js';
-import {
-  ExecutionFailure,
-  type FromWorker,
-  type RecordsOp,
-  type ToWorker,
-  toWire,
-  type WorkerConfig,
-} from './protocol.js';
+import { type FromWorker, type ToWorker, toWire, type WorkerConfig } from './protocol.js';
+import { RecordsClient } from './records-client.js';
 import { SolutionRuntimes } from './solution-runtimes.js';
 import { runTask } from './tasks.js';
 
@@ -25,47 +19,9 @@ Atomics.add(beat, 0, 1);
 setInterval(() => Atomics.add(beat, 0, 1), 100);
 
 /** Credential record operations, answered by the request thread (which holds the vault). */
-let nextRid = 0;
-const answers = new Map<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }>();
-function ask(solution: string, op: RecordsOp, key: string, arg?: unknown, user?: string): Promise<unknown> {
-  const rid = nextRid++;
-  return new Promise((resolve, reject) => {
-    answers.set(rid, { resolve, reject });
-    send({
-      type: 'records',
-      rid,
-      solution,
-      op,
-      key,
-      ...(arg === undefined ? {} : { arg }),
-      ...(user === undefined ? {} : { user }),
-    });
-  });
-}
+const credentials = new RecordsClient(send);
 
-function records(solution: string): CredentialRecords {
-  return {
-    get: (key) => ask(solution, 'get', key) as ReturnType<CredentialRecords['get']>,
-    keys: () => ask(solution, 'keys', '') as Promise<readonly string[]>,
-    getTokens: (key, user) =>
-      ask(solution, 'getTokens', key, undefined, user) as ReturnType<CredentialRecords['getTokens']>,
-    setTokens: async (key, tokens, user) => {
-      await ask(solution, 'setTokens', key, tokens, user);
-    },
-    clearTokens: (key, ifRefreshToken, user) =>
-      ask(solution, 'clearTokens', key, ifRefreshToken, user) as Promise<boolean>,
-    exclusive: async (key, work, user) => {
-      const lock = (await ask(solution, 'lock', key, undefined, user)) as number;
-      try {
-        return await work();
-      } finally {
-        void ask(solution, 'unlock', key, lock);
-      }
-    },
-  };
-}
-
-const runtimes = new SolutionRuntimes({ ...config, records });
+const runtimes = new SolutionRuntimes({ ...config, records: (solution) => credentials.records(solution) });
 const running = new Map<number, { abort: AbortController; pageRead?: () => void }>();
 
 port.on('message', (message: ToWorker) => {
@@ -79,13 +35,9 @@ port.on('message', (message: ToWorker) => {
     case 'page-read':
       running.get(message.id)?.pageRead?.();
       return;
-    case 'records-answer': {
-      const waiting = answers.get(message.rid);
-      answers.delete(message.rid);
-      if (message.error) waiting?.reject(new ExecutionFailure(message.error));
-      else waiting?.resolve(message.value);
+    case 'records-answer':
+      credentials.receive(message);
       return;
-    }
   }
 });
 
@@ -95,7 +47,10 @@ async function run(message: Extract<ToWorker, { type: 'task' }>): Promise<void> 
   running.set(id, state);
   try {
     let value: unknown;
-    if (task.kind === 'validate') {
+    if (task.kind === 'datasource') {
+      // It runs the author's SQL, which only a sandbox process may (sandbox.ts).
+      throw new RestfnError('INTERNAL', 'a datasource preview runs in a sandbox process, not a worker');
+    } else if (task.kind === 'validate') {
       value = await validateUpload(config.dataDir, solution, task.files, config.ceilings);
     } else {
       value = await runtimes.with(solution, version!.number, version!.root, (runtime) =>

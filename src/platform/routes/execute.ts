@@ -120,52 +120,55 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
 }
 
 /**
- * A datasource's preview (the console): its functions run as a sync would (a few pages each) into
- * a throwaway in-memory database in the solution's worker, and the rows each table would get come
- * back. Nothing is stored, here or on a device. It calls the service, so it needs what an execute
- * needs, and it is audited as one.
+ * Previews for the console, audited like executions and needing what an execute needs. An action
+ * runs in the solution's worker against a throwaway database holding only the screen's item, with
+ * no push: the local change and the calls it would queue, nothing sent. A datasource calls the
+ * service as a sync would (a few pages each) into a throwaway in-memory database and answers the
+ * rows each table would get; it runs the author's SQL, so it runs in a sandbox process
+ * (executor/sandbox.ts). Nothing is stored, here or on a device.
  */
 export function previewRoutes(app: FastifyInstance, ctx: PlatformContext): void {
-  // An action against a throwaway database holding only the screen's item, with no push: the
-  // local change and the calls it would queue. Nothing is sent. (A datasource has no preview here:
-  // it would run the author's SQL, `queries:` and `query`, on the platform; see docs/decisions.md.)
-  app.post<{ Params: { solution: string; action: string }; Body: { context?: Record<string, unknown> } }>(
-    '/solutions/:solution/actions/:action/preview',
-    {
-      config: { permission: 'function.execute' },
-      schema: {
-        params: {
-          type: 'object',
-          required: ['solution', 'action'],
-          properties: {
-            solution: { type: 'string', pattern: SOLUTION_NAME.source },
-            action: { type: 'string', minLength: 1, maxLength: 200 },
-          },
-        },
-        body: { type: 'object', additionalProperties: false, properties: { context: { type: 'object' } } },
+  const schema = (kind: 'datasource' | 'action') => ({
+    params: {
+      type: 'object',
+      required: ['solution', kind],
+      properties: {
+        solution: { type: 'string', pattern: SOLUTION_NAME.source },
+        [kind]: { type: 'string', minLength: 1, maxLength: 200 },
       },
     },
-    async (req) => {
-      const { solution, action } = req.params;
-      const release = ctx.slots.take(solution);
-      const audited = auditor(ctx, req, 'preview-action', solution, action);
-      const correlationId = randomUUID();
-      try {
-        const context = { ...(req.body?.context ?? {}), user: { id: req.user.id, name: req.user.name } };
-        const { value, version } = await ctx.runtimes.run(solution, {
-          kind: 'action',
-          name: action,
-          context,
-        });
-        await audited('ok', correlationId);
-        return { ...(value as object), version };
-      } catch (error) {
-        await audited(codeOf(error), withCorrelationId(error, correlationId), detailOf(error));
-        throw error;
-      } finally {
-        release();
-      }
-    },
+    body: { type: 'object', additionalProperties: false, properties: { context: { type: 'object' } } },
+  });
+  type Req = FastifyRequest<{ Params: { solution: string }; Body: { context?: Record<string, unknown> } }>;
+  const preview = async (req: Req, kind: 'datasource' | 'action', name: string, signal?: AbortSignal) => {
+    const { solution } = req.params;
+    const release = ctx.slots.take(solution);
+    const audited = auditor(ctx, req, `preview-${kind}`, solution, name);
+    const correlationId = randomUUID();
+    try {
+      const context = { ...(req.body?.context ?? {}), user: { id: req.user.id, name: req.user.name } };
+      const { value, version } =
+        kind === 'datasource'
+          ? await ctx.runtimes.sandboxed(solution, { kind, name, context }, signal)
+          : await ctx.runtimes.run(solution, { kind, name, context });
+      await audited('ok', correlationId);
+      return { ...(value as object), version };
+    } catch (error) {
+      await audited(codeOf(error), withCorrelationId(error, correlationId), detailOf(error));
+      throw error;
+    } finally {
+      release();
+    }
+  };
+  app.post<{ Params: { solution: string; datasource: string }; Body: { context?: Record<string, unknown> } }>(
+    '/solutions/:solution/datasources/:datasource/preview',
+    { config: { permission: 'function.execute' }, schema: schema('datasource') },
+    (req, reply) => preview(req, 'datasource', req.params.datasource, abortOnHangUp(reply).signal),
+  );
+  app.post<{ Params: { solution: string; action: string }; Body: { context?: Record<string, unknown> } }>(
+    '/solutions/:solution/actions/:action/preview',
+    { config: { permission: 'function.execute' }, schema: schema('action') },
+    (req) => preview(req, 'action', req.params.action),
   );
 }
 
@@ -256,7 +259,7 @@ type Audited = (outcome: string, correlationId: string | null, detail?: string |
 function auditor(
   ctx: PlatformContext,
   req: FastifyRequest,
-  action: 'execute' | 'call' | 'preview-action',
+  action: 'execute' | 'call' | 'preview-datasource' | 'preview-action',
   solution: string,
   target: string,
 ): Audited {

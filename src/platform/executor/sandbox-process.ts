@@ -1,0 +1,57 @@
+import { RestfnError } from '../../errors/restfn-error.js';
+import { type ToWorker, toWire } from './protocol.js';
+import { RecordsClient } from './records-client.js';
+import type { FromSandbox, SandboxStart } from './sandbox.js';
+import { SolutionRuntimes } from './solution-runtimes.js';
+import { runTask } from './tasks.js';
+
+// A sandbox process (sandbox.ts starts one per task): runs one task that runs the author's SQL (a
+// datasource preview) in a process of its own, with a data-size limit, no environment, a temporary
+// folder as its only own files, and (when the platform runs as root) an unprivileged user. Its
+// parent kills it when the task is done, when its deadline passes, or when the caller goes away.
+
+const send = (message: FromSandbox) => process.send?.(message);
+const credentials = new RecordsClient(send);
+const abort = new AbortController();
+
+process.on('message', (message: ToWorker | SandboxStart) => {
+  switch (message.type) {
+    case 'start':
+      void run(message);
+      return;
+    case 'abort':
+      abort.abort();
+      return;
+    case 'records-answer':
+      credentials.receive(message);
+      return;
+  }
+});
+// The parent went away: nothing more to do.
+process.on('disconnect', () => process.exit(0));
+
+async function run({ config, solution, version, task }: SandboxStart): Promise<void> {
+  send({ type: 'started' });
+  try {
+    const runtimes = new SolutionRuntimes({ ...config, records: (s) => credentials.records(s) });
+    const value = await runtimes.with(solution, version.number, version.root, (runtime) =>
+      runTask(runtime, task, abort.signal, async () => undefined),
+    );
+    send({ type: 'done', id: 0, value });
+  } catch (error) {
+    send({ type: 'failed', id: 0, error: toWire(outOfMemory(error) ?? error) });
+  }
+}
+
+/** SQLite's allocations fail at the data-size limit (V8's end the process instead). */
+function outOfMemory(error: unknown): RestfnError | undefined {
+  for (let e = error as { code?: string; cause?: unknown } | undefined; e; e = e.cause as typeof e) {
+    if (e.code === 'SQLITE_NOMEM' || e.code === 'SQLITE_FULL') {
+      return new RestfnError(
+        'EXECUTION_MEMORY',
+        'the preview needed more memory than this platform gives an execution (restfn serve --max-memory-mb): it was stopped',
+      );
+    }
+  }
+  return undefined;
+}
