@@ -14,7 +14,15 @@ interface Exchange {
 }
 
 type Outcome =
-  | { kind: 'ok'; output: unknown; status: string; ms: number; correlationId: string; trace?: Exchange[] }
+  | {
+      kind: 'ok';
+      output: unknown;
+      status: string;
+      ms: number;
+      correlationId: string;
+      trace?: Exchange[];
+      sent?: Sent;
+    }
   | {
       kind: 'pages';
       outputs: unknown[];
@@ -23,7 +31,20 @@ type Outcome =
       error?: Record<string, unknown>;
       ms: number;
     }
-  | { kind: 'error'; body: Record<string, unknown>; status: number; ms: number; trace?: Exchange[] };
+  | {
+      kind: 'error';
+      body: Record<string, unknown>;
+      status: number;
+      ms: number;
+      trace?: Exchange[];
+      sent?: Sent;
+    };
+
+/** The last request's method and url as sent (credentials masked): what a member without the trace sees. */
+interface Sent {
+  readonly method: string;
+  readonly url: string;
+}
 
 /**
  * Preview (spec 1.4): the parameters on the left with their initial values (a credential shows its
@@ -51,7 +72,8 @@ export function Preview({
   };
   const result = useRef<HTMLDivElement>(null);
   // The url of the last preview as it went (parameters filled in, credentials masked): the last attempt's.
-  const sent = outcome && outcome.kind !== 'pages' ? outcome.trace?.at(-1)?.request : undefined;
+  const sent =
+    outcome && outcome.kind !== 'pages' ? (outcome.trace?.at(-1)?.request ?? outcome.sent) : undefined;
   // On a narrow screen the result is below the form: brought into view once it is there.
   useEffect(() => {
     const box = result.current?.getBoundingClientRect();
@@ -125,7 +147,8 @@ export function Preview({
         output: unknown;
         correlationId: string;
         trace?: Exchange[];
-      }>('POST', path, mayTrace ? { parameters, trace: true } : { parameters });
+        sent?: Sent;
+      }>('POST', path, mayTrace ? { parameters, trace: true } : { parameters, sent: true });
       setOutcome({
         kind: 'ok',
         output: answer.output,
@@ -133,6 +156,7 @@ export function Preview({
         ms: performance.now() - started,
         correlationId: answer.correlationId,
         ...(answer.trace ? { trace: answer.trace } : {}),
+        ...(answer.sent ? { sent: answer.sent } : {}),
       });
     } catch (e) {
       const body =
@@ -140,12 +164,14 @@ export function Preview({
           ? e.body
           : { code: 'UNREACHABLE', message: 'the platform could not be reached' };
       const trace = body.trace as Exchange[] | undefined;
+      const sent = body.sent as Sent | undefined;
       setOutcome({
         kind: 'error',
         body,
         status: e instanceof ApiError ? e.status : 0,
         ms: performance.now() - started,
         ...(trace ? { trace } : {}),
+        ...(sent ? { sent } : {}),
       });
     } finally {
       setBusy(false);

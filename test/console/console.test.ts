@@ -449,12 +449,17 @@ describe('the console in a real browser', () => {
       token: admin,
       body: { name: 'alice', role: 'author', solutions: ['crm'], password: PASSWORD },
     });
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name: 'bob', role: 'user', solutions: ['crm'], password: PASSWORD },
+    });
     const key = '  x-api-key: { location: header, type: secret, value: api-key }\n';
     const published = await platform.api('PUT', '/api/v1/solutions/crm', {
       token: admin,
       body: {
         files: {
           'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/items\nparameters:\n  page: { location: query, type: int, value: 1 }\n  tags: { location: query, type: array }\n${key}outputTransform: items\ncontinuation:\n  when: =@ctx.response.body.next != null\n  parameters:\n    page: { location: query, type: int, value: =@ctx.response.body.next }\n  ${key}`,
+          'functions/rest-get-keyed.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/keyed\nparameters:\n  key: { location: query, type: secret, value: api-key }\n`,
         },
       },
     });
@@ -516,6 +521,29 @@ describe('the console in a real browser', () => {
     const shown = (await page.content()) + curl;
     expect(shown).not.toContain(SECRET);
     await context.close();
+
+    // A user sees the url as sent too (not the raw exchange): credentials masked.
+    const phone = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const bobPage = await phone.newPage();
+    await bobPage.goto(`${platform.url}/console/#/s/crm/f/rest-get-items`);
+    await bobPage.getByLabel('User name').fill('bob');
+    await bobPage.getByLabel('Password').fill(PASSWORD);
+    await bobPage.getByRole('button', { name: 'Sign in' }).click();
+    await bobPage.getByRole('button', { name: 'Preview', exact: true }).click();
+    await expect.poll(() => bobPage.locator('.sent').textContent()).toContain(`${service.url}/items?page=1`);
+    expect(await bobPage.getByText('Copy as curl').count()).toBe(0);
+    await phone.close();
+    const session = await platform.api('POST', '/api/v1/users/bob/tokens', { token: admin, body: {} });
+    const keyed = await platform.api('POST', '/api/v1/solutions/crm/functions/rest-get-keyed/execute', {
+      token: session.body.token,
+      body: { sent: true },
+    });
+    expect(keyed.body.sent).toMatchObject({
+      method: 'GET',
+      url: expect.stringContaining(`${service.url}/keyed?key=`),
+    });
+    expect(keyed.text).not.toContain(SECRET);
+    expect(keyed.body.trace).toBeUndefined();
   });
 
   it('history: who published what when, a diff between versions, and publishing an older version again (audited); a user may look but not republish', async () => {

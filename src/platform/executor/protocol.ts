@@ -20,6 +20,8 @@ export type Task =
       readonly context: Record<string, unknown>;
       readonly correlationId: string;
       readonly trace: boolean;
+      /** Answer with the last request's method and url (credentials masked). */
+      readonly sent?: boolean;
     }
   | {
       readonly kind: 'pages';
@@ -109,6 +111,7 @@ const SHOWN = [
   'alert',
   'extra',
   'trace',
+  'sent',
   'credential',
 ] as const;
 

@@ -29,7 +29,14 @@ export async function runTask(
       return runtime.previewDatasource(task.name, { context: task.context, signal });
     case 'execute': {
       refuseCredentialValues(runtime, task.name, task.parameters, false);
-      const trace = task.trace ? traceOf(runtime, task.correlationId) : undefined;
+      const trace = task.trace || task.sent ? traceOf(runtime, task.correlationId) : undefined;
+      // The raw exchanges for authors; for a `sent` answer, only the last request's method and url.
+      const shown = () => {
+        if (!trace) return {};
+        if (task.trace) return { trace: trace.exchanges };
+        const last = trace.exchanges.at(-1)?.request;
+        return last ? { sent: { method: last.method, url: last.url } } : {};
+      };
       try {
         const result = await runtime.execute(task.name, task.parameters, task.context, {
           signal,
@@ -39,11 +46,13 @@ export async function runTask(
           result.status === 'ok'
             ? { status: 'ok', output: result.output, correlationId: result.correlationId }
             : { status: 'skipped', reason: result.reason, correlationId: result.correlationId };
-        return trace ? { ...answer, trace: trace.exchanges } : answer;
+        return { ...answer, ...shown() };
       } catch (error) {
-        // The raw exchanges go with the failure too: a preview shows what was sent and received.
-        if (trace && error instanceof Error)
-          Object.defineProperty(error, 'trace', { value: trace.exchanges, configurable: true });
+        // What was sent goes with the failure too: a preview shows what was sent and received.
+        if (error instanceof Error) {
+          for (const [name, value] of Object.entries(shown()))
+            Object.defineProperty(error, name, { value, configurable: true });
+        }
         throw error;
       } finally {
         trace?.stop();

@@ -16,6 +16,8 @@ interface ExecuteBody {
   readonly pages?: boolean;
   /** Answer with the raw exchanges too (what was sent, what came back before `outputTransform`). */
   readonly trace?: boolean;
+  /** Answer with the last request's method and url (credentials masked): `sent`. */
+  readonly sent?: boolean;
 }
 
 type Params = { solution: string; function: string };
@@ -58,6 +60,7 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
             context: { type: 'object' },
             pages: { type: 'boolean' },
             trace: { type: 'boolean' },
+            sent: { type: 'boolean' },
           },
         },
       },
@@ -102,19 +105,29 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
     try {
       const { value, version } = await ctx.runtimes.run(
         solution,
-        { kind: 'execute', name, parameters, context, correlationId, trace: tracing },
+        {
+          kind: 'execute',
+          name,
+          parameters,
+          context,
+          correlationId,
+          trace: tracing,
+          sent: req.body?.sent === true,
+        },
         { signal: controller.signal },
       );
-      const { trace, ...answer } = value as { status: 'ok' | 'skipped'; trace?: unknown };
+      const answer = value as { status: 'ok' | 'skipped' };
       await audited(answer.status, correlationId);
-      return { ...answer, version, ...(trace ? { trace } : {}) };
+      return { ...answer, version };
     } catch (error) {
       // Errors found before the call (parameters, credentials) carry the execution's id too.
       await audited(codeOf(error), withCorrelationId(error, correlationId), detailOf(error));
       withConnectUrl(ctx, solution, error);
-      const trace = (error as { trace?: unknown }).trace;
-      if (!trace || !(error instanceof RestfnError)) throw error;
-      return reply.status(httpStatusOf(error.code)).send({ ...errorBody(error), trace });
+      const { trace, sent } = error as { trace?: unknown; sent?: unknown };
+      if ((!trace && !sent) || !(error instanceof RestfnError)) throw error;
+      return reply
+        .status(httpStatusOf(error.code))
+        .send({ ...errorBody(error), ...(trace ? { trace } : {}), ...(sent ? { sent } : {}) });
     }
   }
 }
