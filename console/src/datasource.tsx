@@ -122,7 +122,7 @@ export function DatasourceView({
                   {e.entity} <span class="muted">← {e.function}</span>
                 </h3>
                 <p class={e.error && e.stopped !== 'page-cap' ? 'status failed' : 'status ok'}>
-                  {e.pages} page{e.pages === 1 ? '' : 's'}, {e.records} records
+                  {e.pages} page{e.pages === 1 ? '' : 's'}, {e.records} record{e.records === 1 ? '' : 's'}
                   {e.stopped === 'page-cap' ? ' (a preview stops after a few pages)' : ''}
                   {e.error && e.stopped !== 'page-cap' ? `, then ${e.error.code}: ${e.error.message}` : ''}
                   {table ? ` · showing ${table.rows.length} of ${table.total} rows` : ''}

@@ -169,6 +169,16 @@ describe('the console on every screen', () => {
               fullPage: true,
             });
           }
+          if (screen === 'datasource') {
+            await page.getByRole('button', { name: 'Preview' }).click();
+            await page.getByTestId('table-customers').waitFor();
+            const after = await overflow(page);
+            if (after > 0) problems.push(`${user} ${size.name} datasource preview: ${after}px too wide`);
+            await page.screenshot({
+              path: join(SHOTS, `${size.name}-${user}-${screen}-result.png`),
+              fullPage: true,
+            });
+          }
         }
         await context.close();
       }
