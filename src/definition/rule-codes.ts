@@ -24,6 +24,11 @@ export const RULES = {
     summary:
       "A continuation's parameters replace the function's on the next pages: the ones it does not repeat (a credential first) are not sent there.",
   },
+  PARAMETER_STYLE: {
+    severity: 'error',
+    summary:
+      '`style` or `explode` on a parameter that is not in the query (or `explode` with a style other than form): it would be ignored.',
+  },
   PARAMETER_TYPE_UNKNOWN: {
     severity: 'warning',
     summary:

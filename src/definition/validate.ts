@@ -13,7 +13,7 @@ import { expressionSyntax, type KnownNames } from './rules/expressions.js';
 import { handlerMatchesSuccess } from './rules/handlers.js';
 import { headerText } from './rules/headers.js';
 import { fileName, functionId, uniqueName } from './rules/naming.js';
-import { deprecatedKeys, parameterLocation, parameterType } from './rules/parameters.js';
+import { deprecatedKeys, parameterLocation, parameterStyle, parameterType } from './rules/parameters.js';
 import { queryDependencies } from './rules/queries.js';
 import { functionReferences, guardCycle, onSuccessReferences } from './rules/references.js';
 import { type FunctionRule, reporterFor, type ValidFunction } from './rules/reporter.js';
@@ -28,6 +28,7 @@ const FUNCTION_RULES: FunctionRule[] = [
   uniqueName,
   parameterLocation,
   parameterType,
+  parameterStyle,
   headerText,
   urlAddress,
   pathParameters,

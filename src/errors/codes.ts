@@ -120,6 +120,10 @@ export const ERROR_CODES = {
   SCRIPT_TIMEOUT: code('definition', 'An expression script function ran past its time limit.'),
   SCRIPT_MEMORY: code('definition', 'An expression script function needed more memory than its limit.'),
   SCRIPT_RESULT: code('definition', 'An expression script function returned something that is not JSON.'),
+  BODY_ENCODING: code(
+    'definition',
+    "A request body the function's Content-Type cannot carry: a form or multipart body that is not an object of fields, a file in a url-encoded form.",
+  ),
   QUERY_FAILED: code('definition', "A definition's SQL statement that SQLite rejects."),
   QUERY_CYCLE: code('definition', "A function's queries depend on each other in a cycle."),
   QUERY_NOT_ALLOWED: code(
@@ -267,6 +271,10 @@ export const ERROR_CODES = {
   // Local data.
   INVALID_TABLE: code('data', 'A name that cannot be a table name.'),
   RECORD_ID_INVALID: code('data', 'A record whose id is neither text nor a number.'),
+  FILE_VALUE: code(
+    'data',
+    "A file for a form, multipart or binary body that cannot be read: not bytes, base64, a data URI or a file:// URI in the device's file store (the platform takes no file:// URI: the device sends the bytes).",
+  ),
   CONVERSION_INPUT: code('data', 'A value a conversion cannot read (not base64, a file outside the store).'),
   CONVERSION_UNAVAILABLE: code('data', 'A conversion needs a decoder that is not available.'),
   LOCAL_WRITE_FAILED: code(

@@ -1,5 +1,7 @@
+import type { QueryStyle } from '../definition/schema/parameter.js';
 import { printable } from '../errors/printable.js';
 import { RestfnError } from '../errors/restfn-error.js';
+import { bodyKind, encodeForm, encodeMultipart, FileValue, formFields } from './body-encoding.js';
 import { codePointName, headerValueProblem, isHeaderName } from './header-text.js';
 import { mediaTypeOf } from './media-type.js';
 import type { SecretRefs } from './secret-refs.js';
@@ -13,6 +15,9 @@ export interface PlacedValue {
   readonly value: unknown;
   /** Set on values a credential filled: a request built to be shown carries `***` in their place. */
   readonly secret?: boolean;
+  /** A query value's style (OpenAPI's; see `queryPairs`), when its definition gives one. */
+  readonly style?: QueryStyle;
+  readonly explode?: boolean;
 }
 
 export interface OutboundRequest {
@@ -112,18 +117,12 @@ function build(
     const bodyValues = values.filter((v) => v.location === 'body' && v.value !== undefined);
     const whole = transformedBody
       ? transformedBody.value
-      : bodyValues.length === 1 && isBytes(bodyValues[0]!.value)
+      : bodyValues.length === 1 && isFile(bodyValues[0]!.value)
         ? bodyValues[0]!.value
         : bodyValues.length > 0
           ? Object.fromEntries(bodyValues.map((v) => [v.name, v.value]))
           : undefined;
-    if (isBytes(whole)) {
-      body = Buffer.from(whole);
-      headers['content-type'] ??= mediaTypeOf(body).mime;
-    } else if (whole !== undefined) {
-      body = JSON.stringify(whole, bytesAsBase64);
-      headers['content-type'] ??= 'application/json';
-    }
+    if (whole !== undefined) body = encodeBody(whole, headers, shown);
   }
   return { method, url: buildUrl(url, values, keepQuery, shown), headers, body };
 }
@@ -146,8 +145,47 @@ function checkHeader(v: PlacedValue, value: string): void {
   );
 }
 
-function isBytes(value: unknown): value is Uint8Array {
-  return value instanceof Uint8Array;
+/**
+ * The body in the form the function's `Content-Type` names (sets the header when it names none):
+ * JSON by default; a url-encoded form or multipart form data from an object of fields; a file (or
+ * bytes) as the whole body, raw, when it is the whole body or the only field of a binary type's
+ * body; text as it is for a text type. Shown, a multipart body is its text with each file as a
+ * placeholder.
+ */
+function encodeBody(whole: unknown, headers: Record<string, string>, shown: boolean): string | Buffer {
+  const kind = bodyKind(headers['content-type']);
+  const file = isFile(whole) ? whole : kind === 'binary' ? onlyFile(whole) : undefined;
+  if (file !== undefined) {
+    const bytes = file instanceof FileValue ? file.bytes : Buffer.from(file);
+    headers['content-type'] ??= (file instanceof FileValue && file.contentType) || mediaTypeOf(bytes).mime;
+    return bytes;
+  }
+  switch (kind) {
+    case 'form':
+      return encodeForm(whole);
+    case 'multipart': {
+      const { body, contentType } = encodeMultipart(whole, shown);
+      headers['content-type'] = contentType;
+      return shown ? body.toString('utf8') : body;
+    }
+    case 'text':
+    case 'binary':
+      if (typeof whole === 'string') return whole;
+      break;
+  }
+  headers['content-type'] ??= 'application/json';
+  return JSON.stringify(whole, bytesAsBase64);
+}
+
+function isFile(value: unknown): value is Uint8Array | FileValue {
+  return value instanceof Uint8Array || value instanceof FileValue;
+}
+
+/** The file of a body whose one field holds one (`{file: <the photo>}` sent as image/jpeg). */
+function onlyFile(whole: unknown): Uint8Array | FileValue | undefined {
+  if (whole === null || typeof whole !== 'object' || Array.isArray(whole)) return undefined;
+  const fields = Object.values(whole);
+  return fields.length === 1 && isFile(fields[0]) ? fields[0] : undefined;
 }
 
 /** Bytes as base64 text. The holder's own value is checked: a Buffer's toJSON has run before `value`. */
@@ -195,7 +233,7 @@ export function buildUrl(
   for (const v of values) {
     if (v.location !== 'query' || v.value === undefined || v.value === null) continue;
     query ??= new URLSearchParams(written);
-    for (const item of Array.isArray(v.value) ? v.value : [v.value]) query.append(v.name, text(item));
+    for (const [name, value] of queryPairs(v)) query.append(name, value);
   }
   // Without query values the written query (kept) is still passed through URLSearchParams, as before.
   const search = (query ?? (written ? new URLSearchParams(written) : undefined))?.toString() ?? '';
@@ -237,6 +275,44 @@ function encodePathValue(name: string, value: string): string {
       `path parameter '${name}' is '${value}', which would move the request to another path`,
     );
   return encodeURIComponent(value);
+}
+
+/**
+ * A query value as name/value pairs. Without a style (as before styles): a list repeats the key,
+ * an object is JSON text. With one, as OpenAPI writes it: `form` repeats the key for a list and
+ * gives an object's keys as their own parameters (`explode: false`: one comma-separated value,
+ * `k1,v1,k2,v2` for an object); `deepObject` is the bracket form (`a[k]=v`, `a[]=x`, nested);
+ * `pipeDelimited` and `spaceDelimited` join a list with `|` or a space.
+ */
+function queryPairs(v: PlacedValue): Array<[string, string]> {
+  const { name, value } = v;
+  const style = v.style ?? (v.explode === undefined ? undefined : 'form');
+  const list = Array.isArray(value);
+  const object = !list && typeof value === 'object' && value !== null;
+  switch (style) {
+    case undefined:
+      return (list ? value : [value]).map((item) => [name, text(item)]);
+    case 'deepObject':
+      return list || object
+        ? formFields(value, name).map(([k, leaf]) => [k, String(leaf)])
+        : [[name, text(value)]];
+    case 'pipeDelimited':
+    case 'spaceDelimited':
+      return [[name, list ? value.map(text).join(style === 'pipeDelimited' ? '|' : ' ') : text(value)]];
+    case 'form': {
+      const entries = object ? Object.entries(value as Record<string, unknown>) : undefined;
+      if (v.explode === false) {
+        const flat = entries
+          ? entries.flatMap(([k, x]) => [k, text(x)])
+          : list
+            ? value.map(text)
+            : [text(value)];
+        return [[name, flat.join(',')]];
+      }
+      if (entries) return entries.map(([k, x]) => [k, text(x)]);
+      return (list ? value : [value]).map((item) => [name, text(item)]);
+    }
+  }
 }
 
 /** How a value is written into a header, path segment or query value. */

@@ -53,24 +53,33 @@ export class SecretRefs {
 
   /**
    * The request as it is sent: each reference replaced by its value, encoded for where it stands:
-   * percent-encoded in the path, form-encoded in the query, JSON-escaped in a JSON body, as it is in
-   * a header or a text body. Bytes (an upload) carry no references.
+   * percent-encoded in the path, form-encoded in the query and a form body, JSON-escaped in a JSON
+   * body, as it is in a header, a text body or a multipart field. Other bytes (an upload) carry no
+   * references.
    */
   bind(req: OutboundRequest): OutboundRequest {
     if (this.bound.size === 0) return req;
     const q = req.url.indexOf('?');
     const path = q === -1 ? req.url : req.url.slice(0, q);
     const query = q === -1 ? '' : req.url.slice(q);
-    const url =
-      this.replace(path, encodeURIComponent) +
-      this.replace(query, (v) => new URLSearchParams({ s: v }).toString().slice(2));
+    const url = this.replace(path, encodeURIComponent) + this.replace(query, formValue);
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(req.headers)) headers[name] = this.replace(value, raw);
-    const json = /\bjson\b/i.test(req.headers['content-type'] ?? '');
-    const body =
-      typeof req.body === 'string'
-        ? this.replace(req.body, json ? (v) => JSON.stringify(v).slice(1, -1) : raw)
-        : req.body;
+    const type = req.headers['content-type'] ?? '';
+    const encode = /\bjson\b/i.test(type)
+      ? (v: string) => JSON.stringify(v).slice(1, -1)
+      : /x-www-form-urlencoded/i.test(type)
+        ? formValue
+        : raw;
+    let body = req.body;
+    if (typeof body === 'string') body = this.replace(body, encode);
+    else if (body && /^multipart\/form-data/i.test(type)) {
+      // A multipart body's text fields hold references too; its bytes, read as Latin-1, are kept
+      // byte for byte around them (a reference is ASCII; its value goes in as UTF-8).
+      const text = body.toString('latin1');
+      const bound = this.replace(text, (v) => Buffer.from(v, 'utf8').toString('latin1'));
+      if (bound !== text) body = Buffer.from(bound, 'latin1');
+    }
     return { ...req, url, headers, body };
   }
 
@@ -86,3 +95,4 @@ export class SecretRefs {
 const REF = /rfn-secret-[0-9a-f]{28}/g;
 
 const raw = (value: string) => value;
+const formValue = (value: string) => new URLSearchParams({ s: value }).toString().slice(2);

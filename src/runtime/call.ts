@@ -14,6 +14,7 @@ import { type Format, parseBody } from '../http/parse-body.js';
 import type { RawResponse } from '../http/transport.js';
 import { applyConversions } from '../local/conversions.js';
 import type { StagedWrite } from '../local/stage.js';
+import { bodyFiles } from './body-files.js';
 import type { ExecutionContext } from './context.js';
 import { conversionList } from './conversion-list.js';
 import { applyCredentials } from './credentials.js';
@@ -242,12 +243,15 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
     }
   }
 
+  // Files of a form, multipart or binary body: read (a device's file://) or decoded into bytes.
+  const sendable = bodyFiles(placed, outgoing, definition.parameters, engine.files);
+
   // A `url` written as an expression is evaluated per attempt, over the context.
   const url =
     page?.url ??
     (args.plan.urlIsExpression ? String(await field(['url'], definition.url, ctx)) : definition.url);
   const keepQuery = page?.url !== undefined;
-  const built = buildRequest(definition.method, url, placed, outgoing, keepQuery);
+  const built = buildRequest(definition.method, url, sendable.placed, sendable.transformed, keepQuery);
   const request = refs ? { ...built, refs } : built;
   // What is shown (events, @ctx.request, error messages) is the same request built with every
   // credential's field masked as a whole, then searched for credential values in any encoding
@@ -258,8 +262,8 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
       : shownRequest(
           definition.method,
           url,
-          placed,
-          outgoing && { value: maskJson(outgoing.value, secrets) },
+          sendable.placed,
+          sendable.transformed && { value: maskJson(sendable.transformed.value, secrets) },
           keepQuery,
         );
   // A queued command's call carries its id as the idempotency key: the same on every resend, so a

@@ -1,3 +1,4 @@
+import { FileValue } from '../http/body-encoding.js';
 import { isSensitiveHeader, MASK } from '../http/sensitive.js';
 
 export { MASK };
@@ -144,7 +145,7 @@ export function maskJson(value: unknown, secrets: readonly string[]): unknown {
     if (typeof v === 'string') return holds(v) ? MASK : v;
     if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint')
       return holds(String(v)) ? MASK : v;
-    if (v === null || typeof v !== 'object' || v instanceof Uint8Array) return v;
+    if (v === null || typeof v !== 'object' || v instanceof Uint8Array || v instanceof FileValue) return v;
     if (Array.isArray(v)) return v.map(walk);
     // As JSON.stringify sees it: a Date (or anything with toJSON) by its JSON form.
     const toJSON = (v as { toJSON?: unknown }).toJSON;

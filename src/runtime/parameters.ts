@@ -1,5 +1,5 @@
 import type { CredentialKind } from '../definition/credential-params.js';
-import type { ParameterLocation as Location } from '../definition/schema/parameter.js';
+import type { ParameterLocation as Location, QueryStyle } from '../definition/schema/parameter.js';
 import { closest } from '../definition/suggest.js';
 import { ParameterError } from './errors.js';
 import type { ParameterPlan } from './plan.js';
@@ -11,6 +11,9 @@ export interface ResolvedParameter {
   readonly value: unknown;
   /** Set for credential parameters: `value` is then the credential key. */
   readonly credential: CredentialKind | undefined;
+  /** How a query value is written, when its definition says (build-request.ts `queryPairs`). */
+  readonly style?: QueryStyle;
+  readonly explode?: boolean;
 }
 
 /** Evaluates a parameter's `value` (fixed value or expression) given the values resolved so far. */
@@ -101,7 +104,19 @@ function place(state: Resolution, plan: ParameterPlan, value: unknown): void {
   }
   const coerced = credential ? String(value) : coerce(name, definition.type, value);
   state.values[name] = coerced;
-  state.resolved.push({ name, location: plan.location, value: coerced, credential });
+  const { style, explode } = definition;
+  state.resolved.push(
+    style === undefined && explode === undefined
+      ? { name, location: plan.location, value: coerced, credential }
+      : {
+          name,
+          location: plan.location,
+          value: coerced,
+          credential,
+          ...(style !== undefined ? { style } : {}),
+          ...(explode !== undefined ? { explode } : {}),
+        },
+  );
 }
 
 function isAbsent(value: unknown): boolean {

@@ -17,7 +17,18 @@ export const parameterLocation: FunctionRule = (file, r) => {
 };
 
 /** The types restfn checks and converts values to (runtime/parameters.ts `coerce`), and `secret`. */
-const KNOWN_TYPES = ['string', 'number', 'int', 'integer', 'boolean', 'array', 'object', 'secret'];
+const KNOWN_TYPES = [
+  'string',
+  'number',
+  'int',
+  'integer',
+  'boolean',
+  'array',
+  'object',
+  'file',
+  'image',
+  'secret',
+];
 /** Names other languages give these types. */
 const TYPE_ALIASES: Readonly<Record<string, string>> = {
   bool: 'boolean',
@@ -55,6 +66,36 @@ export const parameterType: FunctionRule = (file, r) => {
         `parameter '${name}' has type '${type}', which restfn does not know (did you mean '${meant}'?): its values would go as given, neither checked nor converted`,
         path,
       );
+    }
+  }
+};
+
+/** `style` and `explode` say how a query value is written: elsewhere they would be ignored. */
+export const parameterStyle: FunctionRule = (file, r) => {
+  const d = file.definition;
+  const groups = [
+    [['parameters'], d.parameters],
+    [['continuation', 'parameters'], d.continuation?.parameters],
+  ] as const;
+  for (const [where, parameters] of groups) {
+    for (const [name, parameter] of Object.entries(parameters ?? {})) {
+      for (const key of ['style', 'explode'] as const) {
+        if (parameter[key] === undefined || parameter.location === 'query') continue;
+        r.report(
+          'PARAMETER_STYLE',
+          `parameter '${name}' has '${key}', which only a query parameter has (its location is ${parameter.location ?? 'not set'}): remove it, or make the parameter 'location: query'`,
+          [...where, name, key],
+          { key: true },
+        );
+      }
+      if (parameter.explode !== undefined && (parameter.style ?? 'form') !== 'form') {
+        r.report(
+          'PARAMETER_STYLE',
+          `parameter '${name}' has 'explode', which only style form reads (its style is ${parameter.style}): remove it`,
+          [...where, name, 'explode'],
+          { key: true },
+        );
+      }
     }
   }
 };

@@ -4,6 +4,10 @@ import { strict } from './common.js';
 export const PARAMETER_LOCATIONS = ['header', 'path', 'query', 'body', 'output'] as const;
 export type ParameterLocation = (typeof PARAMETER_LOCATIONS)[number];
 
+/** How a query parameter's list or object is written (OpenAPI's styles). */
+export const QUERY_STYLES = ['form', 'deepObject', 'pipeDelimited', 'spaceDelimited'] as const;
+export type QueryStyle = (typeof QUERY_STYLES)[number];
+
 export const parameterDefinition = strict({
   location: z
     .enum(PARAMETER_LOCATIONS)
@@ -15,7 +19,19 @@ export const parameterDefinition = strict({
     .string()
     .optional()
     .describe(
-      'Value type: string, number, int, boolean, array, object, image; or a credential kind: secret, <provider>.oauth.',
+      'Value type: string, number, int, boolean, array, object, file, image; or a credential kind: secret, <provider>.oauth.',
+    ),
+  style: z
+    .enum(QUERY_STYLES)
+    .optional()
+    .describe(
+      "How a query parameter's list or object is written: form (a=x&a=y, an object's keys as their own parameters; with explode: false a=x,y), deepObject (a[k]=v, a[]=x, as Stripe and Rails read), pipeDelimited (a=x|y), spaceDelimited (a=x y). Default: a list repeats the key, an object is JSON text.",
+    ),
+  explode: z
+    .boolean()
+    .optional()
+    .describe(
+      'With style form: false writes a list (or an object) as one comma-separated value. Default true.',
     ),
   required: z
     .boolean()

@@ -142,7 +142,11 @@ export class Sandboxes {
     const post = (m: ToWorker | SandboxStart) => {
       if (child.connected) child.send(m);
     };
-    const records = new RecordsHost(this.options.records, post);
+    // It asks for its own solution's credentials only; anything else is refused, whatever it says.
+    const records = new RecordsHost((asked) => {
+      if (asked !== solution) throw new RestfnError('FORBIDDEN', 'a sandbox reads its own solution only');
+      return this.options.records(asked);
+    }, post);
     return new Promise<unknown>((resolve, reject) => {
       let failure: RestfnError | undefined;
       const stop = (error: RestfnError) => {
