@@ -1,9 +1,11 @@
+import { join } from 'node:path';
 import type { CredentialProvider } from '../auth/credential-provider.js';
 import type { Solution } from '../definition/solution.js';
+import { FileStore } from '../local/files.js';
 import type { LocalStore } from '../local/store.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { printAlert } from './alerts.js';
-import { openFiles } from './state-folder.js';
+import { openFiles, stateFolder } from './state-folder.js';
 import { printRetry } from './trace.js';
 import { type UserOptions, userFrom } from './user-options.js';
 
@@ -18,7 +20,8 @@ export async function cliRuntime(
       ? { remote: await remoteFor(solution, options) }
       : {}),
     store,
-    files: store && openFiles(store),
+    // The file store needs no database: a run that sends a device file reads it from there.
+    files: store ? openFiles(store) : new FileStore(join(stateFolder(solution.root), 'files')),
     credentials: credentialsWhenNeeded(solution.root),
     user: userFrom(options),
     // The library reads no environment: the CLI passes the user's locale (`de_DE.UTF-8` -> `de_DE`).

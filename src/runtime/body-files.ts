@@ -4,6 +4,7 @@ import type { ParameterDefinition } from '../definition/schema/index.js';
 import { RestfnError } from '../errors/restfn-error.js';
 import { bodyKind, FileValue } from '../http/body-encoding.js';
 import type { PlacedValue } from '../http/build-request.js';
+import { mediaTypeOf } from '../http/media-type.js';
 import type { FileStore } from '../local/files.js';
 
 /** A parameter of these types holds a file (bytes, base64, a data URI or a device's `file://` URI). */
@@ -12,7 +13,7 @@ const FILE_TYPES = new Set(['file', 'image']);
 /**
  * Files of a body that is not JSON (a form, multipart form data, a binary type): each body value
  * that is a device's `file://` URI is read from the file store, and each value of a `file` or
- * `image` parameter (base64, a data URI, bytes) becomes a `FileValue` with its name and type, so the
+ * `image` parameter (base64, bytes) and every data URI becomes a `FileValue` with its name and type, so the
  * body is built with the bytes. A JSON body is left as it is (its files go as the author's
  * `conversions` say). Without a file store (the platform) a `file://` value is refused: the device
  * sends the bytes. Returns new values; the caller's stay as they were.
@@ -62,12 +63,20 @@ function fileOf(value: unknown, name: string, typed: boolean, files: FileStore |
     }
     return new FileValue(files.read(value), basename(fileURLToPath(value)));
   }
+  // A data URI is a file in any field: what a device sends for its file:// values (`remoteValue`).
+  const dataUri = typeof value === 'string' ? DATA_URI.exec(value) : null;
+  if (dataUri) {
+    const filename = /;name=([^;,]*)/.exec(dataUri[2] ?? '')?.[1];
+    return new FileValue(
+      Buffer.from(dataUri[3]!, 'base64'),
+      filename ? decodeURIComponent(filename) : name,
+      dataUri[1] || undefined,
+    );
+  }
   if (!typed) return value;
   if (value instanceof Uint8Array) return new FileValue(Buffer.from(value), name);
   if (isSerialisedBuffer(value)) return new FileValue(Buffer.from(value.data), name);
   if (typeof value !== 'string') return value;
-  const dataUri = /^data:([^;,]*)(?:;[^,]*)?;base64,(.*)$/s.exec(value);
-  if (dataUri) return new FileValue(Buffer.from(dataUri[2]!, 'base64'), name, dataUri[1] || undefined);
   const compact = value.replace(/\s/g, '');
   if (!/^[A-Za-z0-9+/_-]*={0,2}$/.test(compact)) {
     throw new RestfnError(
@@ -76,6 +85,27 @@ function fileOf(value: unknown, name: string, typed: boolean, files: FileStore |
     );
   }
   return new FileValue(Buffer.from(compact, 'base64'), name);
+}
+
+/** `data:<type>[;name=<file name>][;...];base64,<bytes>` */
+const DATA_URI = /^data:([^;,]*)((?:;[^;,]*)*?);base64,(.*)$/s;
+
+/**
+ * A body value as a device sends it to the platform's call step (`--server`): a `file://` URI of
+ * its file store, or bytes, as a data URI naming the file, which the platform turns back into the
+ * file (the platform reads no device's files). Other values as they are.
+ */
+export function remoteValue(value: unknown, files: FileStore | undefined): unknown {
+  if (Array.isArray(value)) return value.map((v) => remoteValue(v, files));
+  let bytes: Buffer | undefined;
+  let filename: string | undefined;
+  if (typeof value === 'string' && value.startsWith('file://') && files) {
+    bytes = files.read(value);
+    filename = basename(fileURLToPath(value));
+  } else if (value instanceof Uint8Array) bytes = Buffer.from(value);
+  if (!bytes) return value;
+  const name = filename ? `;name=${encodeURIComponent(filename)}` : '';
+  return `data:${mediaTypeOf(bytes).mime}${name};base64,${bytes.toString('base64')}`;
 }
 
 function isSerialisedBuffer(value: unknown): value is { type: 'Buffer'; data: number[] } {

@@ -9,8 +9,10 @@ import { isTruthy } from '../expression/evaluate.js';
 import type { AbortLike } from '../http/abort.js';
 import { AbortedError, CallError } from '../http/errors.js';
 import type { RawResponse } from '../http/transport.js';
+import type { FileStore } from '../local/files.js';
 import { Stage, type StagedWrite } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
+import { remoteValue } from './body-files.js';
 import { callWithRetries } from './call.js';
 import type { ExecutionContext } from './context.js';
 import { type CallContext, createContext } from './context.js';
@@ -161,7 +163,7 @@ export async function runFunction(
     // Credentials are applied only now, after `when` (spec 4.3).
     const { raw, parsed, secrets } =
       engine.remote && definition.useLocalCall !== true
-        ? await remoteCall(engine.remote, name, parameters, ctx, page, signal)
+        ? await remoteCall(engine.remote, engine.files, name, parameters, ctx, page, signal)
         : await callWithRetries({
             engine,
             file,
@@ -242,6 +244,7 @@ function valuesOf(parameters: readonly ResolvedParameter[]): Record<string, unkn
  */
 async function remoteCall(
   remote: RemoteCalls,
+  files: FileStore | undefined,
   name: string,
   parameters: readonly ResolvedParameter[],
   ctx: ExecutionContext,
@@ -249,7 +252,10 @@ async function remoteCall(
   signal: AbortLike | undefined,
 ): Promise<{ raw: RawResponse; parsed: unknown; secrets: readonly string[] }> {
   const values: Record<string, unknown> = {};
-  for (const p of parameters) if (!p.credential) values[p.name] = p.value;
+  // The device's files go as bytes (data URIs): the platform reads no device's files.
+  for (const p of parameters) {
+    if (!p.credential) values[p.name] = p.location === 'body' ? remoteValue(p.value, files) : p.value;
+  }
   const response = await remote.call({
     function: name,
     values,

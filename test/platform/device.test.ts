@@ -1,6 +1,7 @@
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { type AddressInfo, createServer } from 'node:net';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { runCli, startCli } from '../helpers/cli.js';
@@ -234,5 +235,62 @@ parameters:
     expect(JSON.parse(ran.stdout)).toEqual({ orders: 3 });
     const audit = await platform.api('GET', '/api/v1/solutions/shop/executions', { token: admin });
     expect(audit.body.entries.filter((e: { action: string }) => e.action === 'call')).toEqual([]);
+  });
+
+  it("a device's file goes to the platform as bytes and on as a multipart file part; the platform refuses a file:// value", async () => {
+    const received: Array<[string, string | { name: string; type: string; size: number }]> = [];
+    const uploads = await testServer(async (req, res) => {
+      const form = await new Response(req.bytes, {
+        headers: { 'content-type': String(req.headers['content-type']) },
+      }).formData();
+      for (const [name, value] of form.entries())
+        received.push([
+          name,
+          typeof value === 'string' ? value : { name: value.name, type: value.type, size: value.size },
+        ]);
+      json(res, 200, { ok: true });
+    });
+    const upload = `provider: DATA_PROVIDER_REST
+method: POST
+url: ${uploads.url}/upload
+parameters:
+  Content-Type: { location: header, type: string, value: multipart/form-data }
+  caption: { location: body, type: string }
+  photo: { location: body, type: image }
+`;
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const admin = platform.adminToken;
+    const published = await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: { files: { 'functions/rest-upload.platform': upload } },
+    });
+    expect(published.status, published.text).toBe(201);
+    const device = tempSolution({ 'solution.yaml': 'name: crm\n', 'functions/rest-upload.platform': upload });
+    const photo = Buffer.from('\x89PNG\r\n\x1a\n-not-really-a-png', 'latin1');
+    mkdirSync(join(device, '.restfn', 'files'), { recursive: true });
+    writeFileSync(join(device, '.restfn', 'files', 'me.png'), photo);
+    const uri = pathToFileURL(join(device, '.restfn', 'files', 'me.png')).href;
+    const env = {
+      RESTFN_SERVER: platform.url,
+      RESTFN_TOKEN: admin,
+      XDG_CONFIG_HOME: join(device, 'no-config'),
+    };
+    const ran = await runCli(
+      ['run', 'rest-upload', '-p', 'caption=Me', '-p', `photo=${uri}`, '--server', '--solution', device],
+      { env },
+    );
+    expect(ran.stderr).toBe('');
+    expect(ran.code).toBe(0);
+    expect(received).toEqual([
+      ['caption', 'Me'],
+      ['photo', { name: 'me.png', type: 'image/png', size: photo.length }],
+    ]);
+    // The platform reads no device's files: a file:// value sent to it directly is refused.
+    const direct = await platform.api('POST', '/api/v1/solutions/crm/functions/rest-upload/execute', {
+      token: admin,
+      body: { parameters: { caption: 'x', photo: uri } },
+    });
+    expect(direct.body).toMatchObject({ code: 'FILE_VALUE' });
+    expect(received).toHaveLength(2);
   });
 });

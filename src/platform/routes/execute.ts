@@ -22,6 +22,13 @@ interface ExecuteBody {
 
 type Params = { solution: string; function: string };
 
+/**
+ * Parameters may carry files (base64 or data URIs for a multipart or binary body): an execution's
+ * or a call's body may be as large as an upload. Each is read whole and parsed once, and
+ * `--max-concurrent-per-solution` bounds how many one solution sends at once.
+ */
+const CALL_BODY_LIMIT = 32 * 1024 * 1024;
+
 interface CallBody {
   values?: Record<string, unknown>;
   continuation?: { url?: string };
@@ -50,6 +57,7 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
     '/solutions/:solution/functions/:function/execute',
     {
       config: { permission: 'function.execute' },
+      bodyLimit: CALL_BODY_LIMIT,
       schema: {
         params: FUNCTION_PARAMS,
         body: {
@@ -194,6 +202,7 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
     '/solutions/:solution/functions/:function/call',
     {
       config: { permission: 'function.execute' },
+      bodyLimit: CALL_BODY_LIMIT,
       schema: {
         params: FUNCTION_PARAMS,
         body: {
