@@ -35,6 +35,9 @@ export class LocalStore {
     this.db = new Database(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
+    // Confined (a preview in a sandbox), temporary tables and sorts stay in memory, where the
+    // process's data limit holds them, instead of filling the disk through temporary files.
+    if (this.confined) this.db.pragma('temp_store = MEMORY');
     // Top-level merge for upsert-merge (json_patch would merge nested objects too).
     this.db.function('restfn_merge', { deterministic: true }, (a: unknown, b: unknown) =>
       JSON.stringify({ ...parseObject(a), ...parseObject(b) }),

@@ -82,11 +82,12 @@ export class Runtimes {
   async sandboxed(
     solution: string,
     task: Extract<Task, { kind: 'datasource' }>,
+    user: string,
     signal?: AbortSignal,
   ): Promise<{ value: unknown; version: number }> {
     const version = await this.current(solution);
     return {
-      value: await this.options.sandboxes.run(solution, version, task, signal),
+      value: await this.options.sandboxes.run(solution, version, task, user, signal),
       version: version.number,
     };
   }

@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
+import { LocalStore } from '../../src/local/store.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { datasource, seed, syncSetup } from '../helpers/sync.js';
 
@@ -43,6 +44,16 @@ describe("a datasource preview: the definitions' SQL confined to the tables", ()
     });
     // The device's own table is as it was.
     expect(store.rows('items')).toEqual([{ id: 'old' }]);
+  });
+
+  test('a confined store keeps temporary tables and sorts in memory, not in files on the disk', () => {
+    const confined = new LocalStore(':memory:', { confined: true });
+    const plain = new LocalStore(':memory:');
+    // 2: MEMORY (what a statement cannot change: PRAGMA is refused to it); 0: the build's default, files.
+    expect(confined.db.pragma('temp_store', { simple: true })).toBe(2);
+    expect(plain.db.pragma('temp_store', { simple: true })).toBe(0);
+    confined.close();
+    plain.close();
   });
 
   test.each([

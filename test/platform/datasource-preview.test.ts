@@ -68,8 +68,17 @@ async function preview(platform: PlatformProcess, solution: string, name = 'item
   });
 }
 
-/** Temporary folders the platform's sandboxes made (each is removed when its preview ends). */
-const sandboxFolders = () => readdirSync(tmpdir()).filter((f) => f.startsWith('restfn-sandbox-'));
+/** The folders of previews in the platforms' sandbox folders (each is removed when its preview ends). */
+const previewFolders = () =>
+  readdirSync(tmpdir())
+    .filter((f) => f.startsWith('restfn-sandbox-'))
+    .flatMap((f) => {
+      try {
+        return readdirSync(join(tmpdir(), f)).filter((e) => e.startsWith('run-'));
+      } catch {
+        return [];
+      }
+    });
 
 describe('datasource previews on the platform run in a sandbox process', () => {
   it('shows the rows each table would get and the query rows, with the credential sent; nothing is stored', async () => {
@@ -81,7 +90,7 @@ describe('datasource previews on the platform run in a sandbox process', () => {
         "SELECT json_extract(data, '$.name') AS name FROM [items] WHERE json_extract(data, '$.price') > 15 ORDER BY id",
       ),
     });
-    const before = sandboxFolders();
+    const before = previewFolders();
 
     const answer = await preview(platform, 'crm');
     expect(answer.status, answer.text).toBe(200);
@@ -101,7 +110,7 @@ describe('datasource previews on the platform run in a sandbox process', () => {
     expect(received).toEqual([`GET /items?page=1 ${SECRET}`, `GET /items?page=2 ${SECRET}`]);
     // Nothing of the rows reached the platform's files, and the sandbox's folder is gone.
     expect(bytesOf(platform.dataDir)).not.toContain('item 2a');
-    expect(sandboxFolders()).toEqual(before);
+    await expect.poll(() => previewFolders()).toEqual(before);
     expect(answer.text).not.toContain(SECRET);
     const audit = (
       await platform.api('GET', '/api/v1/solutions/crm/executions', { token: platform.adminToken })

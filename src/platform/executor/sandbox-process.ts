@@ -10,6 +10,9 @@ import { runTask } from './tasks.js';
 // folder as its only own files, and (when the platform runs as root) an unprivileged user. Its
 // parent kills it when the task is done, when its deadline passes, or when the caller goes away.
 
+/** The largest preview answer (JSON): 100 rows a table, of any size, must not flood the platform. */
+const MAX_ANSWER_BYTES = 8 * 1024 * 1024;
+
 const send = (message: FromSandbox) => process.send?.(message);
 const credentials = new RecordsClient(send);
 const abort = new AbortController();
@@ -37,6 +40,14 @@ async function run({ config, solution, version, task }: SandboxStart): Promise<v
     const value = await runtimes.with(solution, version.number, version.root, (runtime) =>
       runTask(runtime, task, abort.signal, async () => undefined),
     );
+    // What the parent holds and answers: bounded, like a response the platform reads.
+    const size = JSON.stringify(value)?.length ?? 0;
+    if (size > MAX_ANSWER_BYTES) {
+      throw new RestfnError(
+        'RESPONSE_TOO_LARGE',
+        `the preview's rows come to ${Math.ceil(size / 1024 / 1024)} MB, more than a preview answers (${MAX_ANSWER_BYTES / 1024 / 1024} MB): preview a datasource whose rows are smaller`,
+      );
+    }
     send({ type: 'done', id: 0, value });
   } catch (error) {
     send({ type: 'failed', id: 0, error: toWire(outOfMemory(error) ?? error) });

@@ -1,14 +1,17 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { chownSync, cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { randomUUID } from 'node:crypto';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
+import { chmod, chown, cp, mkdir, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { CredentialRecords } from '../../auth/provider.js';
 import { RestfnError } from '../../errors/restfn-error.js';
+import { processAlive } from '../../local/process-alive.js';
 import type { Ceilings } from '../ceilings.js';
 import { PlatformError } from '../errors.js';
 import type { ExecutorLog } from './pool.js';
-import { ExecutionFailure, type FromWorker, type Task, type ToWorker } from './protocol.js';
+import { ExecutionFailure, type FromWorker, type Task, type ToWorker, type WireError } from './protocol.js';
 import { RecordsHost } from './records-host.js';
 
 /** The sandbox's code: next to this file's output, or (tests from the sources) the build's. */
@@ -25,6 +28,12 @@ const START_MS = 30_000;
 const GRACE_MS = 1000;
 /** The user and group a sandbox runs as when the platform runs as root. */
 const NOBODY = 65534;
+/** A sandbox writes no files (SQLite keeps its temporary data in memory): any it does write stay small. */
+const FILE_SIZE = 1024 * 1024;
+/** Versions kept copied for sandboxes; past it, all are copied afresh. */
+const KEPT_COPIES = 64;
+/** When the platform runs as root, sandboxes run as `nobody`. */
+const AS_NOBODY = process.getuid?.() === 0;
 /** Where util-linux's prlimit is: it sets the data-size limit for the process it starts. */
 const PRLIMIT = ['/usr/bin/prlimit', '/bin/prlimit'].find((f) => existsSync(f));
 
@@ -65,41 +74,48 @@ export interface SandboxOptions {
  * 429, not queued: a preview is a click, and a queue would let one author hold everyone's.
  */
 export class Sandboxes {
-  private readonly running = new Map<string, ChildProcess>();
+  /** The previews running, by solution, with who asked. */
+  private readonly running = new Map<string, { child: ChildProcess; user: string }>();
   private readonly maxRunning: number;
+  /** This platform's folder for sandboxes: a readable copy of each version, a folder per preview. */
+  private readonly base = join(tmpdir(), `restfn-sandbox-${process.pid}`);
+  /** Versions copied where a sandbox may read them, by solution and version. */
+  private readonly copies = new Map<string, Promise<string>>();
   log: ExecutorLog = { warn: () => undefined, error: () => undefined };
 
   constructor(private readonly options: SandboxOptions) {
     this.maxRunning = options.maxRunning ?? Math.max(2, cpus().length);
+    removeAbandoned();
   }
 
+  /** Runs `task` for `user` in a sandbox process on `version` of `solution`. */
   async run(
     solution: string,
     version: { number: number; root: string },
     task: SandboxStart['task'],
+    user: string,
     signal?: AbortSignal,
   ): Promise<unknown> {
     if (!PROCESS_FILE) throw new RestfnError('INTERNAL', 'the sandbox is not built: run npm run build');
-    if (this.running.has(solution) || this.running.size >= this.maxRunning) {
-      throw new PlatformError(
-        'RATE_LIMITED',
-        this.running.has(solution)
-          ? `a preview of solution '${solution}' is running: wait for it to finish`
-          : 'the platform runs as many datasource previews as it allows at once: try again in a few seconds',
-        undefined,
-        2,
-      );
-    }
-    const folder = mkdtempSync(join(tmpdir(), 'restfn-sandbox-'));
+    // One at a time per solution and per user, so no one holds every slot.
+    const busy = this.running.has(solution)
+      ? `a preview of solution '${solution}' is running: wait for it to finish`
+      : [...this.running.values()].some((r) => r.user === user)
+        ? 'you have a datasource preview running: wait for it to finish'
+        : this.running.size >= this.maxRunning
+          ? 'the platform runs as many datasource previews as it allows at once: try again in a few seconds'
+          : undefined;
+    if (busy) throw new PlatformError('RATE_LIMITED', busy, undefined, 2);
+    const slot = { child: undefined as unknown as ChildProcess, user };
+    this.running.set(solution, slot);
+    let folder: string | undefined;
     try {
-      const root = join(folder, 'solution');
-      cpSync(version.root, root, { recursive: true });
-      const asNobody = process.getuid?.() === 0;
-      if (asNobody) chownTree(folder);
+      const root = await this.copyOf(solution, version);
+      folder = await mkdtemp(join(this.base, 'run-'));
+      if (AS_NOBODY) await chown(folder, NOBODY, NOBODY);
       return await this.start(
-        solution,
+        slot,
         folder,
-        asNobody,
         {
           type: 'start',
           config: {
@@ -114,41 +130,68 @@ export class Sandboxes {
         signal,
       );
     } finally {
-      rmSync(folder, { recursive: true, force: true });
+      this.running.delete(solution);
+      if (folder) void rm(folder, { recursive: true, force: true }).catch(() => undefined);
     }
   }
 
+  /**
+   * The version's files where a sandbox can read them and not change them: copied once per version
+   * (the data folder is the platform's own, mode 0700), files 0644 and folders 0755, owned by the
+   * platform's user. Asynchronous: a large solution's copy never holds the request thread.
+   */
+  private copyOf(solution: string, version: { number: number; root: string }): Promise<string> {
+    const key = `${solution}\0${version.number}`;
+    let copy = this.copies.get(key);
+    if (!copy) {
+      if (this.copies.size >= KEPT_COPIES) this.forgetCopies();
+      const target = join(this.base, `v-${randomUUID()}`);
+      copy = (async () => {
+        await mkdir(this.base, { recursive: true, mode: 0o711 });
+        await cp(version.root, target, { recursive: true });
+        await readable(target);
+        return target;
+      })();
+      this.copies.set(key, copy);
+      copy.catch(() => this.copies.delete(key));
+    }
+    return copy;
+  }
+
+  private forgetCopies(): void {
+    for (const copy of this.copies.values())
+      void copy.then((path) => rm(path, { recursive: true, force: true })).catch(() => undefined);
+    this.copies.clear();
+  }
+
   private start(
-    solution: string,
+    slot: { child: ChildProcess; user: string },
     folder: string,
-    asNobody: boolean,
     message: SandboxStart,
     signal: AbortSignal | undefined,
   ): Promise<unknown> {
+    const { solution } = message;
     const { memoryMb, executionMs } = this.options.ceilings;
     const node = [process.execPath, `--max-old-space-size=${memoryMb + 64}`, fileURLToPath(PROCESS_FILE!)];
-    const [command, ...args] = PRLIMIT
-      ? [PRLIMIT, `--data=${(memoryMb + BASE_MB) * 1024 * 1024}`, '--', ...node]
-      : node;
+    const limits = [`--data=${(memoryMb + BASE_MB) * 1024 * 1024}`, `--fsize=${FILE_SIZE}`];
+    const [command, ...args] = PRLIMIT ? [PRLIMIT, ...limits, '--', ...node] : node;
     const child = spawn(command!, args, {
       cwd: folder,
       // Nothing of the platform's environment (its master key, its admin token) reaches it.
       env: { PATH: process.env.PATH ?? '/usr/bin:/bin', TMPDIR: folder },
       stdio: ['ignore', 'ignore', 'ignore', 'ipc'],
       serialization: 'advanced',
-      ...(asNobody ? { uid: NOBODY, gid: NOBODY } : {}),
+      ...(AS_NOBODY ? { uid: NOBODY, gid: NOBODY } : {}),
     });
-    this.running.set(solution, child);
+    slot.child = child;
     const post = (m: ToWorker | SandboxStart) => {
       if (child.connected) child.send(m);
     };
-    // It asks for its own solution's credentials only; anything else is refused, whatever it says.
-    const records = new RecordsHost((asked) => {
-      if (asked !== solution) throw new RestfnError('FORBIDDEN', 'a sandbox reads its own solution only');
-      return this.options.records(asked);
-    }, post);
+    // Its own solution's credentials only, whatever it asks.
+    const records = new RecordsHost(() => this.options.records(solution), post);
     return new Promise<unknown>((resolve, reject) => {
       let failure: RestfnError | undefined;
+      let started = false;
       const stop = (error: RestfnError) => {
         failure ??= error;
         child.kill('SIGKILL');
@@ -167,17 +210,29 @@ export class Sandboxes {
         );
       const onAbort = () => stop(new RestfnError('CANCELLED', 'the preview was cancelled'));
       signal?.addEventListener('abort', onAbort, { once: true });
-      child.on('message', (m: FromSandbox) => {
-        if (m.type === 'started') {
-          clearTimeout(deadline);
-          deadline = setTimeout(overtime, executionMs + GRACE_MS);
-        } else if (m.type === 'records') void records.answer(m);
-        else if (m.type === 'done') {
-          resolve(m.value);
-          child.kill('SIGKILL');
-        } else if (m.type === 'failed') {
-          reject(new ExecutionFailure(m.error));
-          child.kill('SIGKILL');
+      // What the process says is checked like any input: it runs the author's work.
+      const unexpected = () => {
+        this.log.warn({ solution }, 'a sandbox process sent something unexpected; ended');
+        stop(new RestfnError('INTERNAL', 'the sandbox failed unexpectedly; the server log has the details'));
+      };
+      child.on('message', (m: unknown) => {
+        try {
+          const type = (m as { type?: unknown } | null)?.type;
+          if (type === 'started' && !started) {
+            started = true;
+            clearTimeout(deadline);
+            deadline = setTimeout(overtime, executionMs + GRACE_MS);
+          } else if (type === 'records' && (m as { solution?: unknown }).solution === solution) {
+            void records.answer(m as Extract<FromWorker, { type: 'records' }>);
+          } else if (type === 'done' && started) {
+            resolve((m as { value: unknown }).value);
+            child.kill('SIGKILL');
+          } else if (type === 'failed' && started) {
+            reject(new ExecutionFailure((m as { error: WireError }).error));
+            child.kill('SIGKILL');
+          } else unexpected();
+        } catch {
+          unexpected();
         }
       });
       child.on('error', (error) => {
@@ -191,7 +246,6 @@ export class Sandboxes {
         clearTimeout(deadline);
         signal?.removeEventListener('abort', onAbort);
         records.releaseAll();
-        this.running.delete(solution);
         if (!failure && code !== 0 && exitSignal !== 'SIGKILL') {
           // V8 aborts the process when an allocation fails at the data-size limit or the heap limit.
           failure = new RestfnError(
@@ -207,18 +261,34 @@ export class Sandboxes {
     });
   }
 
-  /** Ends every sandbox (the platform stops). */
+  /** Ends every sandbox and removes this platform's sandbox folder (the platform stops). */
   close(): void {
-    for (const child of this.running.values()) child.kill('SIGKILL');
+    for (const { child } of this.running.values()) child?.kill('SIGKILL');
+    rmSync(this.base, { recursive: true, force: true });
   }
 }
 
-/** Hands the sandbox's folder to `nobody`, so the process can read its copy and nothing of the platform's. */
-function chownTree(path: string): void {
-  chownSync(path, NOBODY, NOBODY);
-  for (const entry of readdirSync(path, { withFileTypes: true })) {
+/** Sandbox folders of platforms that are no longer running (one that died leaves its folder). */
+function removeAbandoned(): void {
+  let entries: string[];
+  try {
+    entries = readdirSync(tmpdir());
+  } catch {
+    return;
+  }
+  for (const entry of entries) {
+    const pid = Number(/^restfn-sandbox-(\d+)$/.exec(entry)?.[1]);
+    if (pid && pid !== process.pid && !processAlive(pid))
+      rmSync(join(tmpdir(), entry), { recursive: true, force: true });
+  }
+}
+
+/** Files 0644 and folders 0755 below `path`: readable by the sandbox's user, writable by none of it. */
+async function readable(path: string): Promise<void> {
+  await chmod(path, 0o755);
+  for (const entry of await readdir(path, { withFileTypes: true })) {
     const child = join(path, entry.name);
-    if (entry.isDirectory()) chownTree(child);
-    else chownSync(child, NOBODY, NOBODY);
+    if (entry.isDirectory()) await readable(child);
+    else await chmod(child, 0o644);
   }
 }

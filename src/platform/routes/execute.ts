@@ -170,7 +170,7 @@ export function previewRoutes(app: FastifyInstance, ctx: PlatformContext): void 
       const context = { ...(req.body?.context ?? {}), user: { id: req.user.id, name: req.user.name } };
       const { value, version } =
         kind === 'datasource'
-          ? await ctx.runtimes.sandboxed(solution, { kind, name, context }, signal)
+          ? await ctx.runtimes.sandboxed(solution, { kind, name, context }, req.user.id, signal)
           : await ctx.runtimes.run(solution, { kind, name, context });
       await audited('ok', correlationId);
       return { ...(value as object), version };
