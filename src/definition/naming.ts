@@ -5,9 +5,32 @@ export function isValidFileName(name: string): boolean {
   return FILE_NAME.test(name);
 }
 
-/** The closest valid file name: lowercase, every run of other characters turned into one hyphen. */
+/** Letters NFKD does not take apart into a base letter and a mark. */
+const LETTERS: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  æ: 'ae',
+  Æ: 'Ae',
+  ø: 'o',
+  Ø: 'O',
+  œ: 'oe',
+  Œ: 'Oe',
+  đ: 'd',
+  Đ: 'D',
+  ł: 'l',
+  Ł: 'L',
+  þ: 'th',
+  Þ: 'Th',
+};
+
+/**
+ * The closest valid file name: accents dropped from their letters (`créer` -> `creer`), lowercase,
+ * every run of other characters turned into one hyphen.
+ */
 export function suggestFileName(name: string): string {
   return name
+    .normalize('NFKD')
+    .replace(/\p{M}+/gu, '')
+    .replace(/[ßæÆøØœŒđĐłŁþÞ]/g, (c) => LETTERS[c] ?? c)
     .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
     .toLowerCase()
     .replace(/[^a-z0-9]+/g, '-')

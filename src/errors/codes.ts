@@ -88,10 +88,6 @@ export const ERROR_CODES = {
     'usage',
     '`restfn import`: the address of the API needs a variable with no value (pass --var name=value).',
   ),
-  IMPORT_NAME_COLLISION: code(
-    'usage',
-    '`restfn import`: two operations would become functions of the same name.',
-  ),
   IMPORT_ONLY_UNMATCHED: code(
     'usage',
     '`restfn import --only` names no tag, folder or operation of the description.',

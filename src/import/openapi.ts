@@ -11,7 +11,7 @@ import type {
 import { ParameterSet } from './parameter-set.js';
 import { credentialFor, credentialKey, type SchemeSpec } from './security.js';
 import type { SourceDocument } from './source.js';
-import type { ImportVariables } from './variables.js';
+import { type ImportVariables, MISSING_ADDRESS } from './variables.js';
 
 const CALLABLE = ['DELETE', 'GET', 'HEAD', 'PUT', 'PATCH', 'POST'] as const;
 type Callable = (typeof CALLABLE)[number];
@@ -124,10 +124,8 @@ function swaggerBaseUrl(api: Schema, vars: ImportVariables): string {
   const host = typeof api.host === 'string' ? api.host : undefined;
   const basePath = typeof api.basePath === 'string' ? api.basePath : '';
   if (!host) {
-    throw new ImportError(
-      'IMPORT_VARIABLE_MISSING',
-      `the description names no host (Swagger 'host'), so the address of the API is unknown: pass --var baseUrl=https://HOST${basePath}`,
-    );
+    vars.miss('baseUrl', `https://HOST${basePath}`, "the description names no host (Swagger 'host')");
+    return MISSING_ADDRESS;
   }
   const schemes = Array.isArray(api.schemes) ? api.schemes.map(String) : [];
   const scheme = schemes.includes('https') || schemes.length === 0 ? 'https' : schemes[0];
@@ -151,20 +149,24 @@ function serverUrl(api: Schema, pathItem: Schema, op: Schema, vars: ImportVariab
     if (given !== undefined) return given;
     const fallback = asObject(variables[name])?.default;
     if (fallback !== undefined && fallback !== null) return String(fallback);
-    throw new ImportError(
-      'IMPORT_VARIABLE_MISSING',
-      `the server address '${template}' (used by ${route}) has the variable {${name}} with no default: pass --var ${name}=VALUE`,
+    vars.miss(
+      name,
+      'VALUE',
+      `a variable of the server address '${template}', with no default, used by ${route}`,
     );
+    return 'missing';
   });
   if (!Object.hasOwn(variables, 'baseUrl')) {
     const given = vars.get('baseUrl');
     if (given !== undefined) return given;
   }
   if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(filled)) {
-    throw new ImportError(
-      'IMPORT_VARIABLE_MISSING',
-      `the server address '${filled}' is relative: the description does not say on which host the API runs; pass --var baseUrl=https://HOST${filled === '/' ? '' : filled} (the address the paths are appended to)`,
+    vars.miss(
+      'baseUrl',
+      `https://HOST${filled === '/' ? '' : filled}`,
+      `the server address '${filled}' is relative: the address the paths are appended to`,
     );
+    return MISSING_ADDRESS;
   }
   return filled;
 }

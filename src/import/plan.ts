@@ -5,12 +5,13 @@ import { EXTENSION, KIND_FOLDERS, type Solution } from '../definition/solution.j
 import { closest } from '../definition/suggest.js';
 import { ImportError } from './errors.js';
 import type { ImportedDescription, ImportedOperation } from './model.js';
+import { assignNames, operationLabel } from './names.js';
 import { type Origin, readOrigin, renderFunction, withoutDate } from './render.js';
 
 const { parse } = createRequire(import.meta.url)('yaml') as typeof import('yaml');
 
 /** What an import does with one function file. */
-export type FileStatus = 'new' | 'unchanged' | 'changed' | 'conflict';
+export type FileStatus = 'new' | 'unchanged' | 'moved' | 'changed' | 'conflict';
 
 export interface PlannedFile {
   readonly operation: ImportedOperation;
@@ -20,12 +21,15 @@ export interface PlannedFile {
   readonly text: string;
   /**
    * `new`: no function of that name; `unchanged`: the file is what this import writes (but for the
-   * date); `changed`: imported from the same source, now different; `conflict`: a function of that
+   * date); `moved`: the same but for the description's path (it moved; rewritten without --force);
+   * `changed`: imported from the same source, now different; `conflict`: a function of that
    * name that was not imported from this source.
    */
   readonly status: FileStatus;
   /** What differs, for `changed` and `conflict` (`url`, `parameters (+a, -b, ~c)`). */
   readonly changes: readonly string[];
+  /** Why the name is not the operation's own (another operation has it too), for the plan. */
+  readonly because?: string;
 }
 
 export interface ImportPlan {
@@ -38,51 +42,56 @@ export interface PlanOptions {
   /** The description's path as recorded in the files (relative to the solution, `/`-separated). */
   readonly source: string;
   readonly only: readonly string[];
+  /** Operations left out, named as `--only` names them. */
+  readonly exclude?: readonly string[];
+  /** Where the description was before it moved (`--from`): files recorded with it are this import's. */
+  readonly from?: string;
   readonly prefix: string;
   readonly date: string;
 }
 
-/** The function name of an operation: its operationId (or name, or method and path) through the naming rule, prefixed. */
-export function functionName(op: ImportedOperation, prefix: string): string {
-  const base = suggestFileName(op.nameFrom) || suggestFileName(op.nameFallback) || 'operation';
-  return prefix === '' || base.startsWith(`${prefix}-`) ? base : `${prefix}-${base}`;
-}
-
-/** `getPetById (GET /pet/{petId})`, or the route alone when it is the operation's only name. */
-export function operationLabel(op: ImportedOperation): string {
-  return op.id === op.route ? op.route : `${op.id} (${op.route})`;
-}
+export { operationLabel };
 
 export function planImport(
   description: ImportedDescription,
   solution: Solution,
   options: PlanOptions,
 ): ImportPlan {
-  const named = description.operations.map((operation) => ({
-    operation,
-    name: functionName(operation, options.prefix),
-  }));
-  const selected = select(named, options.only, options.prefix);
-  const byName = new Map<string, ImportedOperation>();
-  for (const { operation, name } of selected) {
-    const other = byName.get(name);
-    if (other) {
-      throw new ImportError(
-        'IMPORT_NAME_COLLISION',
-        `the operations ${operationLabel(other)} and ${operationLabel(operation)} both become the function '${name}'; give one of them another operationId (or name) in the description, or import them separately with --only and different --prefix values`,
-      );
-    }
-    byName.set(name, operation);
-  }
+  const described = [description.formatName, description.title].filter(Boolean).join(', ');
+  // Files imported from this description: by their recorded source, or (moved or renamed since) by
+  // `--from` or the same description and operation.
+  const labels = new Set(description.operations.map(operationLabel));
+  const imported = [...solution.functions.values()]
+    .map((f) => ({ f, origin: readOrigin(f.yaml.text) }))
+    .filter(
+      ({ origin }) =>
+        origin !== undefined &&
+        (origin.source === options.source ||
+          (options.from !== undefined && origin.source === options.from) ||
+          (origin.description === described && labels.has(origin.operation ?? ''))),
+    );
+  // A name once written stays, unless this import asks for another prefix.
+  const previous = new Map(
+    imported
+      .filter(({ f }) => options.prefix === '' || f.name.startsWith(`${options.prefix}-`))
+      .map(({ f, origin }) => [origin!.operation ?? '', f.name]),
+  );
+  const names = assignNames(description.operations, options.prefix, previous);
+  const named = description.operations.map((operation, i) => ({ operation, ...names[i]! }));
+  const selected = select(named, options.only, options.prefix, false);
+  const excluded = new Set(select(named, options.exclude ?? [], options.prefix, true));
+  const chosen = selected.filter((n) => !excluded.has(n));
+  const ours = new Set(imported.map(({ f }) => f.name));
   const origin = (op: ImportedOperation): Origin => ({
     source: options.source,
-    description: [description.formatName, description.title].filter(Boolean).join(', '),
+    description: described,
     operation: operationLabel(op),
     date: options.date,
   });
-  const files = selected.map(({ operation, name }): PlannedFile => {
+  const files = chosen.map(({ operation, name, because }): PlannedFile => {
     const text = renderFunction(operation, origin(operation));
     const existing = solution.functions.get(name);
+    const naming = because === undefined ? {} : { because };
     if (!existing) {
       return {
         operation,
@@ -91,26 +100,40 @@ export function planImport(
         text,
         status: 'new',
         changes: [],
+        ...naming,
       };
     }
     const before = existing.yaml.text;
-    const ours = readOrigin(before)?.source === options.source;
-    if (ours && withoutDate(before) === withoutDate(text)) {
-      return { operation, name, path: existing.path, text, status: 'unchanged', changes: [] };
+    const own = ours.has(name);
+    if (own && withoutDate(before) === withoutDate(text)) {
+      return { operation, name, path: existing.path, text, status: 'unchanged', changes: [], ...naming };
+    }
+    if (own && withoutSource(withoutDate(before)) === withoutSource(withoutDate(text))) {
+      const was = readOrigin(before)?.source ?? '';
+      return {
+        operation,
+        name,
+        path: existing.path,
+        text,
+        status: 'moved',
+        changes: [`source (was ${was})`],
+        ...naming,
+      };
     }
     return {
       operation,
       name,
       path: existing.path,
       text,
-      status: ours ? 'changed' : 'conflict',
+      status: own ? 'changed' : 'conflict',
       changes: differences(existing.data, parse(text)),
+      ...naming,
     };
   });
-  const all = new Set(named.map((n) => n.name));
-  const gone = [...solution.functions.values()]
-    .map((f) => ({ f, origin: readOrigin(f.yaml.text) }))
-    .filter(({ f, origin }) => origin?.source === options.source && !all.has(f.name))
+  // Gone: imported from this description, and its operation is no longer in it (whatever --only,
+  // --exclude or --prefix this import was given).
+  const gone = imported
+    .filter(({ origin }) => !labels.has(origin!.operation ?? ''))
     .map(({ f, origin }) => ({ name: f.name, path: f.path, operation: origin?.operation ?? '' }));
   return { files, gone };
 }
@@ -120,12 +143,13 @@ function select<T extends { operation: ImportedOperation; name: string }>(
   named: T[],
   only: readonly string[],
   prefix: string,
+  excluding: boolean,
 ): T[] {
   const wanted = only
     .flatMap((v) => v.split(','))
     .map((v) => v.trim())
     .filter(Boolean);
-  if (wanted.length === 0) return named;
+  if (wanted.length === 0) return excluding ? [] : named;
   const matches = (n: T, value: string) => {
     const v = value.toLowerCase();
     const asName = suggestFileName(value);
@@ -153,10 +177,14 @@ function select<T extends { operation: ImportedOperation; name: string }>(
     ].join('; ');
     throw new ImportError(
       'IMPORT_ONLY_UNMATCHED',
-      `--only ${described.join(', ')} matches nothing in the description; ${known}`,
+      `${excluding ? '--exclude' : '--only'} ${described.join(', ')} matches nothing in the description; ${known}`,
     );
   }
   return named.filter((n) => wanted.some((value) => matches(n, value)));
+}
+
+function withoutSource(text: string): string {
+  return text.replace(/^# source: .*\n/m, '');
 }
 
 /** Which top-level keys differ (for parameters, which ones were added, removed or changed). */

@@ -14,7 +14,7 @@ import type {
 import { ParameterSet } from './parameter-set.js';
 import { credentialFor, type SchemeSpec } from './security.js';
 import type { SourceDocument } from './source.js';
-import type { ImportVariables } from './variables.js';
+import { type ImportVariables, MISSING_ADDRESS } from './variables.js';
 
 // The part of postman-collection's object model an import reads.
 interface PmList<T> {
@@ -96,12 +96,12 @@ export function looksLikeCredentialName(name: string): boolean {
 class PostmanVariables {
   readonly withheld = new Set<string>();
   constructor(
-    private readonly given: ImportVariables,
+    readonly vars: ImportVariables,
     private readonly collection: Record<string, unknown>,
   ) {}
 
   lookup(name: string): string | undefined {
-    const given = this.given.get(name);
+    const given = this.vars.get(name);
     if (given !== undefined) return given;
     // Dynamic variables ({{$guid}}, {{$timestamp}}) have a new value on each send: there is none to copy.
     if (name.startsWith('$')) return undefined;
@@ -137,7 +137,9 @@ export function readPostman(source: SourceDocument, vars: ImportVariables): Impo
   };
   let collection: PmCollection;
   try {
-    collection = new Collection(source.data);
+    collection = new Collection(
+      source.formatName.includes('v2.0.') ? withListedAuth(structuredClone(source.data)) : source.data,
+    );
   } catch (error) {
     throw new ImportError(
       'IMPORT_FORMAT',
@@ -165,6 +167,32 @@ export function readPostman(source: SourceDocument, vars: ImportVariables): Impo
     operations,
     skipped,
   };
+}
+
+/**
+ * Collection v2.0 writes an auth's fields as an object (`bearer: {token: "..."}`), v2.1 as a list of
+ * `{key, value}` (what postman-collection reads); the rest of the format is the same. Every `auth`
+ * of the collection, its folders and requests is rewritten to the list form.
+ */
+function withListedAuth<T>(data: T): T {
+  const visit = (node: unknown): void => {
+    if (Array.isArray(node)) {
+      for (const item of node) visit(item);
+      return;
+    }
+    if (node === null || typeof node !== 'object') return;
+    const record = node as Record<string, unknown>;
+    const auth = record.auth as Record<string, unknown> | undefined;
+    if (auth && typeof auth === 'object' && typeof auth.type === 'string') {
+      const fields = auth[auth.type];
+      if (fields && typeof fields === 'object' && !Array.isArray(fields)) {
+        auth[auth.type] = Object.entries(fields).map(([key, value]) => ({ key, value, type: 'string' }));
+      }
+    }
+    for (const value of Object.values(record)) visit(value);
+  };
+  visit(data);
+  return data;
 }
 
 function foldersOf(item: PmItem, collection: PmCollection): string[] {
@@ -207,17 +235,18 @@ function request(
   const url = req.url;
   const hostText = (url.host ?? []).join('.');
   const baseTemplate = `${url.protocol ? `${url.protocol}://` : ''}${hostText}${url.port ? `:${url.port}` : ''}`;
-  const base = variables.substitute(baseTemplate);
-  if (base.missing.length > 0) {
-    const name = base.missing[0]!;
+  const base = { ...variables.substitute(baseTemplate) };
+  for (const name of base.missing) {
     const why = variables.withheld.has(name)
-      ? ' (its value in the collection looks like a credential, so it is not used)'
+      ? '; its value in the collection looks like a credential, so it is not used'
       : '';
-    throw new ImportError(
-      'IMPORT_VARIABLE_MISSING',
-      `request '${id}': its address uses {{${name}}}, which has no value${why}: pass --var ${name}=${name === 'baseUrl' ? 'https://api.example.com' : 'VALUE'}`,
+    variables.vars.miss(
+      name,
+      name === 'baseUrl' ? 'https://api.example.com' : 'VALUE',
+      `the address of request '${id}'${why}`,
     );
   }
+  if (base.missing.length > 0) base.text = MISSING_ADDRESS;
   let address = base.text.replace(/\/+$/, '');
   if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(address)) {
     address = `http://${address}`;

@@ -16,12 +16,12 @@ export interface SourceDocument {
   readonly shown: string;
   readonly data: Record<string, unknown>;
   readonly format: ImportFormat;
-  /** `OpenAPI 3.0.4`, `Swagger 2.0`, `Postman Collection v2.1.0`. */
+  /** `OpenAPI 3.0.4`, `Swagger 2.0`, `Postman Collection v2.1.0` (or v2.0.0). */
   readonly formatName: string;
 }
 
 const SUPPORTED =
-  'restfn imports OpenAPI 3.0 and 3.1, Swagger 2.0 and Postman Collection v2.1 (JSON or YAML)';
+  'restfn imports OpenAPI 3.0 and 3.1, Swagger 2.0 and Postman Collection v2.0 and v2.1 (JSON or YAML)';
 
 /** The local file a command-line argument names: a path, or a `file://` URL. Anything else is refused. */
 export function sourcePath(argument: string): string {
@@ -130,7 +130,7 @@ function recognise(
   const schema = typeof info?.schema === 'string' ? info.schema : undefined;
   if (schema !== undefined) {
     const version = /\/collection\/v(\d+\.\d+\.\d+)\//.exec(schema)?.[1];
-    if (version?.startsWith('2.1.'))
+    if (version?.startsWith('2.1.') || version?.startsWith('2.0.'))
       return { format: 'postman', formatName: `Postman Collection v${version}` };
     throw new ImportError(
       'IMPORT_FORMAT',

@@ -1,14 +1,23 @@
+import { readFileSync } from 'node:fs';
 import { UsageError } from '../errors/restfn-error.js';
+import { ImportError } from './errors.js';
+
+/** An address that stands in for one whose variable has no value (the import then fails). */
+export const MISSING_ADDRESS = 'https://missing-variable.invalid';
 
 /**
- * The `--var name=value` values of one import. Each lookup is recorded, so the import can say which
- * given names the description never asked for (a typo, or a name of another description).
+ * The variables of one import: `--vars FILE` (a Postman environment export, or a JSON object of
+ * name: value), then each `--var name=value` over it. Each lookup is recorded, so the import can
+ * say which given names the description never asked for (a typo, or another description's), and
+ * each variable the description needs and nobody gave is collected, so one run names them all.
  */
 export class ImportVariables {
   private readonly given = new Map<string, string>();
   private readonly asked = new Set<string>();
+  private readonly missed = new Map<string, { example: string; where: string }>();
 
-  constructor(pairs: readonly string[] = []) {
+  constructor(pairs: readonly string[] = [], file?: string) {
+    if (file !== undefined) for (const [name, value] of readVarsFile(file)) this.given.set(name, value);
     for (const pair of pairs) {
       const at = pair.indexOf('=');
       if (at <= 0)
@@ -33,4 +42,46 @@ export class ImportVariables {
   unused(): string[] {
     return [...this.given.keys()].filter((name) => !this.asked.has(name));
   }
+
+  /** Records a variable the description needs and nobody gave (the first place that needs it). */
+  miss(name: string, example: string, where: string): void {
+    if (!this.missed.has(name)) this.missed.set(name, { example, where });
+  }
+
+  /** Throws IMPORT_VARIABLE_MISSING naming every variable missed, each as the `--var` to pass. */
+  throwIfMissing(): void {
+    if (this.missed.size === 0) return;
+    const list = [...this.missed].map(([name, { example, where }]) => `--var ${name}=${example} (${where})`);
+    throw new ImportError(
+      'IMPORT_VARIABLE_MISSING',
+      `the description needs ${this.missed.size === 1 ? 'a variable' : `${this.missed.size} variables`} with no value: pass ${list.join(', ')}; or give them in a file with --vars FILE (a Postman environment export)`,
+    );
+  }
+}
+
+/** `--vars FILE`: a Postman environment export (`values: [{key, value, enabled}]`) or `{name: value}`. */
+function readVarsFile(file: string): Array<[string, string]> {
+  let data: unknown;
+  try {
+    data = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new UsageError(
+      `--vars ${file}: ${code === 'ENOENT' ? 'no such file' : code ? `cannot read it (${code})` : `not JSON (${(error as Error).message})`}; give a Postman environment export or a JSON object of name: value`,
+    );
+  }
+  const values = (data as { values?: unknown } | null)?.values;
+  if (Array.isArray(values)) {
+    return values
+      .filter((v) => v && typeof v === 'object' && typeof v.key === 'string' && v.enabled !== false)
+      .map((v) => [v.key as string, String(v.value ?? '')]);
+  }
+  if (data && typeof data === 'object' && !Array.isArray(data)) {
+    return Object.entries(data as Record<string, unknown>)
+      .filter(([, v]) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+      .map(([k, v]) => [k, String(v)]);
+  }
+  throw new UsageError(
+    `--vars ${file} holds neither a Postman environment (values: [...]) nor an object of name: value`,
+  );
 }

@@ -372,9 +372,12 @@ describe('restfn import: plan, dry run, re-import', () => {
     description.paths['/user/login'].get.parameters[0].required = false;
     const copy = join(root, 'petstore.json');
     writeFileSync(copy, JSON.stringify(description));
-    // A description imported from another file is another source: import the copy over the first.
+    // The same description moved (its copy elsewhere): recognised by its title and operations, so
+    // its files are this import's (rewritten for the new path, without --force), not conflicts.
     const other = await runCli(['import', copy, '--dry-run'], { cwd: root });
-    expect(other.stdout).toMatch(/conflict\s+functions\/rest-get-pet-by-id\.platform/);
+    expect(other.stdout).toMatch(/moved\s+functions\/rest-add-pet\.platform\s+addPet .*: source \(was /);
+    expect(other.stdout).toMatch(/changed\s+functions\/rest-get-pet-by-id\.platform/);
+    expect(other.stdout).not.toMatch(/conflict/);
 
     // The same file changed: write the copy where the first import read from.
     const moved = tempSolution({
@@ -563,8 +566,8 @@ describe('restfn import: errors say what failed, where, and how to fix it', () =
       says: 'is OpenAPI 3.2.0',
     },
     {
-      title: 'a Postman collection v2.0',
-      file: 'invalid/postman-v2.0-unsupported.json',
+      title: 'a Postman collection v1',
+      file: 'invalid/postman-v1-unsupported.json',
       code: 'IMPORT_FORMAT',
       exit: 2,
       says: 'export it again as Collection v2.1',
@@ -603,13 +606,6 @@ describe('restfn import: errors say what failed, where, and how to fix it', () =
       code: 'IMPORT_VARIABLE_MISSING',
       exit: 2,
       says: 'pass --var tenant=VALUE',
-    },
-    {
-      title: 'two operations, one name',
-      file: 'invalid/name-collision.yaml',
-      code: 'IMPORT_NAME_COLLISION',
-      exit: 2,
-      says: "getItems (GET /items) and get_items (GET /v2/items) both become the function 'rest-get-items'",
     },
     {
       title: 'nothing restfn can call',
@@ -735,5 +731,83 @@ describe('import into a folder that is no solution yet', () => {
     // A second import leaves it as it is.
     const again = await runCli(['import', SWAGGER], { cwd: root });
     expect(again.stdout).not.toContain('solution.yaml');
+  });
+});
+
+describe('restfn import: every callable operation, named', () => {
+  test('a name two operations would share is resolved by a rule, listed in the plan, and stays when the description grows', async () => {
+    const root = solution();
+    const fixture = join(IMPORT, 'name-collision.yaml');
+    const first = await runCli(['import', fixture], { cwd: root });
+    expect(first.code, first.stderr).toBe(0);
+    const names = functionFiles(root);
+    expect(names).toHaveLength(2);
+    expect(names[0]).toMatch(/^rest-get-items-[0-9a-f]{6}\.platform$/);
+    expect(names[1]).toBe('rest-get-v2-items.platform');
+    expect(first.stdout).toMatch(
+      /renamed\s+rest-get-v2-items: 'rest-get-items' is also getItems \(GET \/items\): named by its method and path/,
+    );
+    expect(first.stdout).toMatch(
+      /renamed\s+rest-get-items-[0-9a-f]{6}: 'rest-get-items' is also get_items .*: named by a hash of its route/,
+    );
+    expect(await validate(root)).toMatchObject({ errors: 0 });
+    // The description gains an operation whose own name is one already written: the written ones stay.
+    const grown = readFileSync(fixture, 'utf8').replace(
+      'paths:\n',
+      "paths:\n  /v3/items:\n    get:\n      operationId: getV2Items\n      responses:\n        '200': {description: ok}\n",
+    );
+    writeFileSync(join(root, 'api.yaml'), grown);
+    const again = await runCli(['import', 'api.yaml'], { cwd: root });
+    expect(again.code, again.stderr).toBe(0);
+    expect(again.stdout).toMatch(/moved\s+functions\/rest-get-v2-items\.platform\s+get_items/);
+    expect(again.stdout).toMatch(/new\s+functions\/rest-get-v3-items\.platform\s+getV2Items/);
+    expect(again.stdout).toMatch(/renamed\s+rest-get-v3-items: 'rest-get-v2-items' is another operation's/);
+    expect(functionFiles(root)).toHaveLength(3);
+  });
+
+  test('names within 50 characters (a hash when cut), accents dropped; Postman v2.0 with its bearer auth; every missing variable in one run; --vars; --exclude', async () => {
+    const root = solution();
+    const collection = join(IMPORT, 'shop-v2.0.postman_collection.json');
+    const missing = await runCli(['import', collection], { cwd: root });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('IMPORT_VARIABLE_MISSING');
+    expect(missing.stderr).toContain('--var baseUrl=https://api.example.com');
+    expect(missing.stderr).toContain('--var reportsUrl=VALUE');
+    const env = join(root, 'shop.postman_environment.json');
+    writeFileSync(
+      env,
+      JSON.stringify({
+        name: 'Shop',
+        _postman_variable_scope: 'environment',
+        values: [
+          { key: 'baseUrl', value: 'https://shop.example.com/api', enabled: true },
+          { key: 'reportsUrl', value: 'https://reports.example.com', enabled: true },
+        ],
+      }),
+    );
+    const imported = await runCli(['import', collection, '--vars', env, '--exclude', 'Customers'], {
+      cwd: root,
+    });
+    expect(imported.code, imported.stderr).toBe(0);
+    // Names come from the whole description, whatever is left out: "List" is in two folders.
+    expect(functionFiles(root)).toEqual(['rest-creer-une-commande.platform', 'rest-orders-list.platform']);
+    const list = functionFile(root, 'rest-orders-list').data;
+    expect(list).toMatchObject({
+      url: 'https://shop.example.com/api/orders',
+      parameters: { Authorization: { type: 'secret' } },
+    });
+    expect(imported.stdout).toContain('restfn credentials set shop-exported-as-v2-0-bearer --kind bearer');
+    expect(readFileSync(join(root, 'functions', 'rest-orders-list.platform'), 'utf8')).not.toContain(
+      'shopToken',
+    );
+
+    const all = await runCli(['import', collection, '--vars', env], { cwd: root });
+    expect(all.code, all.stderr).toBe(0);
+    const names = functionFiles(root).map((f) => f.replace(/\.platform$/, ''));
+    expect(names).toContain('rest-customers-list');
+    const long = names.find((n) => n.startsWith('rest-export-every'))!;
+    expect(long.length).toBeLessThanOrEqual(50);
+    expect(long).toMatch(/^rest-export-every-customer-with-their(-[a-z]+)*-[0-9a-f]{6}$/);
+    expect(await validate(root)).toMatchObject({ errors: 0 });
   });
 });

@@ -24,7 +24,7 @@ import type { ImportOptions } from './import.js';
 export async function importDescription(file: string, options: ImportOptions): Promise<void> {
   const json = isJson(options.format);
   const out = lines(json);
-  const vars = new ImportVariables(options.var);
+  const vars = new ImportVariables(options.var, options.vars);
   const prefix = options.prefix;
   if (prefix !== '' && !isValidFileName(prefix)) {
     throw new UsageError(
@@ -37,6 +37,7 @@ export async function importDescription(file: string, options: ImportOptions): P
     source.format === 'postman'
       ? (await import('../../import/postman.js')).readPostman(source, vars)
       : await (await import('../../import/openapi.js')).readOpenApi(source, vars);
+  vars.throwIfMissing();
   if (description.operations.length === 0) {
     const skipped =
       description.skipped.length > 0
@@ -56,6 +57,8 @@ export async function importDescription(file: string, options: ImportOptions): P
   const plan = planImport(description, solution, {
     source: recordedSource(root, source.path),
     only: options.only,
+    exclude: options.exclude ?? [],
+    ...(options.from !== undefined ? { from: recordedSource(root, resolve(options.from)) } : {}),
     prefix,
     date: new Date().toISOString().slice(0, 10),
   });
@@ -147,6 +150,7 @@ function jsonReport(
       status: f.status,
       operation: operationLabel(f.operation),
       changes: f.changes,
+      ...(f.because ? { renamed: f.because } : {}),
       notes: f.operation.notes,
       written: written?.includes(f) ?? false,
     })),
@@ -180,6 +184,7 @@ function printPlan(out: Out, description: ImportedDescription, file: string, pla
   }
   for (const s of description.skipped) out(`  ${'skipped'.padEnd(9)} ${s.route}: ${s.reason}`);
   for (const f of plan.files) {
+    if (f.because) out(`  ${'renamed'.padEnd(9)} ${f.name}: ${f.because}`);
     for (const note of f.operation.notes) out(`  ${'note'.padEnd(9)} ${f.name}: ${note}`);
   }
 }

@@ -5,7 +5,10 @@ import { collect } from '../parameters.js';
 export interface ImportOptions {
   solution?: string;
   only: string[];
+  exclude: string[];
   var: string[];
+  vars?: string;
+  from?: string;
   prefix: string;
   dryRun?: boolean;
   force?: boolean;
@@ -16,7 +19,7 @@ export function registerImport(program: Command): void {
   program
     .command('import')
     .description(
-      'write one function file per operation of an OpenAPI 3.0/3.1, Swagger 2.0 or Postman v2.1 description',
+      'write one function file per operation of an OpenAPI 3.0/3.1, Swagger 2.0 or Postman v2.0/v2.1 description',
     )
     .argument('<file>', 'the description: a local file (JSON or YAML) or a file:// URL')
     .option(
@@ -28,6 +31,20 @@ export function registerImport(program: Command): void {
       'import only these: tags (Postman: folders), operationIds (request names), or function names',
       (value: string, previous: string[]) => [...previous, value],
       [],
+    )
+    .option(
+      '--exclude <name...>',
+      'leave these out: tags (Postman: folders), operationIds (request names), or function names',
+      (value: string, previous: string[]) => [...previous, value],
+      [],
+    )
+    .option(
+      '--from <file>',
+      "where the description was when its functions were imported (it moved): those files are this import's",
+    )
+    .option(
+      '--vars <file>',
+      'variables from a file: a Postman environment export, or a JSON object of name: value',
     )
     .option(
       '--var <name=value>',
