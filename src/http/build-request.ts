@@ -154,7 +154,10 @@ function checkHeader(v: PlacedValue, value: string): void {
  */
 function encodeBody(whole: unknown, headers: Record<string, string>, shown: boolean): string | Buffer {
   const kind = bodyKind(headers['content-type']);
-  const file = isFile(whole) ? whole : kind === 'binary' ? onlyFile(whole) : undefined;
+  // Under a text or binary type, a body of one field is that field: the file, or the text.
+  const single = kind === 'text' || kind === 'binary' ? onlyField(whole) : undefined;
+  if (typeof single === 'string') return single;
+  const file = isFile(whole) ? whole : isFile(single) ? single : undefined;
   if (file !== undefined) {
     const bytes = file instanceof FileValue ? file.bytes : Buffer.from(file);
     headers['content-type'] ??= (file instanceof FileValue && file.contentType) || mediaTypeOf(bytes).mime;
@@ -181,11 +184,11 @@ function isFile(value: unknown): value is Uint8Array | FileValue {
   return value instanceof Uint8Array || value instanceof FileValue;
 }
 
-/** The file of a body whose one field holds one (`{file: <the photo>}` sent as image/jpeg). */
-function onlyFile(whole: unknown): Uint8Array | FileValue | undefined {
-  if (whole === null || typeof whole !== 'object' || Array.isArray(whole)) return undefined;
+/** The value of a body's one field (`{file: <the photo>}` sent as image/jpeg). */
+function onlyField(whole: unknown): unknown {
+  if (whole === null || typeof whole !== 'object' || Array.isArray(whole) || isFile(whole)) return undefined;
   const fields = Object.values(whole);
-  return fields.length === 1 && isFile(fields[0]) ? fields[0] : undefined;
+  return fields.length === 1 ? fields[0] : undefined;
 }
 
 /** Bytes as base64 text. The holder's own value is checked: a Buffer's toJSON has run before `value`. */

@@ -28,6 +28,9 @@ export function restfnType(schema: unknown, seen = new Set<unknown>()): string |
   const types = (Array.isArray(s.type) ? s.type : [s.type]).filter(
     (t) => typeof t === 'string' && t !== 'null',
   );
+  // A file: OpenAPI 3's binary string (a multipart part, an upload), Swagger 2's `file`.
+  if (types.length === 1 && ((types[0] === 'string' && s.format === 'binary') || types[0] === 'file'))
+    return 'file';
   if (types.length === 1) return TYPES[types[0] as string];
   if (types.length > 1) return undefined;
   if (s.properties !== undefined) return 'object';

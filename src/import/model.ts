@@ -19,6 +19,9 @@ export interface ImportedParameter {
   readonly comment?: string | undefined;
   /** Body parameters: the top-level property of the JSON body it fills (when it differs from `name`). */
   readonly property?: string;
+  /** Query parameters: how a list or object is written (the runtime's `style`, `explode`). */
+  readonly style?: 'form' | 'deepObject' | 'pipeDelimited' | 'spaceDelimited';
+  readonly explode?: boolean;
 }
 
 /** How the function authenticates: one credential parameter, and how to store its credential. */

@@ -217,6 +217,7 @@ function operation(input: OperationInput): ImportedOperation {
     }
   }
   let inputTransform: string | undefined;
+  let bodyType: string | undefined;
   if (swagger) {
     const consumes = (
       Array.isArray(op.consumes) ? op.consumes : Array.isArray(api.consumes) ? api.consumes : []
@@ -224,43 +225,53 @@ function operation(input: OperationInput): ImportedOperation {
     const json = consumes.length === 0 || consumes.some((c) => JSON_MEDIA.test(c));
     if (body && json)
       inputTransform = bodyParameters(set, body.schema, body.required === true, body.description);
-    else if (body)
-      notes.push(
-        `the request body is not imported: it is sent as ${consumes.join(', ')}, and restfn import maps JSON bodies only`,
-      );
-    if (formFields.length > 0)
-      notes.push(
-        `the form fields ${formFields.join(', ')} are not imported: restfn import maps JSON bodies only (${consumes.join(', ') || 'form data'})`,
-      );
+    else if (body) {
+      bodyType = consumes[0] ?? 'application/octet-stream';
+      inputTransform = wholeBody(set, body.schema, bodyType, body.required === true, body.description);
+    }
+    if (formFields.length > 0) {
+      // Form fields (Swagger's formData): a url-encoded form, or multipart form data when the
+      // description says so or a field is a file.
+      const fields = declared.filter((p) => p.in === 'formData');
+      const multipart =
+        consumes.some((c) => /^multipart\/form-data/i.test(c)) || fields.some((p) => p.type === 'file');
+      inputTransform = formParameters(set, fields);
+      bodyType = multipart ? 'multipart/form-data' : 'application/x-www-form-urlencoded';
+    }
   } else {
     const requestBody = asObject(op.requestBody);
     const content = asObject(requestBody?.content) ?? {};
     const types = Object.keys(content);
-    const jsonType = types.find((t) => JSON_MEDIA.test(t)) ?? types.find((t) => t === '*/*');
-    if (requestBody && jsonType) {
-      inputTransform = bodyParameters(
-        set,
-        asObject(content[jsonType])?.schema,
-        requestBody.required === true,
-        requestBody.description,
-      );
-      if (
-        jsonType !== '*/*' &&
-        !/^application\/json\s*$/i.test(jsonType) &&
-        !set.taken('Content-Type', 'header')
-      )
-        set.add({
-          name: 'Content-Type',
-          location: 'header',
-          type: 'string',
-          required: true,
-          value: jsonType,
-        });
-    } else if (types.length > 0) {
-      notes.push(
-        `the request body is not imported: it is sent as ${types.join(', ')}, and restfn import maps JSON bodies only`,
-      );
+    // JSON first, then a form, multipart form data, and any other type as a whole body.
+    const chosen =
+      types.find((t) => JSON_MEDIA.test(t)) ??
+      types.find((t) => /^application\/x-www-form-urlencoded/i.test(t)) ??
+      types.find((t) => /^multipart\/form-data/i.test(t)) ??
+      types.find((t) => t === '*/*') ??
+      types[0];
+    if (requestBody && chosen) {
+      const schema = asObject(content[chosen])?.schema;
+      const whole =
+        !JSON_MEDIA.test(chosen) &&
+        !/^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(chosen) &&
+        chosen !== '*/*';
+      inputTransform = whole
+        ? wholeBody(set, schema, chosen, requestBody.required === true, requestBody.description)
+        : bodyParameters(set, schema, requestBody.required === true, requestBody.description);
+      if (chosen !== '*/*' && !/^application\/json\s*$/i.test(chosen)) bodyType = chosen;
     }
+  }
+  if (bodyType !== undefined && !set.taken('Content-Type', 'header')) {
+    // A type with a wildcard (`image/*`) is the caller's to name.
+    const concrete = !bodyType.includes('*');
+    set.add({
+      name: 'Content-Type',
+      location: 'header',
+      type: 'string',
+      required: true,
+      ...(concrete ? { value: bodyType } : {}),
+      ...(concrete ? {} : { comment: `the body's media type: ${bodyType}` }),
+    });
   }
   if (op.deprecated === true) notes.push('the operation is deprecated in the description');
   notes.push(...set.notes);
@@ -308,27 +319,31 @@ function parameter(
     : (asObject(p.schema) ?? asObject(asObject(Object.values(asObject(p.content) ?? {})[0])?.schema) ?? {});
   let type = restfnType(schema);
   const extra: string[] = [];
-  // restfn repeats the key for an array in the query (OpenAPI's form/explode, Swagger's multi);
-  // other serialisations are written as one text.
-  if (type === 'array' && location === 'query') {
-    const joined = swagger
-      ? (p.collectionFormat ?? 'csv') !== 'multi'
-      : p.explode === false || (p.style !== undefined && p.style !== 'form');
-    if (joined) {
-      type = 'string';
-      const separator = swagger
-        ? (({ ssv: "' '", tsv: 'a tab', pipes: "'|'" } as Record<string, string>)[
-            String(p.collectionFormat)
-          ] ?? "','")
-        : p.style === 'spaceDelimited'
-          ? "' '"
-          : p.style === 'pipeDelimited'
-            ? "'|'"
-            : "','";
-      extra.push(`several values are sent joined with ${separator}: give them as one text`);
-      notes.push(
-        `query parameter '${name}' is a list sent as one text (joined with ${separator}), so it is imported as a string`,
-      );
+  // How a list or object goes in the query, as the description says: restfn's `style` and
+  // `explode` (a list repeats the key without them). Swagger's tab-separated lists have no style:
+  // one text.
+  let style: ImportedParameter['style'];
+  let explode: boolean | undefined;
+  if (location === 'query' && (type === 'array' || type === 'object')) {
+    if (swagger) {
+      const format = String(p.collectionFormat ?? 'csv');
+      if (format === 'csv') [style, explode] = ['form', false];
+      else if (format === 'ssv') style = 'spaceDelimited';
+      else if (format === 'pipes') style = 'pipeDelimited';
+      else if (format === 'tsv') {
+        type = 'string';
+        extra.push('several values are sent joined with a tab: give them as one text');
+        notes.push(
+          `query parameter '${name}' is a list sent as one text (joined with a tab), so it is imported as a string`,
+        );
+      }
+    } else {
+      const given = typeof p.style === 'string' ? p.style : 'form';
+      if (given === 'deepObject' || given === 'pipeDelimited' || given === 'spaceDelimited') style = given;
+      else if (p.explode === false) [style, explode] = ['form', false];
+      // form with explode (the default): a list repeats the key (restfn's default too); an object's
+      // keys become parameters of their own, which restfn does only when told.
+      else if (type === 'object') style = 'form';
     }
   }
   if (p.deprecated === true) extra.push('deprecated');
@@ -341,7 +356,50 @@ function parameter(
     required,
     value: fallback === undefined || fallback === null ? undefined : literal(fallback),
     comment: describeSchema(p.description, schema, extra),
+    ...(style !== undefined ? { style } : {}),
+    ...(explode !== undefined ? { explode } : {}),
   };
+}
+
+/** Swagger 2's form fields: one body parameter each (a `file` field a file), and the transform building the form. */
+function formParameters(set: ParameterSet, fields: readonly Schema[]): string {
+  const built: Array<{ property: string; parameter: string }> = [];
+  for (const p of fields) {
+    const name = typeof p.name === 'string' ? p.name : '';
+    const added = set.addBody({
+      name,
+      location: 'body',
+      type: restfnType(p),
+      required: p.required === true,
+      comment: describeSchema(p.description, p, []),
+    });
+    built.push({ property: name, parameter: added.name });
+  }
+  return objectBody(built);
+}
+
+/**
+ * A body of another media type (an image, a PDF, XML, text): one `body` parameter holding the whole
+ * body, a file unless the type is text. No transform: a body's only value is the body itself under
+ * such a type.
+ */
+function wholeBody(
+  set: ParameterSet,
+  schemaValue: unknown,
+  mediaType: string,
+  required: boolean,
+  description: unknown,
+): undefined {
+  const schema = asObject(schemaValue) ?? {};
+  const text = /^text\/|[/+]xml\b/i.test(mediaType) && restfnType(schema) !== 'file';
+  set.addBody({
+    name: 'body',
+    location: 'body',
+    type: text ? 'string' : 'file',
+    required,
+    comment: describeSchema(description, schema, [`the whole request body (${mediaType})`]),
+  });
+  return undefined;
 }
 
 /**

@@ -39,6 +39,12 @@ interface PmUrl {
   query: PmList<PmPair>;
   variables: PmList<PmVariable>;
 }
+interface PmFormField {
+  key?: string;
+  value?: string;
+  type?: string;
+  disabled?: boolean;
+}
 interface PmAuth {
   type: string;
   parameters(): { toObject(): Record<string, unknown> };
@@ -47,7 +53,14 @@ interface PmRequest {
   method: string;
   url: PmUrl;
   headers: PmList<PmPair>;
-  body?: { mode?: string; raw?: string; options?: { raw?: { language?: string } } };
+  body?: {
+    mode?: string;
+    raw?: string;
+    options?: { raw?: { language?: string } };
+    urlencoded?: unknown;
+    formdata?: unknown;
+    file?: unknown;
+  };
   auth?: PmAuth;
   description?: unknown;
 }
@@ -231,6 +244,35 @@ function request(
     );
   };
 
+  // An Authorization header written by hand: a credential parameter of the kind its scheme says,
+  // keyed by the variable it holds (or one key per collection), its value never copied.
+  const authorizationHeader = (value: string) => {
+    if (credentials.some((c) => c.parameter.name.toLowerCase() === 'authorization')) {
+      notes.push("header 'Authorization' is not imported: the request's authentication sends it");
+      return;
+    }
+    const scheme = /^\s*(Bearer|Basic)\s/i.exec(value)?.[1]?.toLowerCase() as 'bearer' | 'basic' | undefined;
+    const variable = /\{\{([^{}]+)\}\}/.exec(value)?.[1];
+    const key = `${collectionSlug}-${suggestFileName(variable ?? '') || scheme || 'authorization'}`;
+    const credential = credentialFor(
+      "header 'Authorization'",
+      key,
+      scheme === 'basic'
+        ? { type: 'basic' }
+        : scheme === 'bearer'
+          ? { type: 'bearer' }
+          : { type: 'apiKey', name: 'Authorization', in: 'header' },
+    );
+    credentials.push(
+      scheme === 'basic'
+        ? { ...credential, parameter: { name: 'Authorization', location: 'header', type: 'secret' } }
+        : credential,
+    );
+    notes.push(
+      `header 'Authorization' is a ${credential.kind} credential parameter (key ${key}); its value is not copied`,
+    );
+  };
+
   // The address: scheme, host and port must resolve (--var or the collection's variables).
   const url = req.url;
   const hostText = (url.host ?? []).join('.');
@@ -344,9 +386,7 @@ function request(
     if (h.disabled || !h.key) continue;
     const lower = h.key.toLowerCase();
     if (lower === 'authorization') {
-      notes.push(
-        "header 'Authorization' is not imported: set the request's authentication in Postman (its value is never copied)",
-      );
+      authorizationHeader(h.value ?? '');
       continue;
     }
     if (looksLikeCredentialName(h.key)) {
@@ -375,7 +415,58 @@ function request(
   // The body: raw JSON only. Its top-level properties become body parameters, their values defaults.
   const bodyFields: Array<{ property: string; parameter: ImportedParameter }> = [];
   let wholeBody: ImportedParameter | undefined;
-  if (body?.mode && body.mode !== 'none') {
+  let bodyType: string | undefined;
+  if (body?.mode === 'urlencoded' || body?.mode === 'formdata') {
+    // A form, or multipart form data: a body parameter per field (a file field a file); its
+    // sample text is copied unless it looks like a secret.
+    bodyType = body.mode === 'formdata' ? 'multipart/form-data' : 'application/x-www-form-urlencoded';
+    // postman-collection gives the fields as a PropertyList (`all()`); plain JSON as an array.
+    const given = (body.mode === 'formdata' ? body.formdata : body.urlencoded) as
+      | PmFormField[]
+      | { all(): PmFormField[] }
+      | undefined;
+    const fields = Array.isArray(given) ? given : typeof given?.all === 'function' ? given.all() : [];
+    for (const f of fields) {
+      if (f.disabled || !f.key) continue;
+      const file = f.type === 'file';
+      const secretLike =
+        looksLikeCredentialName(f.key) || (typeof f.value === 'string' && looksLikeSecret(f.value));
+      bodyFields.push({
+        property: f.key,
+        parameter:
+          file || secretLike
+            ? {
+                name: f.key,
+                location: 'body',
+                type: file ? 'file' : 'string',
+                required: false,
+                ...(secretLike
+                  ? { comment: 'the value in Postman looks like a secret: it is not copied' }
+                  : {}),
+              }
+            : { name: f.key, location: 'body', type: 'string', ...pairValue(f.value ?? null, variables) },
+      });
+    }
+  } else if (body?.mode === 'file') {
+    bodyType = contentType || 'application/octet-stream';
+    wholeBody = {
+      name: 'body',
+      location: 'body',
+      type: 'file',
+      required: true,
+      comment: 'the whole request body: a file',
+    };
+  } else if (body?.mode === 'raw' && !rawJson && (body.raw ?? '') !== '') {
+    // Text (XML, plain text): the whole body, its sample not copied (it may hold anything).
+    bodyType = contentType || (body.options?.raw?.language === 'xml' ? 'application/xml' : 'text/plain');
+    wholeBody = {
+      name: 'body',
+      location: 'body',
+      type: 'string',
+      required: true,
+      comment: `the whole request body (${bodyType})`,
+    };
+  } else if (body?.mode && body.mode !== 'none') {
     const parsed = rawJson ? parseRawJson(body.raw ?? '') : undefined;
     if (parsed === undefined) {
       const what =
@@ -389,14 +480,23 @@ function request(
       !Array.isArray(parsed.value) &&
       Object.keys(parsed.value).length > 0
     ) {
+      // A property named like a secret (`password`) is the caller's value, not a credential: only an
+      // authentication says what a credential is. Its sample value is not copied (sampleValue).
       for (const [property, sample] of Object.entries(parsed.value as Record<string, unknown>)) {
-        if (looksLikeCredentialName(property)) {
-          extraCredential(property, 'body', 'body property');
-          continue;
-        }
+        const secretLike =
+          looksLikeCredentialName(property) || (typeof sample === 'string' && looksLikeSecret(sample));
+        const shaped = sampleValue(sample, variables);
         bodyFields.push({
           property,
-          parameter: { name: property, location: 'body', ...sampleValue(sample, variables) },
+          parameter: secretLike
+            ? {
+                name: property,
+                location: 'body',
+                type: shaped.type,
+                required: false,
+                comment: 'the value in Postman looks like a secret: it is not copied (the caller gives it)',
+              }
+            : { name: property, location: 'body', ...shaped },
         });
       }
     } else if (parsed.value !== undefined) {
@@ -411,6 +511,8 @@ function request(
 
   const set = new ParameterSet(credentials);
   for (const p of [...pathParameters, ...queryParameters, ...headerParameters]) set.add(p);
+  if (bodyType !== undefined && !set.taken('Content-Type', 'header'))
+    set.add({ name: 'Content-Type', location: 'header', type: 'string', required: true, value: bodyType });
   let inputTransform: string | undefined;
   const bodyCredentials = credentials.filter((c) => c.parameter.location === 'body');
   if (bodyFields.length > 0 || bodyCredentials.length > 0) {
@@ -421,7 +523,9 @@ function request(
     for (const c of bodyCredentials) fields.push({ property: c.parameter.name, parameter: c.parameter.name });
     inputTransform = objectBody(fields);
   } else if (wholeBody) {
-    inputTransform = parameterReference(set.addBody(wholeBody).name);
+    const added = set.addBody(wholeBody);
+    // Under a file or text type the body's only value is the body: no transform.
+    if (bodyType === undefined) inputTransform = parameterReference(added.name);
   }
   for (const name of variables.withheld)
     notes.push(`variable {{${name}}} is not copied: its name or value looks like a credential`);
@@ -540,8 +644,18 @@ function authCredentials(item: PmItem, collection: PmCollection, notes: string[]
       : owner === item
         ? `request '${owner.name}'`
         : `folder '${owner.name}'`;
-  const slug = suggestFileName(owner.name ?? '') || 'postman';
   const p = auth.parameters().toObject();
+  // A request's own auth is keyed by the variable holding its secret (`{{orderToken}}` ->
+  // `shop-order-token`), so requests that share a token share a key; a folder's or the collection's
+  // by its owner.
+  const secretVariable = [p.token, p.password, p.value, p.accessToken]
+    .map((v) => (typeof v === 'string' ? /^\{\{([^{}]+)\}\}$/.exec(v.trim())?.[1] : undefined))
+    .find((v) => v !== undefined);
+  const collectionSlug = suggestFileName(collection.name ?? '') || 'postman';
+  const slug =
+    owner === item && secretVariable !== undefined
+      ? `${collectionSlug}-${suggestFileName(secretVariable) || 'secret'}`
+      : suggestFileName(owner.name ?? '') || 'postman';
   const text = (v: unknown) => (typeof v === 'string' && v !== '' && !v.includes('{{') ? v : undefined);
   let spec: SchemeSpec;
   let suffix: string;
@@ -577,5 +691,7 @@ function authCredentials(item: PmItem, collection: PmCollection, notes: string[]
       );
       return [];
   }
-  return [credentialFor(where, `${slug}-${suffix}`, spec)];
+  return [
+    credentialFor(where, owner === item && secretVariable !== undefined ? slug : `${slug}-${suffix}`, spec),
+  ];
 }

@@ -83,6 +83,8 @@ export function renderFunction(op: ImportedOperation, origin: Origin): string {
 function definitionOf(p: ImportedParameter): Record<string, unknown> {
   const d: Record<string, unknown> = { location: p.location };
   if (p.type !== undefined) d.type = p.type;
+  if (p.style !== undefined) d.style = p.style;
+  if (p.explode !== undefined) d.explode = p.explode;
   d.required = p.required;
   if (p.value !== undefined) d.value = p.value;
   return d;

@@ -134,7 +134,9 @@ export function coerce(name: string, type: string | undefined, value: unknown): 
     throw new ParameterError('PARAMETER_TYPE', name, `parameter '${name}' must be ${what} (type: ${type})`);
   };
   switch (type) {
+    // No type (an import's oneOf/anyOf): the value as given, a JSON number or boolean included.
     case undefined:
+      return value;
     case 'string':
       return typeof value === 'object' ? value : String(value);
     case 'number':

@@ -95,10 +95,21 @@ describe('restfn import: the Swagger Petstore 2.0', () => {
       parameters: { body: { location: 'body', type: 'array', required: true } },
       inputTransform: 'body',
     });
-    // Form data is not imported, and the file says so.
-    expect(functionFile(root, 'rest-update-pet-with-form').text).toContain(
-      '# note: the form fields name, status are not imported',
-    );
+    // Form data is a url-encoded form; a form with a file is multipart form data.
+    expect(functionFile(root, 'rest-update-pet-with-form').data).toMatchObject({
+      parameters: {
+        'Content-Type': { location: 'header', value: 'application/x-www-form-urlencoded' },
+        name: { location: 'body', type: 'string' },
+        status: { location: 'body', type: 'string' },
+      },
+    });
+    expect(functionFile(root, 'rest-upload-file').data).toMatchObject({
+      parameters: {
+        'Content-Type': { location: 'header', value: 'multipart/form-data' },
+        additionalMetadata: { location: 'body', type: 'string' },
+        file: { location: 'body', type: 'file' },
+      },
+    });
     // Swagger's `multi` list is sent with the key repeated, as restfn sends arrays in a query.
     expect(functionFile(root, 'rest-find-pets-by-status').data).toMatchObject({
       parameters: { status: { location: 'query', type: 'array', required: true } },
@@ -136,11 +147,16 @@ describe('restfn import: the OpenAPI 3 Petstore (YAML, a relative server)', () =
     const byId = functionFile(root, 'rest-get-pet-by-id');
     expect(Object.keys(byId.data.parameters as object)).toEqual(['petId', 'api_key']);
     expect(byId.text).toContain('# note: security: the first of 2 alternatives is used (api_key)');
-    // A JSON body among other media types is imported; an octet-stream body is not.
+    // A JSON body among other media types is imported; an octet-stream body is the whole body, a file.
     expect(functionFile(root, 'rest-update-pet').data.inputTransform).toContain('"name": name');
-    expect(functionFile(root, 'rest-upload-file').text).toContain(
-      '# note: the request body is not imported: it is sent as application/octet-stream',
-    );
+    const upload = functionFile(root, 'rest-upload-file').data;
+    expect(upload).toMatchObject({
+      parameters: {
+        'Content-Type': { location: 'header', value: 'application/octet-stream' },
+        body: { location: 'body', type: 'file' },
+      },
+    });
+    expect(upload.inputTransform).toBeUndefined();
   });
 });
 
@@ -165,8 +181,8 @@ describe('restfn import: OpenAPI 3.1', () => {
       parameters: {
         projectId: { location: 'path', type: 'int', required: true },
         state: { location: 'query', type: 'string', value: 'open' },
-        // style form, explode false: one text, as the service reads it.
-        labels: { location: 'query', type: 'string' },
+        // style form, explode false: one comma-separated value, as the service reads it.
+        labels: { location: 'query', type: 'array', style: 'form', explode: false },
         // A default starting with '=' stays a text (written as an expression giving that text).
         formula: { location: 'query', value: '="=state"' },
         'X-Trace': { location: 'header', type: 'boolean', required: true },
@@ -279,18 +295,25 @@ describe('restfn import: a Postman collection v2.1', () => {
         vaccinated: { location: 'body', type: 'boolean', value: true },
       },
     });
-    expect(functionFile(root, 'shop-upload-photo').text).toContain(
-      '# note: the request body is not imported: it is a formdata body',
-    );
+    // Form data is multipart form data, a file field a file.
+    expect(functionFile(root, 'shop-upload-photo').data).toMatchObject({
+      parameters: {
+        'Content-Type': { location: 'header', value: 'multipart/form-data' },
+        file: { location: 'body', type: 'file' },
+      },
+    });
 
-    // Fields named like credentials become secret credential parameters; their values are not copied.
-    expect(functionFile(root, 'shop-log-in').data).toMatchObject({
+    // A body field named like a secret is the caller's value (only an authentication makes a
+    // credential): its value is not copied.
+    const logIn = functionFile(root, 'shop-log-in');
+    expect(logIn.data).toMatchObject({
       parameters: {
         username: { location: 'body', value: 'ada' },
-        password: { location: 'body', type: 'secret', required: true, value: 'pet-shop-password' },
+        password: { location: 'body', type: 'string', required: false },
       },
       inputTransform: '{\n  "username": username,\n  "password": password\n}',
     });
+    expect((logIn.data.parameters as Record<string, object>).password).not.toHaveProperty('value');
     const profile = functionFile(root, 'shop-get-profile');
     expect(profile.data).toMatchObject({
       parameters: {
@@ -299,11 +322,16 @@ describe('restfn import: a Postman collection v2.1', () => {
         'X-Client': { location: 'header', required: true },
       },
     });
-    expect(Object.keys(profile.data.parameters as object)).not.toContain('Authorization');
-    expect(profile.text).toContain("# note: header 'Authorization' is not imported");
+    // A hand-written Authorization header is a credential parameter of its scheme's kind.
+    expect(profile.data).toMatchObject({
+      parameters: { Authorization: { location: 'header', type: 'secret', value: 'pet-shop-bearer' } },
+    });
+    expect(profile.text).toContain(
+      "# note: header 'Authorization' is a bearer credential parameter (key pet-shop-bearer)",
+    );
 
     expect(r.stdout).toContain('restfn credentials set pet-shop-api-key --kind secret\n');
-    expect(r.stdout).toContain('restfn credentials set pet-shop-password --kind secret\n');
+    expect(r.stdout).toContain('restfn credentials set pet-shop-bearer --kind bearer\n');
     expect(r.stdout).toContain("restfn credentials set admin-basic --kind basic --username '<USERNAME>'");
     expect(r.stdout).toContain('restfn credentials set orders-bearer --kind bearer\n');
     const written = functionFiles(root).map((f) => readFileSync(join(root, 'functions', f), 'utf8'));
@@ -682,6 +710,76 @@ describe('restfn import: an imported function runs', () => {
     expect(request.headers['x-request-source']).toBe('restfn');
     expect(request.headers['content-type']).toMatch(/^application\/json/);
     expect(JSON.parse(request.body)).toEqual({ name: 'Rex', tag: 'dog' });
+  });
+
+  test('OpenAPI: a form body, a multipart upload with a file, a raw image and deepObject query parameters reach the service as described', async () => {
+    const server = await testServer((_, res) => json(res, 200, { ok: true }));
+    const root = solution();
+    const form = (type: string, properties: string) =>
+      `      requestBody:\n        required: true\n        content:\n          ${type}:\n            schema:\n              type: object\n              properties:\n${properties}`;
+    writeFileSync(
+      join(root, 'api.yaml'),
+      `openapi: 3.0.3
+info: {title: Bodies, version: '1'}
+servers: [{url: '${server.url}/v1'}]
+paths:
+  /customers:
+    post:
+      operationId: createCustomer
+      parameters:
+        - {name: expand, in: query, style: deepObject, explode: true, schema: {type: array, items: {type: string}}}
+${form('application/x-www-form-urlencoded', '                email: {type: string}\n                metadata: {type: object}\n')}
+      responses: {'200': {description: ok}}
+  /files:
+    post:
+      operationId: uploadFile
+${form('multipart/form-data', '                purpose: {type: string}\n                file: {type: string, format: binary}\n')}
+      responses: {'200': {description: ok}}
+  /avatar:
+    put:
+      operationId: putAvatar
+      requestBody:
+        content:
+          image/png:
+            schema: {type: string, format: binary}
+      responses: {'200': {description: ok}}
+`,
+    );
+    const imported = await runCli(['import', 'api.yaml'], { cwd: root });
+    expect(imported.code, imported.stderr).toBe(0);
+    expect(await validate(root)).toMatchObject({ errors: 0 });
+    const png = Buffer.from('\x89PNG\r\n\x1a\nnot-really', 'latin1');
+    mkdirSync(join(root, '.restfn', 'files'), { recursive: true });
+    writeFileSync(join(root, '.restfn', 'files', 'me.png'), png);
+    const uri = pathToFileURL(join(root, '.restfn', 'files', 'me.png')).href;
+    const run = (...args: string[]) => runCli(['run', ...args], { cwd: root });
+    expect(
+      (
+        await run(
+          'rest-create-customer',
+          '-p',
+          'expand=["invoice"]',
+          '-p',
+          'email=a@b.c',
+          '-p',
+          'metadata={"plan":"pro"}',
+        )
+      ).code,
+    ).toBe(0);
+    expect((await run('rest-upload-file', '-p', 'purpose=avatar', '-p', `file=${uri}`)).code).toBe(0);
+    expect((await run('rest-put-avatar', '-p', `body=${uri}`)).code).toBe(0);
+    const [customer, upload, avatar] = server.requests;
+    expect(customer!.url).toBe('/v1/customers?expand%5B%5D=invoice');
+    expect(customer!.headers['content-type']).toBe('application/x-www-form-urlencoded');
+    expect(customer!.body).toBe('email=a%40b.c&metadata%5Bplan%5D=pro');
+    expect(upload!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
+    const parts = await new Response(upload!.bytes, {
+      headers: { 'content-type': String(upload!.headers['content-type']) },
+    }).formData();
+    expect(parts.get('purpose')).toBe('avatar');
+    expect((parts.get('file') as File).name).toBe('me.png');
+    expect(avatar!.headers['content-type']).toBe('image/png');
+    expect(avatar!.bytes.equals(png)).toBe(true);
   });
 
   test('OpenAPI: path parameter, JSON body, and the API key of the security scheme', async () => {
