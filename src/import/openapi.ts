@@ -63,10 +63,12 @@ export async function readOpenApi(
 async function dereferenced(source: SourceDocument): Promise<Schema> {
   const { dereference } = await import('@readme/openapi-parser');
   try {
-    // `http: false`: a $ref to a web address is not fetched (an import reads local files only).
-    const options = { resolve: { http: false, external: true } } as unknown as Parameters<
-      typeof dereference
-    >[1];
+    // No $ref to a web address is read: the http resolver reads nothing (the parser merges this over
+    // its own; `http: false` is ignored by it and still looked the host up in DNS). Such a $ref
+    // then fails as unresolved, before any lookup (an import reads local files only).
+    const options = {
+      resolve: { external: true, http: { canRead: () => false } },
+    } as unknown as Parameters<typeof dereference>[1];
     return (await dereference(source.path, options)) as unknown as Schema;
   } catch (error) {
     throw parserError(source, error);

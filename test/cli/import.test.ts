@@ -832,6 +832,34 @@ describe('import into a folder that is no solution yet', () => {
   });
 });
 
+describe('restfn import: never the network', () => {
+  test('a $ref to a web address is refused before any DNS lookup', async () => {
+    const root = solution();
+    writeFileSync(
+      join(root, 'api.yaml'),
+      readFileSync(join(IMPORT, 'invalid', 'ref-remote.yaml'), 'utf8').replace(
+        'http://127.0.0.1:9/parameters.yaml',
+        'https://restfn-dns-probe.example.com/parameters.yaml',
+      ),
+    );
+    // Every DNS lookup the process makes is written to stderr.
+    const hook = join(root, 'dns-hook.cjs');
+    writeFileSync(
+      hook,
+      "const dns = require('node:dns');\nfor (const api of [dns, dns.promises]) { const lookup = api.lookup; api.lookup = function (host, ...rest) { process.stderr.write(`DNS LOOKUP ${host}\\n`); return lookup.call(this, host, ...rest); }; }\n",
+    );
+    const r = await runCli(['import', 'api.yaml', '--dry-run'], {
+      cwd: root,
+      env: { NODE_OPTIONS: `--require ${hook}` },
+    });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      "the $ref 'https://restfn-dns-probe.example.com/parameters.yaml' is a web address",
+    );
+    expect(r.stderr).not.toContain('DNS LOOKUP');
+  });
+});
+
 describe('restfn import: every callable operation, named', () => {
   test('a name two operations would share is resolved by a rule, listed in the plan, and stays when the description grows', async () => {
     const root = solution();
