@@ -150,6 +150,16 @@ export function loadFile<K extends FileKind>(
       diagnostics: [diagnostic(code, `not read: ${describe(error)}`, at)],
     };
   }
+  return parseFile(kind, path, display, text);
+}
+
+/** A definition file from its text (read by `loadFile`, or about to be written: an import's check). */
+export function parseFile<K extends FileKind>(
+  kind: K,
+  path: string,
+  display: string,
+  text: string,
+): { source: SourceFile<K>; diagnostics: Diagnostic[] } {
   const yaml = new YamlFile(display, text);
   const diagnostics: Diagnostic[] = [
     ...yaml.syntaxErrors().map((e) => diagnostic('YAML_SYNTAX', `${e.message}; fix the YAML`, e.at)),

@@ -128,7 +128,7 @@ export const ERROR_CODES = {
   ),
   IMPORT_INVALID_FUNCTION: code(
     'definition',
-    '`restfn import`: an operation would give a function file with errors; nothing was written.',
+    '`restfn import`: every operation selected would give a function file with errors; nothing was written (some of them: those are left out, with a warning).',
   ),
   // Credentials.
   CREDENTIAL_NOT_FOUND: code('credentials', 'The named credential is not stored.', 404),

@@ -45,7 +45,8 @@ export function assignNames(
   const counts = new Map<string, number>();
   for (const name of own) counts.set(name, (counts.get(name) ?? 0) + 1);
   // Names no other operation may take: those kept, and the own names of operations that have them alone.
-  const taken = new Set<string>(kept.filter((n): n is string => n !== undefined));
+  const keptNames = new Set<string>(kept.filter((n): n is string => n !== undefined));
+  const taken = new Set<string>(keptNames);
   own.forEach((name, i) => {
     if (kept[i] === undefined && counts.get(name) === 1 && !taken.has(name)) taken.add(name);
   });
@@ -53,7 +54,7 @@ export function assignNames(
     const keep = kept[i];
     if (keep !== undefined) return { name: keep };
     const name = own[i]!;
-    if (counts.get(name) === 1 && taken.has(name) && !keptElsewhere(kept, i, name)) return { name };
+    if (counts.get(name) === 1 && taken.has(name) && !keptNames.has(name)) return { name };
     const others = operations
       .filter((_, j) => j !== i && own[j] === name)
       .map(operationLabel)
@@ -78,10 +79,6 @@ export function assignNames(
       return { name: candidate, because: `${clash}: named by a hash of its route` };
     }
   });
-}
-
-function keptElsewhere(kept: ReadonlyArray<string | undefined>, i: number, name: string): boolean {
-  return kept.some((k, j) => j !== i && k === name);
 }
 
 /** Within 50 characters: a longer name is cut at a word, with a hash of the whole name after it. */

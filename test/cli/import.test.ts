@@ -667,6 +667,35 @@ describe('restfn import: errors say what failed, where, and how to fix it', () =
     expect(r.stderr).toMatch(/functions\/rest-list-reports\.platform:\d+:\d+: error URL_INVALID: /);
   });
 
+  test('an operation that would give an invalid function is left out, said with its findings; the others are written', async () => {
+    const root = solution();
+    writeFileSync(
+      join(root, 'api.yaml'),
+      `openapi: 3.0.3
+info: {title: One of two, version: '1'}
+servers: [{url: 'https://api.example.com'}]
+paths:
+  /items:
+    get:
+      operationId: listItems
+      responses: {'200': {description: ok}}
+  /reports:
+    get:
+      operationId: listReports
+      servers: [{url: 'ftp://files.example.com/pub'}]
+      responses: {'200': {description: ok}}
+`,
+    );
+    const r = await runCli(['import', 'api.yaml'], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/functions\/rest-list-reports\.platform:\d+:\d+: error URL_INVALID: /);
+    expect(r.stderr).toContain(
+      "restfn: warning: listReports (GET /reports) is left out: it would give an invalid function 'rest-list-reports'",
+    );
+    expect(functionFiles(root)).toEqual(['rest-list-items.platform']);
+    expect(await validate(root)).toMatchObject({ errors: 0 });
+  });
+
   test('wrong usage: a --var without =, a --prefix that cannot start a name', async () => {
     const badVar = await runCli(['import', SWAGGER, '--var', 'baseUrl'], { cwd: solution() });
     expect(badVar.code).toBe(2);

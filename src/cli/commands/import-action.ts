@@ -68,21 +68,34 @@ export async function importDescription(file: string, options: ImportOptions): P
   );
   printPlan(out, description, source.shown, plan);
   for (const d of diagnostics) process.stderr.write(`${diagnosticLine(d)}\n`);
-  const invalid = plan.files.filter((f) =>
-    diagnostics.some((d) => d.severity === 'error' && d.file === shown(f.path)),
+  const invalid = new Set(
+    plan.files.filter((f) => diagnostics.some((d) => d.severity === 'error' && d.file === shown(f.path))),
   );
-  if (invalid.length > 0) {
+  // An operation that would give an invalid function is left out, said with its findings (above);
+  // the others are imported. Only when every one would be invalid is the import an error.
+  if (invalid.size > 0 && invalid.size === plan.files.filter((f) => f.status !== 'unchanged').length) {
     throw new ImportError(
       'IMPORT_INVALID_FUNCTION',
-      `${invalid.map((f) => `${operationLabel(f.operation)} would give an invalid function '${f.name}'`).join('; ')} (the errors are listed above); nothing was written: fix the description, or leave ${invalid.length === 1 ? 'that operation' : 'those operations'} out with --only`,
+      `${[...invalid].map((f) => `${operationLabel(f.operation)} would give an invalid function '${f.name}'`).join('; ')} (the errors are listed above); nothing was written: fix the description`,
     );
   }
-  const refused = plan.files.filter((f) => f.status === 'changed' || f.status === 'conflict');
+  for (const f of invalid) {
+    warn(
+      `${operationLabel(f.operation)} is left out: it would give an invalid function '${f.name}' (the errors are listed above)`,
+    );
+  }
+  const refused = plan.files.filter(
+    (f) => !invalid.has(f) && (f.status === 'changed' || f.status === 'conflict'),
+  );
   if (options.dryRun) {
     const force = refused.length > 0 ? `; ${refused.length} would be refused without --force` : '';
     status(`dry run: nothing written${force}`);
     if (json)
-      printReport('json', jsonReport(description, source.shown, plan, undefined, options.solution), String);
+      printReport(
+        'json',
+        jsonReport(description, source.shown, plan, undefined, options.solution, invalid),
+        String,
+      );
     else printCredentials(out, plan.files, options.solution);
     return;
   }
@@ -92,7 +105,7 @@ export async function importDescription(file: string, options: ImportOptions): P
       'FILE_EXISTS',
     );
   }
-  const written = plan.files.filter((f) => f.status !== 'unchanged');
+  const written = plan.files.filter((f) => f.status !== 'unchanged' && !invalid.has(f));
   for (const f of written) write(f);
   // A folder that was no solution yet becomes one: its solution.yaml, named after the folder.
   const settings = join(root, SOLUTION_FILE);
@@ -106,7 +119,11 @@ export async function importDescription(file: string, options: ImportOptions): P
     `wrote ${written.length} file${written.length === 1 ? '' : 's'}${unchanged > 0 ? `; ${unchanged} unchanged, not rewritten` : ''}`,
   );
   if (json)
-    printReport('json', jsonReport(description, source.shown, plan, written, options.solution), String);
+    printReport(
+      'json',
+      jsonReport(description, source.shown, plan, written, options.solution, invalid),
+      String,
+    );
   else printCredentials(out, plan.files, options.solution);
 }
 
@@ -137,6 +154,7 @@ function jsonReport(
   plan: ImportPlan,
   written: readonly PlannedFile[] | undefined,
   solution: string | undefined,
+  invalid: ReadonlySet<PlannedFile>,
 ): unknown {
   return {
     source: file,
@@ -153,6 +171,7 @@ function jsonReport(
       ...(f.because ? { renamed: f.because } : {}),
       notes: f.operation.notes,
       written: written?.includes(f) ?? false,
+      ...(invalid.has(f) ? { invalid: true } : {}),
     })),
     gone: plan.gone.map((g) => ({ name: g.name, path: shown(g.path), operation: g.operation })),
     skipped: description.skipped.map((s) => ({ route: s.route, reason: s.reason })),
