@@ -137,7 +137,8 @@ function swaggerBaseUrl(api: Schema, vars: ImportVariables): string {
 /**
  * OpenAPI 3: the first server of the operation, else of its path, else of the description; its
  * `{variables}` filled from `--var`, else their defaults. `--var baseUrl` replaces the whole address
- * (unless a server variable is itself called `baseUrl`); a relative server address needs it.
+ * (unless a server variable is itself called `baseUrl`); a relative server address needs it, and a
+ * scheme-relative one (`//host/path`) is taken as https.
  */
 function serverUrl(api: Schema, pathItem: Schema, op: Schema, vars: ImportVariables, route: string): string {
   const list = [op.servers, pathItem.servers, api.servers].find((s) => Array.isArray(s) && s.length > 0) as
@@ -162,6 +163,8 @@ function serverUrl(api: Schema, pathItem: Schema, op: Schema, vars: ImportVariab
     const given = vars.get('baseUrl');
     if (given !== undefined) return given;
   }
+  // A scheme-relative address (`//api.example.com/v1`) is the host's, over https.
+  if (filled.startsWith('//')) return `https:${filled}`;
   if (!/^[A-Za-z][A-Za-z0-9+.-]*:\/\//.test(filled)) {
     vars.miss(
       'baseUrl',

@@ -920,6 +920,19 @@ describe('restfn import: every callable operation, named', () => {
     expect(functionFiles(root)).toHaveLength(3);
   });
 
+  test('a scheme-relative server (//host/path) is the host over https; a relative one names --var baseUrl', async () => {
+    const root = solution();
+    const api = (server: string) =>
+      `openapi: 3.0.3\ninfo: {title: Relative, version: '1'}\nservers: [{url: '${server}'}]\npaths:\n  /items:\n    get:\n      operationId: listItems\n      responses: {'200': {description: ok}}\n`;
+    writeFileSync(join(root, 'scheme-relative.yaml'), api('//api.example.com/v2'));
+    expect((await runCli(['import', 'scheme-relative.yaml'], { cwd: root })).code).toBe(0);
+    expect(functionFile(root, 'rest-list-items').data.url).toBe('https://api.example.com/v2/items');
+    writeFileSync(join(root, 'relative.yaml'), api('/v2'));
+    const relative = await runCli(['import', 'relative.yaml', '--dry-run'], { cwd: root });
+    expect(relative.code).toBe(2);
+    expect(relative.stderr).toContain('--var baseUrl=https://HOST/v2');
+  });
+
   test('names within 50 characters (a hash when cut), accents dropped; Postman v2.0 with its bearer auth; every missing variable in one run; --vars; --exclude', async () => {
     const root = solution();
     const collection = join(IMPORT, 'shop-v2.0.postman_collection.json');
