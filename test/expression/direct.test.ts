@@ -139,6 +139,21 @@ describe('direct evaluation of plain projections', () => {
       );
   });
 
+  test("data holding JSONata's own flags (outerWrapper, tupleStream) gives the same answer direct or not", async () => {
+    const cases: Array<[string, unknown]> = [
+      ['$', { outerWrapper: true, a: 1 }],
+      ['$', { outerWrapper: 'yes', 0: 'zero' }],
+      ['{ "k": a }', { tupleStream: true, a: 1 }],
+      ['items.{ "k": a }', { items: [{ tupleStream: 1, a: 2 }, { a: 3 }] }],
+      ['items.$', { items: [{ outerWrapper: true, b: 1 }] }],
+    ];
+    for (const [expr, input] of cases) {
+      expect(shape(await outcome(expr, input, DEFAULT_LIMITS, true)), expr).toBe(
+        shape(await outcome(expr, input, DEFAULT_LIMITS, false)),
+      );
+    }
+  });
+
   test('data nested past the stack is a coded limit, not an engine error', async () => {
     let deep: unknown = { b: 1 };
     for (let i = 0; i < 20_000; i++) deep = [deep];
