@@ -206,6 +206,10 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
   });
   await serveConsole(app);
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  // For Prometheus: an admin's token (or `--metrics-port`, on the loopback address, without one).
+  app.get('/metrics', { config: { permission: 'metrics.read' }, schema: { hide: true } }, (_req, reply) =>
+    reply.type(METRICS_TYPE).send(ctx.metrics.render()),
+  );
   await app.register(
     async (api) => {
       userRoutes(api, ctx);
@@ -221,6 +225,9 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
   );
   return app;
 }
+
+/** Prometheus's text exposition format. */
+export const METRICS_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
 const SAFE_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'OPTIONS']);
 

@@ -16,6 +16,11 @@ export class AuditLog {
 
   constructor(private readonly store: PlatformStore) {}
 
+  /** Entries recorded and not yet being written (the metrics' audit queue depth). */
+  get queued(): number {
+    return this.pending.length;
+  }
+
   /** Resolves once the entry is stored (rejects with the store's error when it cannot be). */
   record(entry: AuditEntry): Promise<void> {
     this.pending.push(entry);

@@ -2,6 +2,7 @@ import type { FastifyRequest } from 'fastify';
 import type { AuditLog } from './audit-log.js';
 import type { Permission } from './auth/authorize.js';
 import type { DeniedRequests } from './denied-requests.js';
+import type { PlatformMetrics } from './metrics.js';
 import type { Counters } from './rate-limit-counters.js';
 import type { Runtimes } from './runtimes.js';
 import type { SolutionSlots } from './solution-slots.js';
@@ -33,6 +34,8 @@ export interface PlatformContext {
   readonly tokens: TtlCache<string, { token: TokenRecord; user: UserRecord } | undefined>;
   /** Solution → its current version; cleared for a solution when it is published (any instance). */
   readonly versions: TtlCache<string, VersionRecord | undefined>;
+  /** What `GET /metrics` shows. */
+  readonly metrics: PlatformMetrics;
   /** Records one audited event (never a value: who, what, where, outcome). */
   audit(req: FastifyRequest, entry: Omit<AuditEntry, 'at' | 'actor'>): Promise<void>;
 }

@@ -118,6 +118,11 @@ export class Runtimes {
     }>;
   }
 
+  /** The executor's and the sandboxes' state, for the metrics. */
+  poolStats(): ReturnType<Executor['stats']> & { sandboxes: number } {
+    return { ...this.options.executor.stats(), sandboxes: this.options.sandboxes.runningCount };
+  }
+
   close(): Promise<void> {
     this.options.sandboxes.close();
     return this.options.executor.close();

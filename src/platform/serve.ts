@@ -1,11 +1,13 @@
 import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { CredentialError } from '../errors/credential-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { privateFolder } from '../local/private-path.js';
-import { buildApp } from './app.js';
+import { buildApp, METRICS_TYPE } from './app.js';
 import { AuditLog } from './audit-log.js';
 import { hashToken, newToken } from './auth/tokens.js';
 import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.js';
@@ -13,6 +15,7 @@ import type { PlatformContext } from './context.js';
 import { DeniedRequests } from './denied-requests.js';
 import { Executor } from './executor/pool.js';
 import { Sandboxes } from './executor/sandbox.js';
+import { PlatformMetrics } from './metrics.js';
 import { rateLimitCounters } from './rate-limit-counters.js';
 import { Runtimes } from './runtimes.js';
 import { SolutionSlots } from './solution-slots.js';
@@ -84,6 +87,8 @@ export interface ServeOptions {
   readonly ceilings?: Partial<Ceilings>;
   /** How long a shutdown waits for requests in flight. @default 10000 */
   readonly shutdownTimeoutMs?: number;
+  /** `GET /metrics` also on this port of the loopback address, without a token (0: any free one). */
+  readonly metricsPort?: number;
 }
 
 export interface Platform {
@@ -91,6 +96,8 @@ export interface Platform {
   readonly app: FastifyInstance;
   /** Set when this start created the first admin without RESTFN_ADMIN_TOKEN: shown once. */
   readonly adminToken?: string;
+  /** Where `--metrics-port` serves the metrics (`http://127.0.0.1:PORT/metrics`). */
+  readonly metricsUrl?: string;
   /** Stops accepting, lets requests in flight finish (bounded), then closes everything. */
   close(): Promise<void>;
 }
@@ -154,8 +161,11 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       records: (solution) => vault.records(solution),
     });
     const runtimes = new Runtimes({ versions, dataDir, store, executor, sandboxes });
+    const slots = new SolutionSlots(ceilings.concurrentPerSolution);
     let listeningUrl = '';
+    const metrics = platformMetrics(runtimes, slots, auditLog);
     const ctx: PlatformContext = {
+      metrics,
       dataDir,
       publicUrl: () => options.publicUrl ?? listeningUrl,
       targets: {
@@ -165,7 +175,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       store,
       vault,
       runtimes,
-      slots: new SolutionSlots(ceilings.concurrentPerSolution),
+      slots,
       auditLog,
       counters: rateLimitCounters(store),
       denied: new DeniedRequests((entries) => store.audit(entries)),
@@ -213,8 +223,20 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       await app.close();
       throw error;
     }
+    let metricsServer: Server | undefined;
+    let metricsUrl: string | undefined;
+    if (options.metricsPort !== undefined) {
+      try {
+        ({ server: metricsServer, url: metricsUrl } = await serveMetrics(metrics, options.metricsPort));
+      } catch (error) {
+        await app.close();
+        throw error;
+      }
+    }
     const close = () => {
       closing ??= (async () => {
+        metricsServer?.close();
+        metrics.close();
         const timeout = options.shutdownTimeoutMs ?? 10_000;
         let timer: NodeJS.Timeout | undefined;
         await Promise.race([
@@ -234,7 +256,13 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       })();
       return closing;
     };
-    return { url, app, ...(adminToken ? { adminToken } : {}), close };
+    return {
+      url,
+      app,
+      ...(adminToken ? { adminToken } : {}),
+      ...(metricsUrl ? { metricsUrl } : {}),
+      close,
+    };
   } catch (error) {
     await store.close();
     throw error;
@@ -273,4 +301,60 @@ export async function ensureAdmin(store: PlatformStore, env: NodeJS.ProcessEnv):
     await store.createToken({ id: randomUUID(), userId: user.id, name: 'bootstrap' }, hashToken(token));
     return given ? undefined : token;
   });
+}
+
+/** The platform's metrics, with the gauges read from its parts at each scrape. */
+function platformMetrics(runtimes: Runtimes, slots: SolutionSlots, auditLog: AuditLog): PlatformMetrics {
+  const metrics = new PlatformMetrics();
+  metrics.gauge('restfn_workers', 'Executor worker threads by state (busy: leased to a solution).', () => {
+    const s = runtimes.poolStats();
+    return [
+      [{ state: 'busy' }, s.busy],
+      [{ state: 'idle' }, s.idle],
+    ];
+  });
+  metrics.gauge('restfn_workers_max', 'Most executor workers (--max-workers).', () => [
+    [{}, runtimes.poolStats().max],
+  ]);
+  metrics.gauge(
+    'restfn_workers_waiting',
+    'Solutions waiting for a worker because every one runs another solution (the pool is saturated).',
+    () => [[{}, runtimes.poolStats().waiting]],
+  );
+  metrics.gauge('restfn_sandboxes_running', 'Datasource previews running in sandbox processes.', () => [
+    [{}, runtimes.poolStats().sandboxes],
+  ]);
+  metrics.gauge('restfn_executions_in_flight', 'Executions running now, by solution.', () =>
+    [...slots.inFlight()].map(([solution, n]) => [{ solution }, n] as const),
+  );
+  metrics.gauge('restfn_audit_queue_depth', 'Audit entries recorded and not yet being written.', () => [
+    [{}, auditLog.queued],
+  ]);
+  return metrics;
+}
+
+/** `--metrics-port`: the metrics alone, on the loopback address, for a Prometheus on the same host. */
+async function serveMetrics(
+  metrics: PlatformMetrics,
+  port: number,
+): Promise<{ server: Server; url: string }> {
+  const server = createServer((req, res) => {
+    if (req.method === 'GET' && req.url?.split('?')[0] === '/metrics') {
+      res.writeHead(200, { 'content-type': METRICS_TYPE }).end(metrics.render());
+    } else res.writeHead(404, { 'content-type': 'text/plain' }).end('GET /metrics\n');
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new UsageError(
+          error.code === 'EADDRINUSE'
+            ? `--metrics-port ${port} on 127.0.0.1 is in use: pick another`
+            : `cannot listen on 127.0.0.1:${port} for the metrics (${error.code ?? error.message})`,
+          'LISTEN_FAILED',
+        ),
+      ),
+    );
+    server.listen(port, '127.0.0.1', resolve);
+  });
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/metrics` };
 }

@@ -10,6 +10,11 @@ export class SolutionSlots {
 
   constructor(private readonly perSolution: number) {}
 
+  /** Executions in flight, by solution (the metrics read it). */
+  inFlight(): ReadonlyMap<string, number> {
+    return this.busy;
+  }
+
   /** Takes a slot, or throws RATE_LIMITED; the returned function gives it back (once). */
   take(solution: string): () => void {
     const held = this.busy.get(solution) ?? 0;

@@ -21,9 +21,7 @@ import type { ServeCliOptions } from './serve.js';
 
 /** `restfn serve`: listens until SIGTERM or SIGINT, then finishes the requests in flight and stops. */
 export async function serve(options: ServeCliOptions): Promise<void> {
-  const port = Number(options.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`--port must be 0-65535 (got '${options.port}')`);
+  const port = portOf(options.port, '--port');
   const rateLimit = Number(options.rateLimit);
   if (!Number.isInteger(rateLimit) || rateLimit < 1)
     throw new UsageError(`--rate-limit must be a positive number (got '${options.rateLimit}')`);
@@ -67,6 +65,9 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     rateLimit,
     ceilings,
     ...(options.maxWorkers ? { maxWorkers: positive(options.maxWorkers, '--max-workers') } : {}),
+    ...(options.metricsPort !== undefined
+      ? { metricsPort: portOf(options.metricsPort, '--metrics-port') }
+      : {}),
     trustProxy: options.trustProxy,
     ...(options.publicUrl ? { publicUrl: publicUrlOf(options.publicUrl) } : {}),
   });
@@ -80,6 +81,7 @@ export async function serve(options: ServeCliOptions): Promise<void> {
       `restfn: the first admin's API token (shown once, keep it now): ${platform.adminToken}\n`,
     );
   }
+  if (platform.metricsUrl) process.stderr.write(`restfn: metrics on ${platform.metricsUrl}\n`);
   process.stdout.write(`restfn platform listening on ${platform.url}\n`);
   await new Promise<void>((done) => {
     const stop = (signal: string) => {
@@ -120,6 +122,13 @@ function publicUrlOf(text: string): string {
     );
   }
   return url.href.replace(/\/$/, '');
+}
+
+function portOf(text: string, flag: string): number {
+  const port = Number(text);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`${flag} must be 0-65535 (got '${text}')`);
+  return port;
 }
 
 function positive(text: string, flag: string): number {

@@ -19,6 +19,7 @@ export interface ServeCliOptions {
   maxExecutionMs: string;
   maxConcurrentPerSolution: string;
   maxWorkers?: string;
+  metricsPort?: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -78,6 +79,10 @@ export function registerServe(program: Command): void {
     .option(
       '--max-workers <n>',
       'worker threads that run solutions, one solution at a time each (default: 4 per core, at least 8)',
+    )
+    .option(
+      '--metrics-port <port>',
+      'also serve GET /metrics on this port of 127.0.0.1, without a token (for a Prometheus on this host)',
     )
     .action(async (options: ServeCliOptions) => (await import('./serve-action.js')).serve(options));
   serve

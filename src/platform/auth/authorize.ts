@@ -11,7 +11,8 @@ export type Permission =
   | 'function.execute'
   | 'function.trace'
   | 'executions.read'
-  | 'audit.read';
+  | 'audit.read'
+  | 'metrics.read';
 
 /** Per role, what it may do in a solution it belongs to (an admin: in every solution). */
 const GRANTS: Readonly<Record<Role, ReadonlySet<Permission>>> = {
@@ -26,6 +27,7 @@ const GRANTS: Readonly<Record<Role, ReadonlySet<Permission>>> = {
     'function.trace',
     'executions.read',
     'audit.read',
+    'metrics.read',
   ]),
   author: new Set<Permission>([
     'tokens.manage-own',
@@ -77,6 +79,7 @@ function describe(permission: Permission): string {
     'function.trace': 'see the raw requests and responses of a preview',
     'executions.read': "see a solution's executions",
     'audit.read': 'read the audit log',
+    'metrics.read': "read the platform's metrics",
   }[permission];
 }
 

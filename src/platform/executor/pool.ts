@@ -141,6 +141,17 @@ export class Executor {
     }
   }
 
+  /** Workers by state, and the solutions waiting for one (the metrics' pool saturation). */
+  stats(): { busy: number; idle: number; waiting: number; max: number } {
+    const busy = this.slots.filter((s) => s.busy > 0 && !s.ended).length;
+    return {
+      busy,
+      idle: this.slots.filter((s) => !s.ended).length - busy,
+      waiting: this.waiting.length,
+      max: this.options.maxWorkers,
+    };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.watchdog);

@@ -88,6 +88,11 @@ export class Sandboxes {
     removeAbandoned();
   }
 
+  /** Sandbox processes running now. */
+  get runningCount(): number {
+    return this.running.size;
+  }
+
   /** Runs `task` for `user` in a sandbox process on `version` of `solution`. */
   async run(
     solution: string,

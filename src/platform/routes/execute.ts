@@ -286,8 +286,9 @@ function auditor(
   target: string,
 ): Audited {
   const started = Date.now();
-  return (outcome, correlationId, detail) =>
-    ctx.audit(req, {
+  return (outcome, correlationId, detail) => {
+    ctx.metrics.executed(solution, target, outcome, (Date.now() - started) / 1000);
+    return ctx.audit(req, {
       solution,
       action,
       target,
@@ -296,6 +297,7 @@ function auditor(
       durationMs: Date.now() - started,
       detail: detail ?? null,
     });
+  };
 }
 
 /**

@@ -1,0 +1,68 @@
+import { describe, expect, it } from 'vitest';
+import { json, testServer } from '../helpers/http-server.js';
+import { startPlatformProcess } from '../helpers/platform.js';
+
+/** One metric's value from Prometheus text: the line that starts with `name{labels}`. */
+function valueOf(text: string, series: string): number | undefined {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.slice(series.length + 1));
+}
+
+describe('GET /metrics', () => {
+  it('counts executions by solution, function and outcome, with their durations and the pool; admins only, or --metrics-port on the loopback', async () => {
+    const service = await testServer((req, res) =>
+      req.url === '/fail' ? json(res, 404, { error: 'gone' }) : json(res, 200, { ok: true }),
+    );
+    const platform = await startPlatformProcess({
+      args: ['--allow-private-targets', '--metrics-port', '0'],
+    });
+    const admin = platform.adminToken;
+    const published = await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: {
+        files: {
+          'functions/rest-ok.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/ok\n`,
+          'functions/rest-fail.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/fail\n`,
+        },
+      },
+    });
+    expect(published.status, published.text).toBe(201);
+    for (const fn of ['rest-ok', 'rest-ok', 'rest-fail'])
+      await platform.api('POST', `/api/v1/solutions/crm/functions/${fn}/execute`, { token: admin, body: {} });
+
+    const scraped = await fetch(`${platform.url}/metrics`, { headers: { authorization: `Bearer ${admin}` } });
+    expect(scraped.status).toBe(200);
+    expect(scraped.headers.get('content-type')).toContain('text/plain; version=0.0.4');
+    const text = await scraped.text();
+    expect(valueOf(text, 'restfn_executions_total{solution="crm",function="rest-ok",outcome="ok"}')).toBe(2);
+    const failed = text.split('\n').find((l) => l.includes('function="rest-fail"'));
+    expect(failed).toMatch(/outcome="REMOTE_ERROR"} 1$/);
+    expect(valueOf(text, 'restfn_execution_duration_seconds_count{solution="crm"}')).toBe(3);
+    expect(valueOf(text, 'restfn_execution_duration_seconds_bucket{solution="crm",le="+Inf"}')).toBe(3);
+    expect(text).toContain('# TYPE restfn_execution_duration_seconds histogram');
+    expect(valueOf(text, 'restfn_workers{state="busy"}')).toBe(0);
+    expect(valueOf(text, 'restfn_workers_waiting')).toBe(0);
+    expect(text).toMatch(/^restfn_event_loop_delay_seconds\{quantile="0\.99"\} [0-9.e-]+$/m);
+    expect(text).toMatch(/^restfn_audit_queue_depth \d+$/m);
+
+    // A user may not read them; without a token neither.
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name: 'bob', role: 'user', solutions: ['crm'] },
+    });
+    const bob = (await platform.api('POST', '/api/v1/users/bob/tokens', { token: admin, body: {} })).body
+      .token;
+    expect(
+      (await fetch(`${platform.url}/metrics`, { headers: { authorization: `Bearer ${bob}` } })).status,
+    ).toBe(403);
+    expect((await fetch(`${platform.url}/metrics`)).status).toBe(401);
+
+    // --metrics-port: the same text on the loopback address, no token.
+    const url = /restfn: metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(platform.output())?.[1];
+    expect(url).toBeDefined();
+    const loopback = await (await fetch(url!)).text();
+    expect(valueOf(loopback, 'restfn_executions_total{solution="crm",function="rest-ok",outcome="ok"}')).toBe(
+      2,
+    );
+  });
+});
