@@ -875,7 +875,7 @@ describe('restfn import: never the network', () => {
     const hook = join(root, 'dns-hook.cjs');
     writeFileSync(
       hook,
-      "const dns = require('node:dns');\nfor (const api of [dns, dns.promises]) { const lookup = api.lookup; api.lookup = function (host, ...rest) { process.stderr.write(`DNS LOOKUP ${host}\\n`); return lookup.call(this, host, ...rest); }; }\n",
+      "const dns = require('node:dns');\nfor (const api of [dns, dns.promises]) { const lookup = api.lookup; api.lookup = function (host, ...rest) { process.stderr.write('DNS LOOKUP ' + host + '\\n'); return lookup.call(this, host, ...rest); }; }\n",
     );
     const r = await runCli(['import', 'api.yaml', '--dry-run'], {
       cwd: root,

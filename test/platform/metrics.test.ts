@@ -3,7 +3,7 @@ import { json, testServer } from '../helpers/http-server.js';
 import { startPlatformProcess } from '../helpers/platform.js';
 
 /** One metric's value from Prometheus text: the line that starts with `name{labels}`. */
-function valueOf(text: string, series: string): number | undefined {
+function sample(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
 }
@@ -34,14 +34,14 @@ describe('GET /metrics', () => {
     expect(scraped.status).toBe(200);
     expect(scraped.headers.get('content-type')).toContain('text/plain; version=0.0.4');
     const text = await scraped.text();
-    expect(valueOf(text, 'restfn_executions_total{solution="crm",function="rest-ok",outcome="ok"}')).toBe(2);
+    expect(sample(text, 'restfn_executions_total{solution="crm",function="rest-ok",outcome="ok"}')).toBe(2);
     const failed = text.split('\n').find((l) => l.includes('function="rest-fail"'));
     expect(failed).toMatch(/outcome="REMOTE_ERROR"} 1$/);
-    expect(valueOf(text, 'restfn_execution_duration_seconds_count{solution="crm"}')).toBe(3);
-    expect(valueOf(text, 'restfn_execution_duration_seconds_bucket{solution="crm",le="+Inf"}')).toBe(3);
+    expect(sample(text, 'restfn_execution_duration_seconds_count{solution="crm"}')).toBe(3);
+    expect(sample(text, 'restfn_execution_duration_seconds_bucket{solution="crm",le="+Inf"}')).toBe(3);
     expect(text).toContain('# TYPE restfn_execution_duration_seconds histogram');
-    expect(valueOf(text, 'restfn_workers{state="busy"}')).toBe(0);
-    expect(valueOf(text, 'restfn_workers_waiting')).toBe(0);
+    expect(sample(text, 'restfn_workers{state="busy"}')).toBe(0);
+    expect(sample(text, 'restfn_workers_waiting')).toBe(0);
     expect(text).toMatch(/^restfn_event_loop_delay_seconds\{quantile="0\.99"\} [0-9.e-]+$/m);
     expect(text).toMatch(/^restfn_audit_queue_depth \d+$/m);
 
@@ -61,7 +61,7 @@ describe('GET /metrics', () => {
     const url = /restfn: metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(platform.output())?.[1];
     expect(url).toBeDefined();
     const loopback = await (await fetch(url!)).text();
-    expect(valueOf(loopback, 'restfn_executions_total{solution="crm",function="rest-ok",outcome="ok"}')).toBe(
+    expect(sample(loopback, 'restfn_executions_total{solution="crm",function="rest-ok",outcome="ok"}')).toBe(
       2,
     );
   });
