@@ -1,19 +1,6 @@
 import { useState } from 'preact/hooks';
-import { type ActionInfo, ApiError, api } from './api.js';
+import { type ActionInfo, ApiError, api, type ActionPreview as Preview } from './api.js';
 import { JsonView } from './json-view.js';
-
-interface Preview {
-  readonly method?: string;
-  readonly entity?: string;
-  readonly before: Record<string, unknown> | null;
-  readonly after: Record<string, unknown> | null;
-  readonly commands: ReadonlyArray<{
-    type: string;
-    record: string | null;
-    function: string | null;
-    parameters: unknown;
-  }>;
-}
 
 /**
  * An action's preview: the screen's values it reads (one field per `@ctx` path), then the local

@@ -89,3 +89,4 @@ export interface User {
 }
 
 export type { ActionInfo, DatasourceInfo, FunctionInfo } from '../../src/platform/console-types.js';
+export type { ActionPreview, DatasourcePreview } from '../../src/runtime/previews.js';

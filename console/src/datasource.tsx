@@ -1,20 +1,7 @@
 import { useState } from 'preact/hooks';
-import { ApiError, api, type DatasourceInfo, type FunctionInfo } from './api.js';
+import { ApiError, api, type DatasourceInfo, type DatasourcePreview, type FunctionInfo } from './api.js';
 import { Confirm } from './confirm.js';
 import { JsonView } from './json-view.js';
-
-interface Preview {
-  readonly entities: ReadonlyArray<{
-    entity: string;
-    function: string;
-    pages: number;
-    records: number;
-    stopped: string;
-    error?: { code: string; message: string };
-  }>;
-  readonly tables: Readonly<Record<string, { rows: unknown[]; total: number }>>;
-  readonly rows?: readonly unknown[];
-}
 
 /**
  * A datasource: the tables it fills and from which functions, and its preview. The preview runs its
@@ -31,7 +18,7 @@ export function DatasourceView({
   datasource: DatasourceInfo;
   functions: readonly FunctionInfo[];
 }) {
-  const [preview, setPreview] = useState<Preview>();
+  const [preview, setPreview] = useState<DatasourcePreview>();
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
@@ -44,7 +31,7 @@ export function DatasourceView({
     setError(undefined);
     try {
       setPreview(
-        await api<Preview>(
+        await api<DatasourcePreview>(
           'POST',
           `/solutions/${encodeURIComponent(solution)}/datasources/${encodeURIComponent(datasource.name)}/preview`,
           {},

@@ -90,7 +90,8 @@ function read(value: unknown, c: Conversion, files: FileStore | undefined): Buff
   }
 }
 
-function isSerialisedBuffer(value: unknown): value is { type: 'Buffer'; data: number[] } {
+/** Bytes as JSON writes a Buffer: `{ type: "Buffer", data: [...] }`. */
+export function isSerialisedBuffer(value: unknown): value is { type: 'Buffer'; data: number[] } {
   return (
     typeof value === 'object' &&
     value !== null &&

@@ -5,6 +5,7 @@ import { RestfnError } from '../errors/restfn-error.js';
 import { bodyKind, FileValue } from '../http/body-encoding.js';
 import type { PlacedValue } from '../http/build-request.js';
 import { mediaTypeOf } from '../http/media-type.js';
+import { isSerialisedBuffer } from '../local/conversions.js';
 import type { FileStore } from '../local/files.js';
 
 /** A parameter of these types holds a file (bytes, base64, a data URI or a device's `file://` URI). */
@@ -106,13 +107,4 @@ export function remoteValue(value: unknown, files: FileStore | undefined): unkno
   if (!bytes) return value;
   const name = filename ? `;name=${encodeURIComponent(filename)}` : '';
   return `data:${mediaTypeOf(bytes).mime}${name};base64,${bytes.toString('base64')}`;
-}
-
-function isSerialisedBuffer(value: unknown): value is { type: 'Buffer'; data: number[] } {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    (value as { type?: unknown }).type === 'Buffer' &&
-    Array.isArray((value as { data?: unknown }).data)
-  );
 }

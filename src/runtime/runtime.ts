@@ -25,39 +25,11 @@ import { type NormalizedOptions, normalizeOptions, type RuntimeOptions } from '.
 import { type Paged, paginate } from './paginate.js';
 import { refuseUnknownParameters } from './parameters.js';
 import { runFunction } from './pipeline.js';
+import type { ActionPreview, DatasourcePreview } from './previews.js';
 import { type PushOptions, type PushResult, pushQueue, type QueueEngine } from './push.js';
 import { type DatasourceResult, runDatasource, type SyncOptions } from './sync.js';
 
-/** What `previewDatasource` found: each entity's paging, each table's rows, the query's rows. */
-export interface DatasourcePreview {
-  readonly datasource: string;
-  readonly entities: ReadonlyArray<{
-    entity: string;
-    function: string;
-    pages: number;
-    records: number;
-    stopped: string;
-    error?: { code: string; message: string };
-  }>;
-  readonly tables: Readonly<Record<string, { rows: unknown[]; total: number }>>;
-  readonly rows: readonly unknown[] | undefined;
-}
-
-/** What `previewAction` found: the local row before and after, and the commands it would queue. */
-export interface ActionPreview {
-  readonly action: string;
-  readonly method?: string;
-  readonly entity?: string;
-  readonly before: Record<string, unknown> | null;
-  readonly after: Record<string, unknown> | null;
-  readonly commands: ReadonlyArray<{
-    type: string;
-    entity: string | null;
-    record: string | null;
-    function: string | null;
-    parameters: unknown;
-  }>;
-}
+export type { ActionPreview, DatasourcePreview } from './previews.js';
 
 export interface CreateRuntimeOptions extends RuntimeOptions {
   /**
