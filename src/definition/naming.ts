@@ -27,14 +27,18 @@ const LETTERS: Readonly<Record<string, string>> = {
  * every run of other characters turned into one hyphen.
  */
 export function suggestFileName(name: string): string {
-  return name
-    .normalize('NFKD')
-    .replace(/\p{M}+/gu, '')
-    .replace(/[ßæÆøØœŒđĐłŁþÞ]/g, (c) => LETTERS[c] ?? c)
-    .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '');
+  return (
+    name
+      .normalize('NFKD')
+      .replace(/\p{M}+/gu, '')
+      .replace(/[ßæÆøØœŒđĐłŁþÞ]/g, (c) => LETTERS[c] ?? c)
+      .replace(/([a-z0-9])([A-Z])/g, '$1-$2')
+      // A run of capitals is one word: `getHTTPResponse` -> get-http-response, `retrieveAPage` -> retrieve-a-page.
+      .replace(/([A-Z]+)([A-Z][a-z])/g, '$1-$2')
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+  );
 }
 
 /** What is wrong with a `functionId` (spec 2.1), or undefined when it follows the rules. */

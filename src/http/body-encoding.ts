@@ -40,23 +40,31 @@ export function bodyKind(contentType: string | undefined): BodyKind {
 
 type Leaf = string | FileValue;
 
+const NO_NAMES: ReadonlySet<string> = new Set();
+
 /**
  * A value as form fields, nested in the bracket form Stripe and Rails read: `a[b]=c` for an
  * object's keys, `a[]=x` for a list of plain values, `a[0][b]=c` for a list of objects or lists.
  * `null` is an empty value (what such services read as "unset"); `undefined` is left out.
  */
-export function formFields(value: unknown, name = ''): Array<[string, Leaf]> {
+export function formFields(
+  value: unknown,
+  name = '',
+  /** Top-level fields whose lists repeat the key (`a=x&a=y`, OpenAPI's form style) instead. */
+  repeated: ReadonlySet<string> = NO_NAMES,
+): Array<[string, Leaf]> {
   if (value === undefined) return [];
   if (value === null) return name ? [[name, '']] : [];
   if (value instanceof FileValue) return [[name, value]];
   if (value instanceof Uint8Array) return [[name, new FileValue(Buffer.from(value))]];
   if (Array.isArray(value)) {
     const nested = value.some((v) => v !== null && typeof v === 'object' && !(v instanceof FileValue));
+    if (!nested && repeated.has(name)) return value.flatMap((item) => formFields(item, name));
     return value.flatMap((item, i) => formFields(item, nested ? `${name}[${i}]` : `${name}[]`));
   }
   if (typeof value === 'object') {
     return Object.entries(value as Record<string, unknown>).flatMap(([key, item]) =>
-      formFields(item, name ? `${name}[${key}]` : key),
+      formFields(item, name ? `${name}[${key}]` : key, name ? NO_NAMES : repeated),
     );
   }
   if (!name) throw new BodyEncodingError('a form body is an object of fields, not a single value');
@@ -64,9 +72,9 @@ export function formFields(value: unknown, name = ''): Array<[string, Leaf]> {
 }
 
 /** `application/x-www-form-urlencoded` text of an object of fields. */
-export function encodeForm(value: unknown): string {
+export function encodeForm(value: unknown, repeated: ReadonlySet<string> = NO_NAMES): string {
   const form = new URLSearchParams();
-  for (const [name, leaf] of topLevel(value, 'form')) {
+  for (const [name, leaf] of topLevel(value, 'form', repeated)) {
     if (leaf instanceof FileValue) {
       throw new BodyEncodingError(
         `body field '${name}' holds a file, which a form (application/x-www-form-urlencoded) cannot carry: send the function as multipart/form-data`,
@@ -82,11 +90,20 @@ export function encodeForm(value: unknown): string {
  * lists as in `formFields`), one file part per file, named and typed (the type from the bytes'
  * signature when the file does not say). The boundary is random, never found in a part.
  */
-export function encodeMultipart(value: unknown, shown = false): { body: Buffer; contentType: string } {
-  const fields = topLevel(value, 'multipart');
-  let boundary: string;
-  do boundary = `----restfn${randomBytes(12).toString('hex')}`;
-  while (fields.some(([, leaf]) => partBytes(leaf).includes(boundary)));
+export function encodeMultipart(
+  value: unknown,
+  shown = false,
+  repeated: ReadonlySet<string> = NO_NAMES,
+  /** The boundary to use (a shown request's is the sent one's). */
+  given?: string,
+): { body: Buffer; contentType: string } {
+  const fields = topLevel(value, 'multipart', repeated);
+  let boundary = given ?? '';
+  while (
+    boundary === '' ||
+    (given === undefined && fields.some(([, leaf]) => partBytes(leaf).includes(boundary)))
+  )
+    boundary = `----restfn${randomBytes(12).toString('hex')}`;
   const chunks: Buffer[] = [];
   for (const [name, leaf] of fields) {
     let head = `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"`;
@@ -103,13 +120,17 @@ export function encodeMultipart(value: unknown, shown = false): { body: Buffer; 
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
 }
 
-function topLevel(value: unknown, kind: 'form' | 'multipart'): Array<[string, Leaf]> {
+function topLevel(
+  value: unknown,
+  kind: 'form' | 'multipart',
+  repeated: ReadonlySet<string>,
+): Array<[string, Leaf]> {
   if (value === null || typeof value !== 'object' || Array.isArray(value) || value instanceof FileValue) {
     throw new BodyEncodingError(
       `a ${kind === 'form' ? 'form (application/x-www-form-urlencoded)' : 'multipart/form-data'} body is an object of fields: give body parameters, or an inputTransform that returns an object`,
     );
   }
-  return formFields(value);
+  return formFields(value, '', repeated);
 }
 
 function partBytes(leaf: Leaf): Buffer {

@@ -1,7 +1,15 @@
 import type { QueryStyle } from '../definition/schema/parameter.js';
 import { printable } from '../errors/printable.js';
 import { RestfnError } from '../errors/restfn-error.js';
-import { bodyKind, encodeForm, encodeMultipart, FileValue, formFields } from './body-encoding.js';
+import {
+  BodyEncodingError,
+  type BodyKind,
+  bodyKind,
+  encodeForm,
+  encodeMultipart,
+  FileValue,
+  formFields,
+} from './body-encoding.js';
 import { codePointName, headerValueProblem, isHeaderName } from './header-text.js';
 import { mediaTypeOf } from './media-type.js';
 import type { SecretRefs } from './secret-refs.js';
@@ -92,8 +100,22 @@ export function shownRequest(
   values: readonly PlacedValue[],
   transformedBody?: { value: unknown },
   keepQuery = false,
+  /** The multipart boundary the request as sent has, so that the shown body is the same text. */
+  boundary?: string,
 ): OutboundRequest {
-  return build(method, url, values, transformedBody, keepQuery, true);
+  return build(method, url, values, transformedBody, keepQuery, true, boundary);
+}
+
+/** The boundary of a multipart request's Content-Type, if it has one. */
+export function boundaryOf(headers: Readonly<Record<string, string>>): string | undefined {
+  return /;\s*boundary=([^;\s]+)/i.exec(headers['content-type'] ?? '')?.[1];
+}
+
+/** Body fields whose lists repeat the key (`style: form`), not the bracket form. */
+function repeatedFields(values: readonly PlacedValue[]): ReadonlySet<string> {
+  const names = new Set<string>();
+  for (const v of values) if (v.style === 'form') names.add(v.name);
+  return names;
 }
 
 function build(
@@ -103,6 +125,7 @@ function build(
   transformedBody: { value: unknown } | undefined,
   keepQuery: boolean,
   shown: boolean,
+  boundary?: string,
 ): OutboundRequest {
   const values = shown ? placed.map((v) => (v.secret ? { ...v, value: MASK } : v)) : placed;
   const headers: Record<string, string> = {};
@@ -115,14 +138,18 @@ function build(
   let body: string | Buffer | undefined;
   if (!NO_BODY.has(method)) {
     const bodyValues = values.filter((v) => v.location === 'body' && v.value !== undefined);
+    const kind = bodyKind(headers['content-type']);
+    // A file as the only body value is the whole body, unless the type is a form of fields.
+    const fields = kind === 'form' || kind === 'multipart';
     const whole = transformedBody
       ? transformedBody.value
-      : bodyValues.length === 1 && isFile(bodyValues[0]!.value)
+      : bodyValues.length === 1 && isFile(bodyValues[0]!.value) && !fields
         ? bodyValues[0]!.value
         : bodyValues.length > 0
           ? Object.fromEntries(bodyValues.map((v) => [v.name, v.value]))
           : undefined;
-    if (whole !== undefined) body = encodeBody(whole, headers, shown);
+    if (whole !== undefined)
+      body = encodeBody(whole, kind, headers, shown, repeatedFields(bodyValues), boundary);
   }
   return { method, url: buildUrl(url, values, keepQuery, shown), headers, body };
 }
@@ -152,8 +179,14 @@ function checkHeader(v: PlacedValue, value: string): void {
  * body; text as it is for a text type. Shown, a multipart body is its text with each file as a
  * placeholder.
  */
-function encodeBody(whole: unknown, headers: Record<string, string>, shown: boolean): string | Buffer {
-  const kind = bodyKind(headers['content-type']);
+function encodeBody(
+  whole: unknown,
+  kind: BodyKind,
+  headers: Record<string, string>,
+  shown: boolean,
+  repeated: ReadonlySet<string>,
+  boundary: string | undefined,
+): string | Buffer {
   // Under a text or binary type, a body of one field is that field: the file, or the text.
   const single = kind === 'text' || kind === 'binary' ? onlyField(whole) : undefined;
   if (typeof single === 'string') return single;
@@ -165,16 +198,18 @@ function encodeBody(whole: unknown, headers: Record<string, string>, shown: bool
   }
   switch (kind) {
     case 'form':
-      return encodeForm(whole);
+      return encodeForm(whole, repeated);
     case 'multipart': {
-      const { body, contentType } = encodeMultipart(whole, shown);
+      const { body, contentType } = encodeMultipart(whole, shown, repeated, boundary);
       headers['content-type'] = contentType;
       return shown ? body.toString('utf8') : body;
     }
     case 'text':
     case 'binary':
       if (typeof whole === 'string') return whole;
-      break;
+      throw new BodyEncodingError(
+        `a ${headers['content-type']} body is one value (a file, or text), and this function's body is ${Array.isArray(whole) ? 'a list' : typeof whole === 'object' && whole !== null ? `an object of ${Object.keys(whole).length} fields` : `a ${typeof whole}`}: send one body parameter, or change its Content-Type`,
+      );
   }
   headers['content-type'] ??= 'application/json';
   return JSON.stringify(whole, bytesAsBase64);

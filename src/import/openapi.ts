@@ -244,7 +244,10 @@ function operation(input: OperationInput): ImportedOperation {
       bodyType = multipart ? 'multipart/form-data' : 'application/x-www-form-urlencoded';
     }
   } else {
-    const requestBody = asObject(op.requestBody);
+    // A GET or HEAD sends no body (restfn never does): a description's body on one is left out.
+    const requestBody = method === 'GET' || method === 'HEAD' ? undefined : asObject(op.requestBody);
+    if (op.requestBody !== undefined && requestBody === undefined)
+      notes.push(`the request body is not imported: a ${method} request carries none`);
     const content = asObject(requestBody?.content) ?? {};
     const types = Object.keys(content);
     // JSON first, then a form, multipart form data, and any other type as a whole body.
@@ -262,7 +265,15 @@ function operation(input: OperationInput): ImportedOperation {
         chosen !== '*/*';
       inputTransform = whole
         ? wholeBody(set, schema, chosen, requestBody.required === true, requestBody.description)
-        : bodyParameters(set, schema, requestBody.required === true, requestBody.description);
+        : bodyParameters(
+            set,
+            schema,
+            requestBody.required === true,
+            requestBody.description,
+            /^(application\/x-www-form-urlencoded|multipart\/form-data)/i.test(chosen)
+              ? { encoding: asObject(asObject(content[chosen])?.encoding) ?? {} }
+              : undefined,
+          );
       if (chosen !== '*/*' && !/^application\/json\s*$/i.test(chosen)) bodyType = chosen;
     }
   }
@@ -329,7 +340,9 @@ function parameter(
   // one text.
   let style: ImportedParameter['style'];
   let explode: boolean | undefined;
-  if (location === 'query' && (type === 'array' || type === 'object')) {
+  // An untyped parameter (oneOf/anyOf) keeps the style it declares: its value may be a list or an object.
+  const untypedStyled = type === undefined && !swagger && typeof p.style === 'string';
+  if (location === 'query' && (type === 'array' || type === 'object' || untypedStyled)) {
     if (swagger) {
       const format = String(p.collectionFormat ?? 'csv');
       if (format === 'csv') [style, explode] = ['form', false];
@@ -417,6 +430,8 @@ function bodyParameters(
   schemaValue: unknown,
   bodyRequired: boolean,
   description: unknown,
+  /** A form's or multipart body's `encoding` (OpenAPI): a list field repeats its key unless it says deepObject. */
+  form?: { readonly encoding: Schema },
 ): string {
   const schema = asObject(schemaValue);
   const shape = objectShape(schema);
@@ -425,12 +440,16 @@ function bodyParameters(
     for (const [property, s] of shape.properties) {
       if (s.readOnly === true) continue;
       const extra = s.default !== undefined ? [`the service's default: ${JSON.stringify(s.default)}`] : [];
+      const type = restfnType(s);
+      const repeated =
+        form !== undefined && type === 'array' && asObject(form.encoding[property])?.style !== 'deepObject';
       const added = set.addBody({
         name: property,
         location: 'body',
-        type: restfnType(s),
+        type,
         required: bodyRequired && shape.required.has(property),
         comment: describeSchema(s.description, s, extra),
+        ...(repeated ? { style: 'form' as const } : {}),
       });
       fields.push({ property, parameter: added.name });
     }

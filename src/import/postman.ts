@@ -115,6 +115,10 @@ class PostmanVariables {
 
   lookup(name: string): string | undefined {
     const given = this.vars.get(name);
+    if (given !== undefined && this.vars.isSecret(name)) {
+      this.withheld.add(name);
+      return undefined;
+    }
     if (given !== undefined) return given;
     // Dynamic variables ({{$guid}}, {{$timestamp}}) have a new value on each send: there is none to copy.
     if (name.startsWith('$')) return undefined;
@@ -389,7 +393,7 @@ function request(
       authorizationHeader(h.value ?? '');
       continue;
     }
-    if (looksLikeCredentialName(h.key)) {
+    if (looksLikeCredentialName(h.key) || lower === 'cookie') {
       extraCredential(h.key, 'header', 'header');
       continue;
     }
@@ -473,7 +477,7 @@ function request(
         body.mode === 'raw'
           ? `a raw ${body.options?.raw?.language ?? 'text'} body${rawJson ? ' that is not valid JSON' : ''}`
           : `a ${body.mode} body`;
-      notes.push(`the request body is not imported: it is ${what}, and restfn import maps JSON bodies only`);
+      notes.push(`the request body is not imported: it is ${what}, which restfn import does not map (it maps JSON, form, multipart, file and text bodies)`);
     } else if (
       typeof parsed.value === 'object' &&
       parsed.value !== null &&

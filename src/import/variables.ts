@@ -14,10 +14,19 @@ export const MISSING_ADDRESS = 'https://missing-variable.invalid';
 export class ImportVariables {
   private readonly given = new Map<string, string>();
   private readonly asked = new Set<string>();
+  /** Names given by `--var` (a file's unused entries are no typo). */
+  private readonly flagged = new Set<string>();
+  /** Entries a Postman environment marks secret: never copied into a file. */
+  private readonly secrets = new Set<string>();
   private readonly missed = new Map<string, { example: string; where: string }>();
 
   constructor(pairs: readonly string[] = [], file?: string) {
-    if (file !== undefined) for (const [name, value] of readVarsFile(file)) this.given.set(name, value);
+    if (file !== undefined) {
+      for (const [name, value, secret] of readVarsFile(file)) {
+        this.given.set(name, value);
+        if (secret) this.secrets.add(name);
+      }
+    }
     for (const pair of pairs) {
       const at = pair.indexOf('=');
       if (at <= 0)
@@ -25,7 +34,14 @@ export class ImportVariables {
           `--var takes name=value (got '${pair}'), for example --var baseUrl=https://api.example.com`,
         );
       this.given.set(pair.slice(0, at), pair.slice(at + 1));
+      this.flagged.add(pair.slice(0, at));
+      this.secrets.delete(pair.slice(0, at));
     }
+  }
+
+  /** Whether the value of `name` is a secret (a Postman environment's `type: secret`). */
+  isSecret(name: string): boolean {
+    return this.secrets.has(name);
   }
 
   /** The value given for `name`, if any. */
@@ -38,9 +54,9 @@ export class ImportVariables {
     return this.given.has(name);
   }
 
-  /** Given names the description never asked for. */
+  /** `--var` names the description never asked for. */
   unused(): string[] {
-    return [...this.given.keys()].filter((name) => !this.asked.has(name));
+    return [...this.flagged].filter((name) => !this.asked.has(name));
   }
 
   /** Records a variable the description needs and nobody gave (the first place that needs it). */
@@ -60,7 +76,7 @@ export class ImportVariables {
 }
 
 /** `--vars FILE`: a Postman environment export (`values: [{key, value, enabled}]`) or `{name: value}`. */
-function readVarsFile(file: string): Array<[string, string]> {
+function readVarsFile(file: string): Array<[string, string, boolean]> {
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
@@ -74,12 +90,12 @@ function readVarsFile(file: string): Array<[string, string]> {
   if (Array.isArray(values)) {
     return values
       .filter((v) => v && typeof v === 'object' && typeof v.key === 'string' && v.enabled !== false)
-      .map((v) => [v.key as string, String(v.value ?? '')]);
+      .map((v) => [v.key as string, String(v.value ?? ''), v.type === 'secret']);
   }
   if (data && typeof data === 'object' && !Array.isArray(data)) {
     return Object.entries(data as Record<string, unknown>)
       .filter(([, v]) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
-      .map(([k, v]) => [k, String(v)]);
+      .map(([k, v]) => [k, String(v), false]);
   }
   throw new UsageError(
     `--vars ${file} holds neither a Postman environment (values: [...]) nor an object of name: value`,

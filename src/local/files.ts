@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { ConversionError } from './errors.js';
@@ -31,14 +31,27 @@ export class FileStore {
     } catch {
       throw new ConversionError('CONVERSION_INPUT', `'${uri.slice(0, 60)}' is not a file:// URI`);
     }
-    const inside = relative(this.root, resolve(path));
+    // Compared as the files really are: a link in the store must not reach a file outside it.
+    let real: string;
+    try {
+      real = realpathSync(path);
+    } catch {
+      throw new ConversionError('CONVERSION_INPUT', `${uri} does not exist in the file store`);
+    }
+    let root: string;
+    try {
+      root = realpathSync(this.root);
+    } catch {
+      root = this.root;
+    }
+    const inside = relative(root, resolve(real));
     if (inside.startsWith('..') || inside.startsWith(sep) || inside === '') {
       throw new ConversionError('CONVERSION_INPUT', `${uri} is outside the file store (${this.root})`);
     }
     try {
-      return readFileSync(path);
+      return readFileSync(real);
     } catch {
-      throw new ConversionError('CONVERSION_INPUT', `${uri} does not exist in the file store`);
+      throw new ConversionError('CONVERSION_INPUT', `${uri} cannot be read from the file store`);
     }
   }
 }

@@ -1,7 +1,7 @@
 import { decideRetry, type Failure } from '../errors/retry.js';
 import { parseRetryAfter } from '../errors/retry-after.js';
 import { type AbortLike, toSignal } from '../http/abort.js';
-import { buildRequest, type PlacedValue, shownRequest } from '../http/build-request.js';
+import { boundaryOf, buildRequest, type PlacedValue, shownRequest } from '../http/build-request.js';
 import {
   AbortedError,
   CallError,
@@ -265,6 +265,7 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
           sendable.placed,
           sendable.transformed && { value: maskJson(sendable.transformed.value, secrets) },
           keepQuery,
+          boundaryOf(built.headers),
         );
   // A queued command's call carries its id as the idempotency key: the same on every resend, so a
   // service that honours the header applies a retried POST once (the function may set its own).

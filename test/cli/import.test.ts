@@ -533,17 +533,10 @@ describe('restfn import: text from the description', () => {
     expect(file).toBe('rest-search-url-https-evil-example-com.platform');
     const { data } = functionFile(root, file!.replace('.platform', ''));
     expect(data).toMatchObject({ method: 'GET', url: 'https://api.example.com/search' });
-    expect(Object.keys(data)).toEqual([
-      'provider',
-      'method',
-      'url',
-      'format',
-      'parameters',
-      'inputTransform',
-    ]);
-    // A body on a GET is written (the description has one) and the validator's warning is shown.
-    expect(r.stderr).toMatch(
-      /rest-search-url-https-evil-example-com\.platform:\d+:\d+: warning BODY_ON_GET: /,
+    expect(Object.keys(data)).toEqual(['provider', 'method', 'url', 'format', 'parameters']);
+    // A body on a GET is left out (restfn sends none), and the file says so.
+    expect(functionFile(root, file!.replace('.platform', '')).text).toContain(
+      '# note: the request body is not imported: a GET request carries none',
     );
   });
 });
@@ -757,7 +750,7 @@ paths:
       operationId: createCustomer
       parameters:
         - {name: expand, in: query, style: deepObject, explode: true, schema: {type: array, items: {type: string}}}
-${form('application/x-www-form-urlencoded', '                email: {type: string}\n                metadata: {type: object}\n')}
+${form('application/x-www-form-urlencoded', '                email: {type: string}\n                metadata: {type: object}\n                tags: {type: array, items: {type: string}}\n')}
       responses: {'200': {description: ok}}
   /files:
     post:
@@ -792,6 +785,8 @@ ${form('multipart/form-data', '                purpose: {type: string}\n        
           'email=a@b.c',
           '-p',
           'metadata={"plan":"pro"}',
+          '-p',
+          'tags=["a","b"]',
         )
       ).code,
     ).toBe(0);
@@ -800,7 +795,8 @@ ${form('multipart/form-data', '                purpose: {type: string}\n        
     const [customer, upload, avatar] = server.requests;
     expect(customer!.url).toBe('/v1/customers?expand%5B%5D=invoice');
     expect(customer!.headers['content-type']).toBe('application/x-www-form-urlencoded');
-    expect(customer!.body).toBe('email=a%40b.c&metadata%5Bplan%5D=pro');
+    // No `encoding` in the description: OpenAPI's default form style, a list repeats its key.
+    expect(customer!.body).toBe('email=a%40b.c&metadata%5Bplan%5D=pro&tags=a&tags=b');
     expect(upload!.headers['content-type']).toMatch(/^multipart\/form-data; boundary=/);
     const parts = await new Response(upload!.bytes, {
       headers: { 'content-type': String(upload!.headers['content-type']) },

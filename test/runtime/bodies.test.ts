@@ -1,5 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { readFileSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { describe, expect, test } from 'vitest';
 import type { CredentialProvider } from '../../src/auth/credential-provider.js';
 import { FileStore } from '../../src/local/files.js';
@@ -210,6 +211,50 @@ parameters:
     await expect(platformLike.execute('upload', { file: files.save(jpeg, 'jpg') })).rejects.toMatchObject({
       code: 'FILE_VALUE',
     });
+  });
+});
+
+describe('bodies: what a trial found', () => {
+  test('a lone file in a multipart body is a file part; a form list with style form repeats its key; several fields under a binary type are refused; a link out of the file store is not followed; the trace shows the boundary sent', async () => {
+    const server = await testServer((_, res) => json(res, 200, {}));
+    const root = tempSolution();
+    const files = new FileStore(join(root, '.restfn', 'files'));
+    const uri = files.save(jpeg, 'jpg');
+    symlinkSync('/etc/hostname', join(root, '.restfn', 'files', 'link'));
+    const header = (type: string) => `  Content-Type: { location: header, type: string, value: ${type} }\n`;
+    const runtime = runtimeFor(
+      {
+        'functions/one.platform': `provider: DATA_PROVIDER_REST\nmethod: POST\nurl: ${server.url}/one\nparameters:\n${header('multipart/form-data')}  doc: { location: body, type: file }\n  key: { location: header, type: secret, value: k }\n`,
+        'functions/media.platform': `provider: DATA_PROVIDER_REST\nmethod: POST\nurl: ${server.url}/media\nparameters:\n${header('application/x-www-form-urlencoded')}  MediaUrl: { location: body, type: array, style: form }\n  Tags: { location: body, type: array }\n`,
+        'functions/bin.platform': `provider: DATA_PROVIDER_REST\nmethod: POST\nurl: ${server.url}/bin\nparameters:\n${header('application/octet-stream')}  file: { location: body, type: file }\n  name: { location: body, type: string }\n`,
+      },
+      { files, credentials: secretProvider },
+    );
+    const events: Array<Record<string, unknown>> = [];
+    runtime.on((e) => {
+      if (e.type === 'request') events.push(e as never);
+    });
+    await runtime.execute('one', { doc: uri });
+    const [one] = server.requests;
+    const parts = await partsOf(one!);
+    expect(parts.map(([n]) => n)).toEqual(['doc']);
+    expect(Buffer.from(await (parts[0]![1] as File).arrayBuffer()).equals(jpeg)).toBe(true);
+    const sentBoundary = /boundary=(\S+)/.exec(String(one!.headers['content-type']))![1]!;
+    expect(String(events[0]!.body)).toContain(`--${sentBoundary}`);
+
+    await runtime.execute('media', { MediaUrl: ['https://a', 'https://b'], Tags: ['x'] });
+    expect(server.requests[1]!.body).toBe('MediaUrl=https%3A%2F%2Fa&MediaUrl=https%3A%2F%2Fb&Tags%5B%5D=x');
+
+    await expect(runtime.execute('bin', { file: uri, name: 'x' })).rejects.toMatchObject({
+      code: 'BODY_ENCODING',
+    });
+    await expect(
+      runtime.execute('one', { doc: pathToFileURL(join(root, '.restfn', 'files', 'link')).href }),
+    ).rejects.toMatchObject({
+      code: 'CONVERSION_INPUT',
+      message: expect.stringContaining('outside the file store'),
+    });
+    expect(server.requests).toHaveLength(2);
   });
 });
 

@@ -101,7 +101,7 @@ export async function importDescription(file: string, options: ImportOptions): P
   }
   if (refused.length > 0 && !options.force) {
     throw new UsageError(
-      `${refused.map((f) => `${shown(f.path)} (${f.status === 'changed' ? 'changed since it was imported' : 'exists and was not imported from this file'})`).join(', ')} would be overwritten; nothing was written: rerun with --force to overwrite, or leave ${refused.length === 1 ? 'that operation' : 'those operations'} out with --only`,
+      `${refused.map((f) => `${shown(f.path)} (${f.status === 'changed' ? 'changed since it was imported' : 'exists and was not imported from this file'})`).join(', ')} would be overwritten; nothing was written: rerun with --force to overwrite, or leave ${refused.length === 1 ? 'that operation' : 'those operations'} out with --exclude`,
       'FILE_EXISTS',
     );
   }
@@ -114,7 +114,7 @@ export async function importDescription(file: string, options: ImportOptions): P
     writeFileSync(settings, `name: ${name}\ntitle: ${name}\n`, { flag: 'wx' });
     status(`wrote ${shown(settings)} (this folder had none)`);
   }
-  const unchanged = plan.files.length - written.length;
+  const unchanged = plan.files.filter((f) => f.status === 'unchanged').length;
   status(
     `wrote ${written.length} file${written.length === 1 ? '' : 's'}${unchanged > 0 ? `; ${unchanged} unchanged, not rewritten` : ''}`,
   );

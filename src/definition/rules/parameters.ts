@@ -81,9 +81,16 @@ export const parameterStyle: FunctionRule = (file, r) => {
     for (const [name, parameter] of Object.entries(parameters ?? {})) {
       for (const key of ['style', 'explode'] as const) {
         if (parameter[key] === undefined || parameter.location === 'query') continue;
+        // A body field of a form or multipart body: `style: form` repeats the key of its list.
+        if (
+          key === 'style' &&
+          parameter.location === 'body' &&
+          ['form', 'deepObject'].includes(parameter.style!)
+        )
+          continue;
         r.report(
           'PARAMETER_STYLE',
-          `parameter '${name}' has '${key}', which only a query parameter has (its location is ${parameter.location ?? 'not set'}): remove it, or make the parameter 'location: query'`,
+          `parameter '${name}' has '${key}', which only a query parameter has (a body field: style form or deepObject only; its location is ${parameter.location ?? 'not set'}): remove it, or make the parameter 'location: query'`,
           [...where, name, key],
           { key: true },
         );

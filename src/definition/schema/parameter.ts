@@ -25,7 +25,7 @@ export const parameterDefinition = strict({
     .enum(QUERY_STYLES)
     .optional()
     .describe(
-      "How a query parameter's list or object is written: form (a=x&a=y, an object's keys as their own parameters; with explode: false a=x,y), deepObject (a[k]=v, a[]=x, as Stripe and Rails read), pipeDelimited (a=x|y), spaceDelimited (a=x y). Default: a list repeats the key, an object is JSON text.",
+      "How a query parameter's list or object is written: form (a=x&a=y, an object's keys as their own parameters; with explode: false a=x,y), deepObject (a[k]=v, a[]=x, as Stripe and Rails read), pipeDelimited (a=x|y), spaceDelimited (a=x y). Default: a list repeats the key, an object is JSON text. On a field of a form or multipart body: form (a list repeats the key, a=x&a=y) or deepObject (the default, a[]=x).",
     ),
   explode: z
     .boolean()
