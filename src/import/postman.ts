@@ -477,7 +477,9 @@ function request(
         body.mode === 'raw'
           ? `a raw ${body.options?.raw?.language ?? 'text'} body${rawJson ? ' that is not valid JSON' : ''}`
           : `a ${body.mode} body`;
-      notes.push(`the request body is not imported: it is ${what}, which restfn import does not map (it maps JSON, form, multipart, file and text bodies)`);
+      notes.push(
+        `the request body is not imported: it is ${what}, which restfn import does not map (it maps JSON, form, multipart, file and text bodies)`,
+      );
     } else if (
       typeof parsed.value === 'object' &&
       parsed.value !== null &&
