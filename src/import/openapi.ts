@@ -497,12 +497,22 @@ function security(input: OperationInput, notes: string[]): ImportedCredential[] 
   )
     .map(asObject)
     .filter((r): r is Schema => r !== undefined);
-  const first = requirements[0];
-  if (!first) return [];
+  if (requirements.length === 0) return [];
+  // Of several alternatives, the one simplest to store: a key or a token, then basic, then OAuth
+  // (Stripe offers basic and bearer for the same secret key); the first among equals.
+  const rank = (r: Schema) => {
+    const ranks = Object.keys(r).map((name) => {
+      const scheme = asObject(schemes[name]);
+      const spec = scheme ? schemeSpec(scheme, swagger, []) : 'undeclared';
+      return typeof spec === 'string' ? 3 : spec.type === 'oauth' ? 2 : spec.type === 'basic' ? 1 : 0;
+    });
+    return ranks.length === 0 ? 4 : Math.max(...ranks);
+  };
+  const first = requirements.reduce((best, r) => (rank(r) < rank(best) ? r : best));
   if (requirements.length > 1) {
-    const others = requirements.slice(1).map((r) => Object.keys(r).join(' + ') || 'none');
+    const others = requirements.filter((r) => r !== first).map((r) => Object.keys(r).join(' + ') || 'none');
     notes.push(
-      `security: the first of ${requirements.length} alternatives is used (${Object.keys(first).join(' + ') || 'none'}); not the others (${others.join(', ')})`,
+      `security: of ${requirements.length} alternatives, ${Object.keys(first).join(' + ') || 'none'} is used (the simplest to store: a key or token, then basic, then OAuth); not the others (${others.join(', ')})`,
     );
   }
   const credentials: ImportedCredential[] = [];

@@ -146,7 +146,9 @@ describe('restfn import: the OpenAPI 3 Petstore (YAML, a relative server)', () =
     // Of the security alternatives, the first; the others are named in a note.
     const byId = functionFile(root, 'rest-get-pet-by-id');
     expect(Object.keys(byId.data.parameters as object)).toEqual(['petId', 'api_key']);
-    expect(byId.text).toContain('# note: security: the first of 2 alternatives is used (api_key)');
+    expect(byId.text).toContain(
+      '# note: security: of 2 alternatives, api_key is used (the simplest to store',
+    );
     // A JSON body among other media types is imported; an octet-stream body is the whole body, a file.
     expect(functionFile(root, 'rest-update-pet').data.inputTransform).toContain('"name": name');
     const upload = functionFile(root, 'rest-upload-file').data;
@@ -927,6 +929,33 @@ describe('restfn import: every callable operation, named', () => {
     const relative = await runCli(['import', 'relative.yaml', '--dry-run'], { cwd: root });
     expect(relative.code).toBe(2);
     expect(relative.stderr).toContain('--var baseUrl=https://HOST/v2');
+  });
+
+  test('of several security alternatives, the simplest to store is used (Stripe: bearer over basic)', async () => {
+    const root = solution();
+    writeFileSync(
+      join(root, 'api.yaml'),
+      `openapi: 3.0.3
+info: {title: Keys, version: '1'}
+servers: [{url: 'https://api.example.com'}]
+security: [{basicAuth: []}, {bearerAuth: []}]
+components:
+  securitySchemes:
+    basicAuth: {type: http, scheme: basic}
+    bearerAuth: {type: http, scheme: bearer}
+paths:
+  /charges:
+    get:
+      operationId: listCharges
+      responses: {'200': {description: ok}}
+`,
+    );
+    const r = await runCli(['import', 'api.yaml'], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    expect(functionFile(root, 'rest-list-charges').data).toMatchObject({
+      parameters: { Authorization: { location: 'header', type: 'secret', value: 'bearer-auth' } },
+    });
+    expect(r.stdout).toContain('restfn credentials set bearer-auth --kind bearer');
   });
 
   test('names within 50 characters (a hash when cut), accents dropped; Postman v2.0 with its bearer auth; every missing variable in one run; --vars; --exclude', async () => {
