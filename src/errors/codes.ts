@@ -90,7 +90,7 @@ export const ERROR_CODES = {
   ),
   IMPORT_ONLY_UNMATCHED: code(
     'usage',
-    '`restfn import --only` names no tag, folder or operation of the description.',
+    '`restfn import --only`, `--exclude` or `--from` names nothing of the description or the solution (or they leave no operation).',
   ),
   IMPORT_NO_OPERATIONS: code('usage', '`restfn import`: the description has no operation restfn can call.'),
   // The app author's mistakes.

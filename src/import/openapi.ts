@@ -152,10 +152,12 @@ function serverUrl(api: Schema, pathItem: Schema, op: Schema, vars: ImportVariab
     if (given !== undefined) return given;
     const fallback = asObject(variables[name])?.default;
     if (fallback !== undefined && fallback !== null) return String(fallback);
+    const choices = asObject(variables[name])?.enum;
+    const listed = Array.isArray(choices) && choices.length > 0 ? choices.map(String) : undefined;
     vars.miss(
       name,
-      'VALUE',
-      `a variable of the server address '${template}', with no default, used by ${route}`,
+      listed?.[0] ?? 'VALUE',
+      `a variable of the server address '${template}', with no default${listed ? `, one of ${listed.join(', ')}` : ''}, used by ${route}`,
     );
     return 'missing';
   });

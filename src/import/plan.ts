@@ -81,6 +81,18 @@ export function planImport(
   const selected = select(named, options.only, options.prefix, false);
   const excluded = new Set(select(named, options.exclude ?? [], options.prefix, true));
   const chosen = selected.filter((n) => !excluded.has(n));
+  if (chosen.length === 0) {
+    throw new ImportError(
+      'IMPORT_ONLY_UNMATCHED',
+      `--only and --exclude leave none of the description's ${named.length} operations: leave out fewer`,
+    );
+  }
+  if (options.from !== undefined && !imported.some(({ origin }) => origin?.source === options.from)) {
+    throw new ImportError(
+      'IMPORT_ONLY_UNMATCHED',
+      `--from ${options.from}: no function of this solution was imported from it (their first lines record their source): check the path`,
+    );
+  }
   const ours = new Set(imported.map(({ f }) => f.name));
   const origin = (op: ImportedOperation): Origin => ({
     source: options.source,

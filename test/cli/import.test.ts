@@ -931,6 +931,16 @@ describe('restfn import: every callable operation, named', () => {
     expect(relative.stderr).toContain('--var baseUrl=https://HOST/v2');
   });
 
+  test('a selection that leaves nothing, and a --from no file records, are errors', async () => {
+    const root = solution();
+    const none = await runCli(['import', SWAGGER, '--only', 'pet', '--exclude', 'pet'], { cwd: root });
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('IMPORT_ONLY_UNMATCHED: --only and --exclude leave none');
+    const from = await runCli(['import', SWAGGER, '--from', 'nowhere.json'], { cwd: root });
+    expect(from.code).toBe(2);
+    expect(from.stderr).toContain('--from nowhere.json: no function of this solution was imported from it');
+  });
+
   test('of several security alternatives, the simplest to store is used (Stripe: bearer over basic)', async () => {
     const root = solution();
     writeFileSync(
