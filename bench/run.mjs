@@ -13,6 +13,7 @@ const SCRIPTS = [
   'sync',
   'queue',
   'platform',
+  'server-limit',
   'isolation',
   'cluster',
   'console',
