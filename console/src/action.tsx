@@ -1,6 +1,7 @@
 import { useState } from 'preact/hooks';
 import { type ActionInfo, ApiError, api, type ActionPreview as Preview } from './api.js';
 import { JsonView } from './json-view.js';
+import { Notices } from './notices.js';
 
 /**
  * An action's preview: the screen's values it reads (one field per `@ctx` path), then the local
@@ -63,11 +64,7 @@ export function ActionPreview({ solution, action }: { solution: string; action: 
         </form>
         <div class="result" aria-live="polite">
           <h3>Result</h3>
-          {error && (
-            <p class="error" role="alert">
-              {error}
-            </p>
-          )}
+          <Notices error={error} />
           {!preview && !error && <p class="muted">Run a preview to see the change.</p>}
           {preview && (
             <section aria-label="Action result">

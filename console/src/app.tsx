@@ -12,6 +12,7 @@ import {
 import { Credentials } from './credentials.js';
 import { DatasourceView } from './datasource.js';
 import { Executions } from './executions.js';
+import { Notices } from './notices.js';
 import { Preview } from './preview.js';
 import { SignIn } from './sign-in.js';
 import { Users } from './users.js';
@@ -123,12 +124,7 @@ function Solutions() {
       .then((a) => setList(a.solutions))
       .catch((e: Error) => setError(e.message));
   }, []);
-  if (error)
-    return (
-      <p class="error" role="alert">
-        {error}
-      </p>
-    );
+  if (error) return <Notices error={error} />;
   if (!list) return <p class="muted">Loading…</p>;
   return (
     <section>
@@ -191,12 +187,7 @@ function SolutionView({
       .then(setFunctions)
       .catch((e: Error) => setError(e instanceof ApiError ? e.message : 'the platform could not be reached'));
   }, [solution]);
-  if (error)
-    return (
-      <p class="error" role="alert">
-        {error}
-      </p>
-    );
+  if (error) return <Notices error={error} />;
   if (!functions) return <p class="muted">Loading…</p>;
   const shown = functions.functions.filter((f) =>
     `${f.name} ${f.url}`.toLowerCase().includes(query.toLowerCase()),

@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type FunctionInfo } from './api.js';
 import { Confirm } from './confirm.js';
+import { Loading, Notices } from './notices.js';
 
 interface CredentialInfo {
   readonly key: string;
@@ -51,14 +52,7 @@ export function Credentials({
       setError(e instanceof ApiError ? e.message : String(e));
     }
   };
-  if (!list)
-    return error ? (
-      <p class="error" role="alert">
-        {error}
-      </p>
-    ) : (
-      <p class="muted">Loading…</p>
-    );
+  if (!list) return <Loading error={error} />;
   return (
     <section class="credentials" aria-label="Credentials">
       <header class="function-header">
@@ -67,11 +61,7 @@ export function Credentials({
           Add credential
         </button>
       </header>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notices error={error} />
       {editing && (
         <CredentialForm
           base={base}
@@ -310,11 +300,7 @@ function CredentialForm({
       {updating && (
         <p class="muted">Secret fields are never shown: enter them again to change the credential.</p>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notices error={error} />
       <button type="submit">{updating ? 'Save' : 'Add'}</button>{' '}
       <button type="button" onClick={onCancel}>
         Cancel

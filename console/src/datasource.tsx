@@ -2,6 +2,7 @@ import { useState } from 'preact/hooks';
 import { ApiError, api, type DatasourceInfo, type DatasourcePreview, type FunctionInfo } from './api.js';
 import { Confirm } from './confirm.js';
 import { JsonView } from './json-view.js';
+import { Notices } from './notices.js';
 
 /**
  * A datasource: the tables it fills and from which functions, and its preview. The preview runs its
@@ -94,11 +95,7 @@ export function DatasourceView({
           : it may change data there.
         </Confirm>
       )}
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notices error={error} />
       {preview && (
         <section aria-label="Tables">
           {preview.entities.map((e) => {

@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type FunctionInfo } from './api.js';
+import { Notices } from './notices.js';
 
 interface Entry {
   readonly at: string;
@@ -59,11 +60,7 @@ export function Executions({
           <input value={filter.correlationId} onChange={set('correlationId')} />
         </label>
       </div>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
+      <Notices error={error} />
       {entries && entries.length === 0 && <p class="muted">Nothing recorded for these filters.</p>}
       {entries && entries.length > 0 && (
         <table class="responsive">

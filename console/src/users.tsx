@@ -1,6 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from './api.js';
 import { Confirm } from './confirm.js';
+import { Notices } from './notices.js';
 
 interface UserRow {
   readonly id: string;
@@ -80,16 +81,7 @@ export function Users() {
   return (
     <section class="credentials" aria-label="Users">
       <h2>Users</h2>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      {done && (
-        <p class="done" role="status">
-          {done}
-        </p>
-      )}
+      <Notices error={error} done={done} />
       {users && (
         <table class="responsive">
           <thead>

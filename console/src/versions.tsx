@@ -2,6 +2,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from './api.js';
 import { Confirm } from './confirm.js';
 import { changedFiles, lineDiff } from './diff.js';
+import { Loading, Notices } from './notices.js';
 
 interface VersionRow {
   readonly version: number;
@@ -56,14 +57,7 @@ export function Versions({ solution, mayPublish }: { solution: string; mayPublis
       setError(e instanceof ApiError ? e.message : String(e));
     }
   };
-  if (!versions)
-    return error ? (
-      <p class="error" role="alert">
-        {error}
-      </p>
-    ) : (
-      <p class="muted">Loading…</p>
-    );
+  if (!versions) return <Loading error={error} />;
   const choose = (label: string, value: number | undefined, set: (v: number) => void) => (
     <label>
       {label}
@@ -81,16 +75,7 @@ export function Versions({ solution, mayPublish }: { solution: string; mayPublis
   return (
     <section class="credentials" aria-label="Versions">
       <h2>Versions</h2>
-      {error && (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      )}
-      {done && (
-        <p class="done" role="status">
-          {done}
-        </p>
-      )}
+      <Notices error={error} done={done} />
       <table class="responsive">
         <thead>
           <tr>

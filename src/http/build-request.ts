@@ -111,6 +111,8 @@ export function boundaryOf(headers: Readonly<Record<string, string>>): string | 
   return /;\s*boundary=([^;\s]+)/i.exec(headers['content-type'] ?? '')?.[1];
 }
 
+const NO_FIELDS: ReadonlySet<string> = new Set();
+
 /** Body fields whose lists repeat the key (`style: form`), not the bracket form. */
 function repeatedFields(values: readonly PlacedValue[]): ReadonlySet<string> {
   const names = new Set<string>();
@@ -149,7 +151,14 @@ function build(
           ? Object.fromEntries(bodyValues.map((v) => [v.name, v.value]))
           : undefined;
     if (whole !== undefined)
-      body = encodeBody(whole, kind, headers, shown, repeatedFields(bodyValues), boundary);
+      body = encodeBody(
+        whole,
+        kind,
+        headers,
+        shown,
+        fields ? repeatedFields(bodyValues) : NO_FIELDS,
+        boundary,
+      );
   }
   return { method, url: buildUrl(url, values, keepQuery, shown), headers, body };
 }

@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { sqlValue } from './stage.js';
-import { guarded, refuseConnectionChanges, refuseWrites } from './statement-checks.js';
+import { guarded, prepareChecked } from './statement-checks.js';
 
 /** What a query needs of a store: the local store, or the read-only one `restfn query` opens. */
 export interface QueryStore {
@@ -33,9 +33,7 @@ export function runQuery(
   jsonColumns: readonly string[] = [],
 ): unknown {
   for (const match of statement.matchAll(TABLE_REFERENCE)) store.ensureTable(match[1]!);
-  const prepared = guarded(store, statement, () => store.db.prepare(statement));
-  if (store.readOnly) refuseWrites(prepared, statement);
-  if (store.confined) refuseConnectionChanges(prepared, statement);
+  const prepared = prepareChecked(store, statement);
   const used = new Set([...statement.matchAll(/[@:$]([A-Za-z_][A-Za-z0-9_]*)/g)].map((m) => m[1]!));
   const bound = Object.fromEntries(
     Object.entries(parameters)

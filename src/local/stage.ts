@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Statement } from 'better-sqlite3';
 import type { RangeMatch, ValueMatch } from './scope.js';
-import { guarded, refuseConnectionChanges } from './statement-checks.js';
+import { guarded, prepareChecked } from './statement-checks.js';
 import type { LocalStore } from './store.js';
 import { quoteTable, StoreError } from './table-name.js';
 
@@ -360,8 +360,7 @@ function replay(store: LocalStore, write: StagedWrite): string[] {
     case 'sql': {
       for (const table of write.tables) store.ensureTable(table);
       // The author's statement: SQLite's refusals become QUERY_FAILED, quoting it.
-      const statement = guarded(store, write.statement, () => db.prepare(write.statement));
-      if (store.confined) refuseConnectionChanges(statement, write.statement);
+      const statement = prepareChecked(store, write.statement);
       const parameters = unstageParameters(write.parameters);
       guarded(store, write.statement, () => {
         if (Array.isArray(parameters)) statement.run(...parameters);

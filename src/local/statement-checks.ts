@@ -1,8 +1,28 @@
-import type { Statement } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { databaseError, QueryError, QueryNotAllowedError, QueryNotReadOnlyError } from './errors.js';
 
 // What restfn checks of a definition's (or a user's) SQL statement before and while SQLite runs it:
 // shared by queries (queries.ts) and execute-sql operations (stage.ts).
+
+/**
+ * A definition's (or a user's) statement prepared as the store allows it: SQLite's refusals coded,
+ * then only reads on a read-only store and no connection changes on a confined one. Every
+ * statement an author or user wrote is prepared here (queries and execute-sql operations).
+ */
+export function prepareChecked(
+  store: {
+    readonly file: string;
+    readonly db: Database;
+    readonly readOnly?: boolean;
+    readonly confined?: boolean;
+  },
+  statement: string,
+): Statement {
+  const prepared = guarded(store, statement, () => store.db.prepare(statement));
+  if (store.readOnly) refuseWrites(prepared, statement);
+  if (store.confined) refuseConnectionChanges(prepared, statement);
+  return prepared;
+}
 
 /**
  * Runs a step of a statement, turning SQLite's failures into coded errors: a statement SQLite
