@@ -1,6 +1,7 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuditLog } from './audit-log.js';
 import type { Permission } from './auth/authorize.js';
+import type { BodyBudget } from './body-budget.js';
 import type { DeniedRequests } from './denied-requests.js';
 import type { PlatformMetrics } from './metrics.js';
 import type { Counters } from './rate-limit-counters.js';
@@ -34,6 +35,8 @@ export interface PlatformContext {
   readonly tokens: TtlCache<string, { token: TokenRecord; user: UserRecord } | undefined>;
   /** Solution → its current version; cleared for a solution when it is published (any instance). */
   readonly versions: TtlCache<string, VersionRecord | undefined>;
+  /** Large request bodies in flight (files in executes and calls), per user and in all. */
+  readonly uploads: BodyBudget;
   /** What `GET /metrics` shows. */
   readonly metrics: PlatformMetrics;
   /** Records one audited event (never a value: who, what, where, outcome). */

@@ -10,6 +10,7 @@ import { privateFolder } from '../local/private-path.js';
 import { buildApp, METRICS_TYPE } from './app.js';
 import { AuditLog } from './audit-log.js';
 import { hashToken, newToken } from './auth/tokens.js';
+import { BodyBudget } from './body-budget.js';
 import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.js';
 import type { PlatformContext } from './context.js';
 import { DeniedRequests } from './denied-requests.js';
@@ -166,6 +167,8 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
     const metrics = platformMetrics(runtimes, slots, auditLog);
     const ctx: PlatformContext = {
       metrics,
+      // 256 MB of large bodies in flight, 64 MB of them one user's (two 30 MB uploads at once).
+      uploads: new BodyBudget(256 * 1024 * 1024, 64 * 1024 * 1024),
       dataDir,
       publicUrl: () => options.publicUrl ?? listeningUrl,
       targets: {

@@ -30,6 +30,13 @@ describe('GET /metrics', () => {
     for (const fn of ['rest-ok', 'rest-ok', 'rest-fail'])
       await platform.api('POST', `/api/v1/solutions/crm/functions/${fn}/execute`, { token: admin, body: {} });
 
+    // A made-up function name is no series of its own.
+    for (const made of ['made-up-1', 'made-up-2'])
+      await platform.api('POST', `/api/v1/solutions/crm/functions/${made}/execute`, {
+        token: admin,
+        body: {},
+      });
+
     const scraped = await fetch(`${platform.url}/metrics`, { headers: { authorization: `Bearer ${admin}` } });
     expect(scraped.status).toBe(200);
     expect(scraped.headers.get('content-type')).toContain('text/plain; version=0.0.4');
@@ -37,8 +44,15 @@ describe('GET /metrics', () => {
     expect(sample(text, 'restfn_executions_total{solution="crm",function="rest-ok",outcome="ok"}')).toBe(2);
     const failed = text.split('\n').find((l) => l.includes('function="rest-fail"'));
     expect(failed).toMatch(/outcome="REMOTE_ERROR"} 1$/);
-    expect(sample(text, 'restfn_execution_duration_seconds_count{solution="crm"}')).toBe(3);
-    expect(sample(text, 'restfn_execution_duration_seconds_bucket{solution="crm",le="+Inf"}')).toBe(3);
+    expect(text).not.toContain('made-up');
+    expect(
+      sample(
+        text,
+        'restfn_executions_total{solution="crm",function="(unknown)",outcome="FUNCTION_NOT_FOUND"}',
+      ),
+    ).toBe(2);
+    expect(sample(text, 'restfn_execution_duration_seconds_count{solution="crm"}')).toBe(5);
+    expect(sample(text, 'restfn_execution_duration_seconds_bucket{solution="crm",le="+Inf"}')).toBe(5);
     expect(text).toContain('# TYPE restfn_execution_duration_seconds histogram');
     expect(sample(text, 'restfn_workers{state="busy"}')).toBe(0);
     expect(sample(text, 'restfn_workers_waiting')).toBe(0);

@@ -58,6 +58,7 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
     {
       config: { permission: 'function.execute' },
       bodyLimit: CALL_BODY_LIMIT,
+      preParsing: reserveBody(ctx),
       schema: {
         params: FUNCTION_PARAMS,
         body: {
@@ -203,6 +204,7 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
     {
       config: { permission: 'function.execute' },
       bodyLimit: CALL_BODY_LIMIT,
+      preParsing: reserveBody(ctx),
       schema: {
         params: FUNCTION_PARAMS,
         body: {
@@ -266,6 +268,21 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
   }
 }
 
+/**
+ * Before a large body is read (an execute or call with files), its size is reserved from the
+ * platform's upload budget (`BodyBudget`), given back when the answer is sent or the caller goes
+ * away. A body without a length (chunked) reserves the most it may be.
+ */
+function reserveBody(ctx: PlatformContext) {
+  return async (req: FastifyRequest, reply: FastifyReply) => {
+    const length = req.headers['content-length'];
+    const bytes =
+      length !== undefined ? Number(length) : req.headers['transfer-encoding'] ? CALL_BODY_LIMIT : 0;
+    const release = ctx.uploads.take(req.user.id, Math.min(bytes, CALL_BODY_LIMIT));
+    reply.raw.once('close', release);
+  };
+}
+
 /** A caller that hangs up stops the execution (and its retries) instead of leaving it running. */
 function abortOnHangUp(reply: FastifyReply): AbortController {
   const controller = new AbortController();
@@ -274,6 +291,13 @@ function abortOnHangUp(reply: FastifyReply): AbortController {
   });
   return controller;
 }
+
+/** Outcomes whose target is a name the caller gave and nothing published has. */
+const NOT_FOUND: ReadonlySet<string> = new Set([
+  'FUNCTION_NOT_FOUND',
+  'DATASOURCE_NOT_FOUND',
+  'ACTION_NOT_FOUND',
+]);
 
 type Audited = (outcome: string, correlationId: string | null, detail?: string | null) => Promise<void>;
 
@@ -287,7 +311,13 @@ function auditor(
 ): Audited {
   const started = Date.now();
   return (outcome, correlationId, detail) => {
-    ctx.metrics.executed(solution, target, outcome, (Date.now() - started) / 1000);
+    // A name the caller made up (the function is not published) is no series of its own.
+    ctx.metrics.executed(
+      solution,
+      NOT_FOUND.has(outcome) ? '(unknown)' : target,
+      outcome,
+      (Date.now() - started) / 1000,
+    );
     return ctx.audit(req, {
       solution,
       action,
