@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Document, Node } from 'yaml';
+import type { Document, Node, Scalar as ScalarNode } from 'yaml';
 
 // Required rather than imported: `yaml` is CommonJS, and an `import` of it from an ES module first has
 // Node scan each of its files for export names (cjs-module-lexer), a third of loading it (issue 11).
@@ -46,12 +46,13 @@ export class YamlFile {
   }
 
   /**
-   * Lets the node tree go once the file's data is taken (its plain data and its line starts stay).
-   * Keeping the trees of every file of a solution until the findings are printed made the garbage
-   * collector copy and promote all of them: a quarter of `restfn validate` of 1,000 files (issue 11).
-   * A finding that needs a position parses the file's text again, which gives the same tree.
+   * Lets the node tree go once the file's data is taken (its plain data, its line starts and the
+   * places of its nodes stay). Keeping the trees of every file of a solution until the findings are
+   * printed made the garbage collector copy and promote all of them: a quarter of `restfn validate`
+   * of 1,000 files (issue 11).
    */
   release(): void {
+    if (this.parsed) this.indexed ??= placesOf(this.parsed);
     this.parsed = undefined;
   }
 
@@ -140,29 +141,21 @@ export class YamlFile {
    * missing key) resolves to the deepest node that does, so the finding still lands near the cause.
    */
   locate(path: PropertyPath, options: { key?: boolean } = {}): Position {
-    let node: Node | null = this.doc.contents;
-    let keyNode: Node | undefined;
-    for (const segment of path) {
-      const next = child(node, segment);
-      if (!next) break;
-      ({ node, keyNode } = next);
-    }
-    const target = options.key && keyNode ? keyNode : (node ?? keyNode);
-    return this.position(target?.range?.[0] ?? 0);
+    const place = this.find(path);
+    return this.position((options.key ? place.key : undefined) ?? place.at);
   }
 
   /** Position of the character at `index` of the string value at `path` (block scalars included). */
   locateInValue(path: PropertyPath, index: number): Position {
-    let node: Node | null = this.doc.contents;
-    for (const segment of path) node = child(node, segment)?.node ?? null;
-    if (!isScalar(node) || typeof node.value !== 'string' || !node.range) return this.locate(path);
-    const [start, end] = node.range;
-    const source = this.text.slice(start, end);
+    const place = this.find(path, true);
+    const text = place.text;
+    if (!text) return this.locate(path);
+    const source = this.text.slice(place.at, text.end);
 
-    if (node.type === Scalar.BLOCK_LITERAL || node.type === Scalar.BLOCK_FOLDED) {
+    if (text.type === Scalar.BLOCK_LITERAL || text.type === Scalar.BLOCK_FOLDED) {
       // Content starts on the line after the `|`/`>` header; each source line feeds one line of the value
       // (literal: joined by newlines, folded: by spaces), so counting consumed characters finds the line.
-      const firstLine = this.lines.linePos(start).line + 1;
+      const firstLine = this.lines.linePos(place.at).line + 1;
       const contentLines = source.split('\n').slice(1);
       // The block's indentation is that of its first non-empty line; deeper indentation is content.
       const firstContent = contentLines.find((l) => l.trim().length > 0) ?? '';
@@ -173,29 +166,87 @@ export class YamlFile {
         if (remaining <= width) return { file: this.file, line: firstLine + i, col: indent + remaining + 1 };
         remaining -= width + 1;
       }
-      return this.position(start);
+      return this.position(place.at);
     }
     // Plain and quoted scalars: the value usually appears verbatim (it does unless escapes or folding
     // changed it); fall back to the opening character of the scalar.
-    const at = source.indexOf(node.value);
-    return this.position(at === -1 ? start : start + at + index);
+    const at = source.indexOf(text.value);
+    return this.position(at === -1 ? place.at : place.at + at + index);
   }
+
+  /**
+   * The place of the node at `path`, or of the deepest node on it that exists (`exact`: the root's
+   * place, with no text, when the path does not exist). Positions are looked up in the file's
+   * `Places`, kept when the node tree is let go: a finding after `release` (every CONTEXT_PATH
+   * warning of a 1,000-file solution) would otherwise parse the file a second time.
+   */
+  private find(path: PropertyPath, exact = false): Place {
+    const places = this.places;
+    let key = '';
+    let place = places.get(key)!;
+    for (const segment of path) {
+      const next = childKey(key, place, segment);
+      const found = next === undefined ? undefined : places.get(next);
+      if (!found) return exact ? { at: place.at, kind: 'other' } : place;
+      key = next!;
+      place = found;
+    }
+    return place;
+  }
+
+  private get places(): Places {
+    this.indexed ??= placesOf(this.doc);
+    return this.indexed;
+  }
+
+  private indexed: Places | undefined;
 }
 
-function child(
-  node: Node | null,
-  segment: string | number,
-): { node: Node | null; keyNode?: Node } | undefined {
-  if (isMap(node)) {
-    const pair = node.items.find(
-      (p) => isPair(p) && isScalar(p.key) && String(p.key.value) === String(segment),
-    );
-    if (!pair) return undefined;
-    return { node: (pair.value as Node | null) ?? (pair.key as Node), keyNode: pair.key as Node };
-  }
-  if (isSeq(node) && typeof segment === 'number') {
-    const item = node.items[segment] as Node | undefined;
-    return item ? { node: item } : undefined;
-  }
+/** Where a node starts (and its key, for a map's value); for a string scalar, its text. */
+interface Place {
+  readonly at: number;
+  readonly key?: number;
+  readonly kind: 'map' | 'seq' | 'other';
+  readonly text?: { readonly end: number; readonly type: ScalarNode['type']; readonly value: string };
+}
+
+/** Every node's place, by path: segments joined by NUL, `k` before a map key, `i` before an index. */
+type Places = Map<string, Place>;
+
+function placesOf(doc: Document.Parsed): Places {
+  const places: Places = new Map();
+  const add = (path: string, node: Node | null, key: number | undefined): void => {
+    const at = node?.range?.[0] ?? key ?? 0;
+    if (isMap(node)) {
+      places.set(path, { at, key, kind: 'map' });
+      for (const pair of node.items) {
+        if (!isPair(pair) || !isScalar(pair.key)) continue;
+        const keyNode = pair.key as Node;
+        const child = `${path}\0k${String(pair.key.value)}`;
+        // The first of repeated keys, as a lookup by key finds it.
+        if (!places.has(child)) add(child, (pair.value as Node | null) ?? keyNode, keyNode.range?.[0]);
+      }
+    } else if (isSeq(node)) {
+      places.set(path, { at, key, kind: 'seq' });
+      for (const [i, item] of node.items.entries()) add(`${path}\0i${i}`, item as Node, undefined);
+    } else if (isScalar(node) && typeof node.value === 'string' && node.range) {
+      places.set(path, {
+        at,
+        key,
+        kind: 'other',
+        text: { end: node.range[1], type: node.type, value: node.value },
+      });
+    } else {
+      places.set(path, { at, key, kind: 'other' });
+    }
+  };
+  add('', doc.contents, undefined);
+  return places;
+}
+
+/** The key of a child's place: a map's by key (an index names a key too), a sequence's by index. */
+function childKey(path: string, place: Place, segment: string | number): string | undefined {
+  if (place.kind === 'map') return `${path}\0k${String(segment)}`;
+  if (place.kind === 'seq' && typeof segment === 'number') return `${path}\0i${segment}`;
   return undefined;
 }
