@@ -1,11 +1,21 @@
-// Bundles the CLI (issue 11, start-up): src/cli/main.ts and everything it imports, restfn's modules
-// and its JavaScript dependencies, into dist/bin/restfn.js. Start-up is mostly Node finding, reading
-// and compiling files (a `restfn run` loaded ~250 of them); a bundle is a handful. Code splitting
-// keeps what the commands import lazily (`await import(...)`) in chunks of their own
-// (dist/bin/chunks/), so `--help` still loads only its own code. dist/bin/meta.json records which
-// source modules went into which output file (test/cli/startup.test.ts reads it).
-// The library (dist/index.js) stays tsc's output, one file per module. Run by `npm run build`.
-import { copyFileSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+// Bundles the CLI (issues 11 and 29, start-up) into dist/bin/: src/cli/main.ts, commander and the
+// commands' options as restfn.js (what `--help` runs), and each command's action with everything it
+// runs, restfn's modules and its JavaScript dependencies, as one CommonJS script,
+// dist/bin/commands/NAME-action.cjs, which V8 can cache compiled (src/cli/command-bundle.ts).
+// Start-up was mostly Node finding, reading and compiling files (a `restfn run` loaded ~250 of them
+// unbundled, ~30 chunks as ES modules). dist/bin/meta.json records which source modules went into
+// which output file (test/cli/startup.test.ts reads it). The library (dist/index.js) stays tsc's
+// output, one file per module. Run by `npm run build`.
+import {
+  copyFileSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { patchedFiles } from './dependency-patches.mjs';
@@ -17,14 +27,10 @@ rmSync(new URL('../dist/bin', import.meta.url), { recursive: true, force: true }
 const bundledRequires = requiresBundled(['yaml', 'jsonata']);
 const patched = patchedFiles();
 const patches = withPatches(patched);
-const result = await build({
+const commands = commandBundles();
+const common = {
   absWorkingDir: root,
-  entryPoints: { restfn: 'src/cli/main.ts' },
-  outdir: 'dist/bin',
-  chunkNames: 'chunks/[name]-[hash]',
   bundle: true,
-  splitting: true,
-  format: 'esm',
   platform: 'node',
   target: 'node20.19',
   // Left to Node's loader: native code (better-sqlite3), WebAssembly shipped as files beside their
@@ -34,8 +40,8 @@ const result = await build({
     'quickjs-emscripten-core',
     '@jitl/quickjs-wasmfile-release-sync',
     'heic-convert',
-    // The platform (`restfn serve`, its own chunk): argon2 is native code; fastify and pino resolve
-    // files of their own at run time (pino's worker transports), so they load from node_modules.
+    // The platform (`restfn serve`): argon2 is native code; fastify and pino resolve files of their
+    // own at run time (pino's worker transports), so they load from node_modules.
     '@node-rs/argon2',
     'fastify',
     '@fastify/*',
@@ -44,11 +50,6 @@ const result = await build({
     // only for `serve --database`.
     'pg',
   ],
-  // CommonJS dependencies bundled into ES modules call `require` for Node's built-in modules.
-  banner: {
-    js: "import { createRequire as __restfnRequire } from 'node:module'; const require = __restfnRequire(import.meta.url);",
-  },
-  plugins: [bundledRequires.plugin, patches.plugin, llhttpFromPackage(), commanderWithoutChildProcess()],
   // Less text for V8 to compile at every start (about 3 ms of a run's 135; names are kept, so stack
   // traces still read as the sources).
   minifyWhitespace: true,
@@ -56,11 +57,127 @@ const result = await build({
   sourcemap: 'linked',
   metafile: true,
   logLevel: 'warning',
+};
+// The entry: commander and the commands' options, what `--help` runs. A command's action (each
+// `import('./NAME-action.js')`) is its own bundle, below.
+const entry = await build({
+  ...common,
+  entryPoints: { restfn: 'src/cli/main.ts' },
+  outdir: 'dist/bin',
+  chunkNames: 'chunks/[name]-[hash]',
+  splitting: true,
+  format: 'esm',
+  // CommonJS dependencies bundled into ES modules call `require` for Node's built-in modules.
+  banner: {
+    js: "import { createRequire as __restfnRequire } from 'node:module'; const require = __restfnRequire(import.meta.url);",
+  },
+  plugins: [commands.plugin, bundledRequires.plugin, patches.plugin, commanderWithoutChildProcess()],
 });
+// Each command's action with everything it runs, one CommonJS script per command
+// (dist/bin/commands/NAME.cjs), which src/cli/command-bundle.ts loads with V8's code cache. Its
+// entry also exports the CLI's error handling: the command's errors are instances of its own copies
+// of restfn's error classes.
+const actions = await build({
+  ...common,
+  entryPoints: commands.names.map((name) => ({ in: `restfn-command:${name}`, out: name })),
+  outdir: 'dist/bin/commands',
+  outExtension: { '.js': '.cjs' },
+  format: 'cjs',
+  // `import()` becomes `require`: a script's dynamic import needs a loader of its own (an
+  // experimental option of `vm.Script` in Node 20, lost with the code cache). Every package left
+  // to Node's loader has a CommonJS entry.
+  supported: { 'dynamic-import': false },
+  // `import.meta.url` of the bundled sources (files found beside them: workers, the console) is the
+  // bundle's own address: it lies as deep in dist/ as the chunks did.
+  define: { 'import.meta.url': '__restfnImportMetaUrl' },
+  banner: { js: "const __restfnImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
+  plugins: [
+    commands.entries,
+    bundledRequires.plugin,
+    patches.plugin,
+    llhttpFromPackage(),
+    commanderWithoutChildProcess(),
+  ],
+});
+commands.check();
 bundledRequires.check();
 patches.check();
-writeFileSync(new URL('../dist/bin/meta.json', import.meta.url), JSON.stringify(result.metafile));
+writeFileSync(
+  new URL('../dist/bin/meta.json', import.meta.url),
+  JSON.stringify({
+    inputs: { ...entry.metafile.inputs, ...actions.metafile.inputs },
+    outputs: { ...entry.metafile.outputs, ...actions.metafile.outputs },
+  }),
+);
 vendorJsonata(patched);
+
+/**
+ * The commands' actions: `import('./NAME-action.js')` in src/cli/commands/ becomes, in the entry,
+ * `loadCommandBundle('NAME-action')` (src/cli/command-bundle.ts), and each is the entry of a
+ * bundle of its own (`entries`: its action, and the CLI's error handling).
+ */
+function commandBundles() {
+  const dir = join(root, 'src', 'cli', 'commands');
+  const names = readdirSync(dir)
+    .filter((f) => f.endsWith('-action.ts'))
+    .map((f) => f.slice(0, -'.ts'.length));
+  const seen = new Set();
+  const plugin = {
+    name: 'command-bundles',
+    setup(b) {
+      b.onResolve({ filter: /^\.\/[a-z]+-action\.js$/ }, (args) => {
+        if (args.importer !== join(dir, basename(args.importer))) return undefined;
+        return { path: args.path.slice(2, -'.js'.length), namespace: 'restfn-command-loader' };
+      });
+      b.onLoad({ filter: /.*/, namespace: 'restfn-command-loader' }, (args) => {
+        seen.add(args.path);
+        const exported = functionsExported(join(dir, `${args.path}.ts`));
+        return {
+          contents: [
+            "import { loadCommandBundle } from './command-bundle.ts';",
+            `const bundle = loadCommandBundle(${JSON.stringify(args.path)});`,
+            ...exported.map((name) => `export const ${name} = bundle.${name};`),
+          ].join('\n'),
+          resolveDir: join(root, 'src', 'cli'),
+          loader: 'js',
+        };
+      });
+    },
+  };
+  const entries = {
+    name: 'command-bundle-entries',
+    setup(b) {
+      b.onResolve({ filter: /^restfn-command:/ }, (args) => ({
+        path: args.path.slice('restfn-command:'.length),
+        namespace: 'restfn-command',
+      }));
+      b.onLoad({ filter: /.*/, namespace: 'restfn-command' }, (args) => ({
+        contents: [
+          `export * from './commands/${args.path}.ts';`,
+          "export { codedError } from './coded-error.ts';",
+          "export { errorDetails } from './error-details.ts';",
+          "export { exitCodeFor } from './exit-codes.ts';",
+        ].join('\n'),
+        resolveDir: join(root, 'src', 'cli'),
+        loader: 'ts',
+      }));
+    },
+  };
+  // A command file that stopped importing its action this way would bundle it into the entry.
+  const check = () => {
+    const missed = names.filter((name) => !seen.has(name));
+    if (missed.length > 0) throw new Error(`build-cli: no import('./NAME-action.js') for ${missed.join(', ')}`);
+  };
+  return { names, plugin, entries, check };
+}
+
+/** The functions an action file exports (all it may export: the entry re-exports them by name). */
+function functionsExported(file) {
+  const source = readFileSync(file, 'utf8');
+  const other = /^export (?!(?:async )?function |type |interface )/m.exec(source);
+  if (other) throw new Error(`build-cli: ${file} exports more than functions: '${other[0]}...'`);
+  return [...source.matchAll(/^export (?:async )?function (\w+)/gm)].map((m) => m[1]);
+}
 
 /**
  * The CLI bundle takes restfn's patched copies of its dependencies' files (dependency-patches.mjs).

@@ -2,6 +2,7 @@
 import { setFlagsFromString } from 'node:v8';
 import { Command, CommanderError } from 'commander';
 import { printable } from '../errors/printable.js';
+import { loadedCommandBundle } from './command-bundle.js';
 import { registerAction } from './commands/action.js';
 import { registerCredentials } from './commands/credentials.js';
 import { registerImport } from './commands/import.js';
@@ -92,6 +93,10 @@ const helpOf = (command: Command): string => {
 const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
 for (const command of everyCommand(program).slice(1)) command.showHelpAfterError(helpOf(command));
 let running: Command | undefined;
+
+type ErrorHandling = typeof import('./coded-error.js') &
+  typeof import('./error-details.js') &
+  typeof import('./exit-codes.js');
 program.hook('preAction', (_program, command) => {
   running = command;
 });
@@ -104,11 +109,19 @@ try {
     // --help and --version end here too; anything else is wrong usage (as exitCodeFor says).
     process.exitCode = error.exitCode === 0 ? EXIT.OK : EXIT.USAGE;
   } else {
-    const [{ codedError }, { errorDetails }, { exitCodeFor }] = await Promise.all([
-      import('./coded-error.js'),
-      import('./error-details.js'),
-      import('./exit-codes.js'),
-    ]);
+    // A command's bundle has its own copies of the error classes (command-bundle.ts): its errors
+    // are recognised by its own functions.
+    const bundle = loadedCommandBundle()?.exports as ErrorHandling | undefined;
+    const { codedError, errorDetails, exitCodeFor }: ErrorHandling =
+      bundle ??
+      Object.assign(
+        {},
+        ...(await Promise.all([
+          import('./coded-error.js'),
+          import('./error-details.js'),
+          import('./exit-codes.js'),
+        ])),
+      );
     // Never an uncoded engine message: anything restfn did not raise itself gets a code here.
     const coded = codedError(error, running?.name());
     // Escaped: a name from the command line or a file, or a service's text, must not drive the terminal.

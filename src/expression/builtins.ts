@@ -10,16 +10,22 @@ interface JsonataFunction {
 }
 
 /**
- * JSONata's own functions, read once from JSONata itself (`$length` evaluates to the function).
- * Top-level await: evaluating is asynchronous in JSONata 2, and compiling must stay synchronous.
+ * JSONata's own functions, read once from JSONata itself. Evaluating `$length` would give the
+ * function, but evaluation is asynchronous in JSONata 2 and compiling must stay synchronous (a
+ * top-level await would also keep the CLI's command bundles from being plain scripts, which V8 can
+ * cache compiled: scripts/build-cli.mjs). JSONata calls its `__evaluate_entry` hook synchronously,
+ * before its first await, with the environment: the functions are looked up there.
  */
-const ORIGINALS: ReadonlyMap<string, JsonataFunction> = new Map(
-  await Promise.all(
-    [...JSONATA_FUNCTIONS].map(
-      async (name) => [name, (await jsonata(`$${name}`).evaluate({})) as JsonataFunction] as const,
-    ),
-  ),
-);
+const ORIGINALS: ReadonlyMap<string, JsonataFunction> = (() => {
+  const expression = jsonata('0');
+  let environment: { lookup(name: string): unknown } | undefined;
+  expression.assign(Symbol.for('jsonata.__evaluate_entry') as unknown as string, (...args: unknown[]) => {
+    environment ??= args[2] as typeof environment;
+  });
+  void expression.evaluate({});
+  if (!environment) throw new Error('JSONata no longer calls its evaluate-entry hook synchronously');
+  return new Map([...JSONATA_FUNCTIONS].map((name) => [name, environment!.lookup(name) as JsonataFunction]));
+})();
 
 const guardedByLimit = new Map<number, ReadonlyArray<readonly [string, JsonataFunction]>>();
 

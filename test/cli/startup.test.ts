@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Module, SourceMap } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -11,13 +12,16 @@ import { tempSolution } from '../helpers/temp-solution.js';
 
 // Start-up is loading modules (issue 11): each command loads what it runs, no more. Counted, not
 // timed: the packages a command imports, recorded by a module resolution hook in the CLI's process.
-// The CLI is a bundle (scripts/build-cli.mjs): a file it loads from dist/bin/ stands for the source
-// modules esbuild put in it, which the build's metafile (dist/bin/meta.json) lists.
+// The CLI is bundled (scripts/build-cli.mjs): a file it loads from dist/bin/ stands for the source
+// modules esbuild put in it, which the build's metafile (dist/bin/meta.json) lists. A command's
+// action is one script with everything it may run (dist/bin/commands/); what of it ran is what V8's
+// coverage saw called, mapped back to the sources by the script's source map.
 
 const root = join(import.meta.dirname, '..', '..');
 const meta = JSON.parse(readFileSync(join(dirname(CLI), 'meta.json'), 'utf8')) as {
   outputs: Record<string, { inputs: Record<string, unknown> }>;
 };
+const COMMANDS = join(dirname(CLI), 'commands');
 
 /** The source files behind a loaded module: its bundle file's inputs, else the file itself. */
 function sourcesOf(url: string): string[] {
@@ -27,6 +31,40 @@ function sourcesOf(url: string): string[] {
   const output = meta.outputs[file.split('\\').join('/')];
   if (!output) throw new Error(`${file} is not in dist/bin/meta.json: stale build?`);
   return Object.keys(output.inputs);
+}
+
+/** The sources of the command scripts whose functions ran, from a NODE_V8_COVERAGE folder. */
+function sourcesRun(coverage: string): string[] {
+  const sources: string[] = [];
+  for (const name of readdirSync(coverage)) {
+    const { result } = JSON.parse(readFileSync(join(coverage, name), 'utf8')) as {
+      result: Array<{
+        url: string;
+        functions: Array<{ ranges: Array<{ startOffset: number; count: number }> }>;
+      }>;
+    };
+    for (const script of result) {
+      const file = script.url.startsWith('file:') ? fileURLToPath(script.url) : script.url;
+      if (dirname(file) !== COMMANDS) continue;
+      const text = readFileSync(file, 'utf8');
+      const map = new SourceMap(JSON.parse(readFileSync(`${file}.map`, 'utf8')));
+      const lineStarts = [0];
+      for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) lineStarts.push(i + 1);
+      // The script is the file inside Node's CommonJS wrapper (src/cli/command-bundle.ts).
+      const prefix = (Module as unknown as { wrapper: string[] }).wrapper[0]!.length;
+      for (const { ranges } of script.functions) {
+        if (ranges[0]!.count === 0) continue;
+        const offset = ranges[0]!.startOffset - prefix;
+        let line = lineStarts.length - 1;
+        while (lineStarts[line]! > offset) line--;
+        const entry = map.findEntry(line, offset - lineStarts[line]!) as { originalSource?: string };
+        // esbuild names sources relative to the map; its own virtual modules by a namespace.
+        const source = entry.originalSource && new URL(entry.originalSource, pathToFileURL(file));
+        if (source && source.protocol === 'file:') sources.push(relative(root, fileURLToPath(source)));
+      }
+    }
+  }
+  return sources;
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'restfn-startup-'));
@@ -66,26 +104,27 @@ async function packagesLoaded(
 ): Promise<{ packages: Set<string>; sources: Set<string>; builtins: Set<string>; stdout: string }> {
   const out = join(dir, `loaded-${Math.random().toString(36).slice(2)}.txt`);
   writeFileSync(out, '');
+  const coverage = mkdtempSync(join(dir, 'coverage-'));
   const { stdout } = await promisify(execFile)(
     process.execPath,
     ['--import', pathToFileURL(register).href, CLI, ...args],
-    { cwd, encoding: 'utf8', env: { ...process.env, LOADED_MODULES: out } },
+    { cwd, encoding: 'utf8', env: { ...process.env, LOADED_MODULES: out, NODE_V8_COVERAGE: coverage } },
   );
   const packages = new Set<string>();
   const sources = new Set<string>();
   const builtins = new Set<string>();
+  const add = (source: string) => {
+    sources.add(source);
+    const name = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source)?.[1];
+    if (name) packages.add(name);
+  };
   for (const line of readFileSync(out, 'utf8').split('\n')) {
     if (!line) continue;
-    if (line.startsWith('builtin:')) {
-      builtins.add(line.slice('builtin:'.length));
-      continue;
-    }
-    for (const source of sourcesOf(line.startsWith('/') ? pathToFileURL(line).href : line)) {
-      sources.add(source);
-      const name = /(?:^|\/)node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(source)?.[1];
-      if (name) packages.add(name);
-    }
+    if (line.startsWith('builtin:')) builtins.add(line.slice('builtin:'.length));
+    else if (dirname(line) !== COMMANDS)
+      sourcesOf(line.startsWith('/') ? pathToFileURL(line).href : line).forEach(add);
   }
+  sourcesRun(coverage).forEach(add);
   return { packages, sources, builtins, stdout };
 }
 
