@@ -166,7 +166,8 @@ function commandBundles() {
   // A command file that stopped importing its action this way would bundle it into the entry.
   const check = () => {
     const missed = names.filter((name) => !seen.has(name));
-    if (missed.length > 0) throw new Error(`build-cli: no import('./NAME-action.js') for ${missed.join(', ')}`);
+    if (missed.length > 0)
+      throw new Error(`build-cli: no import('./NAME-action.js') for ${missed.join(', ')}`);
   };
   return { names, plugin, entries, check };
 }
