@@ -216,6 +216,13 @@ function compileObject(lhs: unknown): Node | undefined {
     keys.push(key.value);
     values.push(node);
   }
+  const fields = fieldsConstructor(keys, lhs as Array<[AstNode, unknown]>);
+  if (fields) {
+    return (input) => {
+      if (Array.isArray(input) || flagged(input, 'tupleStream')) throw LEAVE;
+      return fields(input);
+    };
+  }
   return (input, limit) => {
     // Over an array JSONata groups the items by key (and appends them): not modelled here; nor an
     // input holding JSONata's own `tupleStream` flag, which JSONata reads as its tuple stream.
@@ -227,6 +234,62 @@ function compileObject(lhs: unknown): Node | undefined {
     }
     return result;
   };
+}
+
+/**
+ * `{ "id": id, "name": name }`, every value a field of the input (a name, alone or as a path of one
+ * step): one function made for these keys, whose field reads and stores V8 compiles for fixed
+ * names. The general closure reads fields and stores keys by variable names, which V8 handles
+ * megamorphically: ~200 ns per object of three fields against ~55, a third of restfn's own time
+ * per call of a 100-item projection (issue 29). For one input item, not an array (the caller's
+ * check), it gives what the general closure gives: JSONata's null-prototype object with an own
+ * field's value as it is (a name on an object neither flattens nor wraps), nothing for a missing
+ * one, and so an empty object for input that is not an object or is one of JSONata's functions.
+ * Keys and names enter the code only as JSON string literals; a process that forbids code
+ * generation keeps the general closure.
+ */
+function fieldsConstructor(
+  keys: readonly string[],
+  pairs: ReadonlyArray<readonly [AstNode, unknown]>,
+): ((input: unknown) => unknown) | undefined {
+  const names: string[] = [];
+  for (const [, value] of pairs) {
+    const name = fieldName(value);
+    if (name === undefined) return undefined;
+    names.push(name);
+  }
+  const code = [
+    'const result = Object.create(null);',
+    "if (input === null || typeof input !== 'object' || isJsonataFunction(input)) return result;",
+    ...names.map((name, i) => {
+      const [field, key] = [JSON.stringify(name), JSON.stringify(keys[i])];
+      return `if (hasOwn(input, ${field}) && input[${field}] !== undefined) result[${key}] = input[${field}];`;
+    }),
+    'return result;',
+  ].join('\n');
+  try {
+    return new Function('hasOwn', 'isJsonataFunction', `return (input) => {\n${code}\n};`)(
+      Object.hasOwn,
+      isJsonataFunction,
+    ) as (input: unknown) => unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The field a value reads, when it is a name alone or a path of one name step. */
+function fieldName(value: unknown): string | undefined {
+  const node = value as AstNode | null;
+  const name =
+    node?.type === 'path' &&
+    hasOnly(node, ['type', 'steps']) &&
+    Array.isArray(node.steps) &&
+    node.steps.length === 1
+      ? (node.steps[0] as AstNode | null)
+      : node;
+  return name?.type === 'name' && hasOnly(name, LEAF) && typeof name.value === 'string'
+    ? name.value
+    : undefined;
 }
 
 /** JSONata's `lookup`: a field of an object, or of every item of an array, flattened. */
