@@ -2,7 +2,9 @@
 // all of them in one process (`shared`, the old method, where the variants share V8's feedback).
 // Prints one JSON line. usage: node execute-worker.mjs VARIANT MODE BASE_URL DIR COUNT
 //   VARIANT: baseline | guarded | restfn | restfn-jsonata (direct evaluation off: every transform by
-//   JSONata's interpreter, restfn's own overhead) | shared
+//   JSONata's interpreter, restfn's own overhead) | plain (the projection written in JavaScript:
+//   the plain limit) | filter-baseline, restfn-filter (a transform outside direct evaluation,
+//   FILTER, on /numbered/) | shared
 //   MODE: throughput (COUNT calls at concurrency C after a warm-up) | sequential (COUNT calls one
 //   after the other from a cold start: no warm-up, setup excluded)
 import jsonata from 'jsonata';
@@ -12,6 +14,7 @@ import { setDirectEvaluation } from '../dist/expression/direct.js';
 import { createRuntime, DEFAULT_LIMITS, loadSolution } from '../dist/index.js';
 
 const TRANSFORM = 'items.{ "id": id, "name": name, "price": price }';
+const FILTER = 'items[id > 6].{"id": id, "total": id * 2}';
 const C = Number(process.env.C ?? 16);
 // restfn runs more code than the baseline, which V8 needs longer to optimise: a short warm-up
 // measures the JIT, not the steady state (300 calls gave 0.5-0.7x where 2,000 gave ~1.0x).
@@ -21,36 +24,43 @@ const [variant, mode, base, dir, countText] = process.argv.slice(2);
 const count = Number(countText);
 
 const setups = {
-  baseline: () => hand(jsonata(TRANSFORM)),
+  baseline: () => hand('things', jsonata(TRANSFORM)),
   guarded: () =>
     hand(
+      'things',
       jsonata(TRANSFORM, {
         timeout: DEFAULT_LIMITS.timeoutMs,
         stack: DEFAULT_LIMITS.maxDepth,
         sequence: DEFAULT_LIMITS.maxSequence,
       }),
     ),
-  restfn: () => restfn(),
+  plain: () =>
+    hand('things', {
+      evaluate: (body) => body.items.map((item) => ({ id: item.id, name: item.name, price: item.price })),
+    }),
+  restfn: () => restfn('rest-get-thing'),
   'restfn-jsonata': () => {
     setDirectEvaluation(false);
-    return restfn();
+    return restfn('rest-get-thing');
   },
+  'filter-baseline': () => hand('numbered', jsonata(FILTER)),
+  'restfn-filter': () => restfn('rest-get-numbered'),
 };
 
-function restfn() {
+function restfn(name) {
   const runtime = createRuntime(loadSolution(dir));
   return {
-    run: async (i) => (await runtime.execute('rest-get-thing', { id: `thing-${i}` })).output,
+    run: async (i) => (await runtime.execute(name, { id: `thing-${i}` })).output,
     close: () => runtime.close(),
   };
 }
 
 /** The hand-written limit: undici request, JSON.parse, the transform. */
-function hand(expression) {
+function hand(path, expression) {
   const agent = new Agent({ connections: 64 });
   return {
     run: async (i) => {
-      const res = await request(`${base}/things/${encodeURIComponent(`thing-${i}`)}`, {
+      const res = await request(`${base}/${path}/${encodeURIComponent(`thing-${i}`)}`, {
         dispatcher: agent,
         headers: { 'x-client': 'bench' },
       });

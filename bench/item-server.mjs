@@ -1,4 +1,5 @@
-// Child process for bench/execute.mjs: answers GET /things/:id with the same 100-item JSON body.
+// Child process for bench/execute.mjs: answers GET /things/:id with the same 100-item JSON body, and
+// GET /numbered/:id with 100 items numbered by `id` (for the filter transform of issue 29).
 import { createServer } from 'node:http';
 
 const body = Buffer.from(
@@ -12,9 +13,13 @@ const body = Buffer.from(
     })),
   }),
 );
-const server = createServer((_req, res) => {
-  res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-  res.end(body);
+const numbered = Buffer.from(
+  JSON.stringify({ items: Array.from({ length: 100 }, (_, i) => ({ id: i, name: `Thing ${i}` })) }),
+);
+const server = createServer((req, res) => {
+  const answer = req.url.startsWith('/numbered/') ? numbered : body;
+  res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.length });
+  res.end(answer);
 });
 server.keepAliveTimeout = 60_000;
 server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));

@@ -112,6 +112,18 @@ export class PlatformMetrics {
     'restfn_execution_duration_seconds',
     'Time of a whole execution on the platform (queueing for a worker, the calls, retries and transforms), by solution.',
   );
+  readonly remoteCalls = new Counter(
+    'restfn_remote_calls_total',
+    'Requests sent to remote services (each attempt), by solution, function and outcome (the status answered, or the code of a failure that left no answer).',
+  );
+  readonly remoteCallSeconds = new Histogram(
+    'restfn_remote_call_duration_seconds',
+    'Time of one request to a remote service (redirects included, from sending to the whole body read), by solution.',
+  );
+  readonly retries = new Counter(
+    'restfn_retries_total',
+    'Retries decided after a failed attempt (an error handler or the defaults), by solution and function.',
+  );
   readonly storeErrors = new Counter(
     'restfn_store_errors_total',
     "Requests that failed because the platform's database could not be reached (STORE_UNAVAILABLE).",
@@ -135,6 +147,12 @@ export class PlatformMetrics {
     if (outcome === 'STORE_UNAVAILABLE') this.storeErrors.inc();
   }
 
+  /** Records one request a worker's execution sent. */
+  remoteCall(solution: string, target: string, seconds: number, outcome: string): void {
+    this.remoteCalls.inc({ solution, function: target, outcome });
+    this.remoteCallSeconds.observe(seconds, { solution });
+  }
+
   /** The text a Prometheus scrape reads. */
   render(): string {
     const delay = this.loopDelay;
@@ -149,7 +167,16 @@ export class PlatformMetrics {
         ],
       ),
     ];
-    const all: Metric[] = [this.executions, this.executionSeconds, this.storeErrors, ...loop, ...this.gauges];
+    const all: Metric[] = [
+      this.executions,
+      this.executionSeconds,
+      this.remoteCalls,
+      this.remoteCallSeconds,
+      this.retries,
+      this.storeErrors,
+      ...loop,
+      ...this.gauges,
+    ];
     const text = all
       .map((m) => [`# HELP ${m.name} ${m.help}`, `# TYPE ${m.name} ${m.type}`, ...m.lines()].join('\n'))
       .join('\n');

@@ -154,6 +154,10 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       allowTargets: options.allowTargets ?? {},
       maxWorkers: options.maxWorkers ?? DEFAULT_MAX_WORKERS,
       records: (solution) => vault.records(solution),
+      observer: {
+        call: (solution, fn, seconds, outcome) => metrics.remoteCall(solution, fn, seconds, outcome),
+        retry: (solution, fn) => metrics.retries.inc({ solution, function: fn }),
+      },
     });
     const sandboxes = new Sandboxes({
       ceilings,

@@ -111,6 +111,7 @@ export async function callWithRetries(args: CallArgs): Promise<CallResult> {
         defaults: engine.options.retry,
       });
       if (decision.retry) {
+        engine.options.observer?.retry(file.name);
         if (engine.events.active) {
           engine.events.emit({
             type: 'retried',
@@ -310,7 +311,19 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
     });
   }
   const sent = performance.now();
-  const raw = await engine.transport.send(request, summary, signal);
+  const { observer } = engine.options;
+  let raw: RawResponse;
+  try {
+    raw = await engine.transport.send(request, summary, signal);
+  } catch (error) {
+    observer?.call(
+      file.name,
+      (performance.now() - sent) / 1000,
+      (error as { code?: string }).code ?? 'INTERNAL',
+    );
+    throw error;
+  }
+  observer?.call(file.name, (performance.now() - sent) / 1000, String(raw.status));
   // Response headers as shown and as expressions see them: cookies, credential-like headers and
   // echoed credential values masked (when first read).
   let headers: Record<string, string> | undefined;

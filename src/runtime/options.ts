@@ -35,6 +35,18 @@ export interface RuntimeOptions {
    * device keeps answers as the service sent them. @default false
    */
   readonly maskOutput?: boolean;
+  /** Told of every request sent and every retry decided: the platform's metrics. */
+  readonly observer?: CallObserver;
+}
+
+/**
+ * Called synchronously on the call path (it must be quick and must not throw). A `call` is one
+ * request (redirects followed included): its seconds, and the status answered or the code of the
+ * failure that left no answer (TIMEOUT, NETWORK_ERROR...).
+ */
+export interface CallObserver {
+  call(fn: string, seconds: number, outcome: string): void;
+  retry(fn: string): void;
 }
 
 /** Every field set: defaults, then the solution's `settings`, then the caller's options. */
@@ -50,6 +62,7 @@ export interface NormalizedOptions {
   readonly clock: Clock;
   readonly scripts: ScriptLimits;
   readonly maskOutput: boolean;
+  readonly observer: CallObserver | undefined;
 }
 
 export function normalizeOptions(solution: Solution, options: RuntimeOptions = {}): NormalizedOptions {
@@ -71,6 +84,7 @@ export function normalizeOptions(solution: Solution, options: RuntimeOptions = {
     retry: { ...DEFAULT_RETRY, ...setOnly(options.retry) },
     clock: options.clock ?? SYSTEM_CLOCK,
     maskOutput: options.maskOutput === true,
+    observer: options.observer,
     scripts: {
       timeoutMs:
         options.scripts?.timeoutMs ?? settings?.scripts?.timeoutMs ?? DEFAULT_SCRIPT_LIMITS.timeoutMs,

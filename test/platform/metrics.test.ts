@@ -10,8 +10,13 @@ function sample(text: string, series: string): number | undefined {
 
 describe('GET /metrics', () => {
   it('counts executions by solution, function and outcome, with their durations and the pool; admins only, or --metrics-port on the loopback', async () => {
+    let flaky = 0;
     const service = await testServer((req, res) =>
-      req.url === '/fail' ? json(res, 404, { error: 'gone' }) : json(res, 200, { ok: true }),
+      req.url === '/fail'
+        ? json(res, 404, { error: 'gone' })
+        : req.url === '/flaky' && flaky++ === 0
+          ? json(res, 503, { error: 'busy' })
+          : json(res, 200, { ok: true }),
     );
     const platform = await startPlatformProcess({
       args: ['--allow-private-targets', '--metrics-port', '0'],
@@ -23,11 +28,13 @@ describe('GET /metrics', () => {
         files: {
           'functions/rest-ok.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/ok\n`,
           'functions/rest-fail.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/fail\n`,
+          // One retry after a 503, 1 ms later.
+          'functions/rest-flaky.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/flaky\nerror:\n  - when: =@ctx.response.status = 503\n    retry: { delay: 1, maxRetries: 1 }\n`,
         },
       },
     });
     expect(published.status, published.text).toBe(201);
-    for (const fn of ['rest-ok', 'rest-ok', 'rest-fail'])
+    for (const fn of ['rest-ok', 'rest-ok', 'rest-fail', 'rest-flaky'])
       await platform.api('POST', `/api/v1/solutions/crm/functions/${fn}/execute`, { token: admin, body: {} });
 
     // A made-up function name is no series of its own.
@@ -37,10 +44,17 @@ describe('GET /metrics', () => {
         body: {},
       });
 
-    const scraped = await fetch(`${platform.url}/metrics`, { headers: { authorization: `Bearer ${admin}` } });
-    expect(scraped.status).toBe(200);
-    expect(scraped.headers.get('content-type')).toContain('text/plain; version=0.0.4');
-    const text = await scraped.text();
+    // The workers report their requests in batches (every 250 ms): scraped until the last is in.
+    let scraped: Response;
+    let text = '';
+    for (let tries = 0; tries < 100; tries++) {
+      scraped = await fetch(`${platform.url}/metrics`, { headers: { authorization: `Bearer ${admin}` } });
+      text = await scraped.text();
+      if (sample(text, 'restfn_remote_call_duration_seconds_count{solution="crm"}') === 5) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(scraped!.status).toBe(200);
+    expect(scraped!.headers.get('content-type')).toContain('text/plain; version=0.0.4');
     expect(sample(text, 'restfn_executions_total{solution="crm",function="rest-ok",outcome="ok"}')).toBe(2);
     const failed = text.split('\n').find((l) => l.includes('function="rest-fail"'));
     expect(failed).toMatch(/outcome="REMOTE_ERROR"} 1$/);
@@ -51,8 +65,18 @@ describe('GET /metrics', () => {
         'restfn_executions_total{solution="crm",function="(unknown)",outcome="FUNCTION_NOT_FOUND"}',
       ),
     ).toBe(2);
-    expect(sample(text, 'restfn_execution_duration_seconds_count{solution="crm"}')).toBe(5);
-    expect(sample(text, 'restfn_execution_duration_seconds_bucket{solution="crm",le="+Inf"}')).toBe(5);
+    expect(sample(text, 'restfn_execution_duration_seconds_count{solution="crm"}')).toBe(6);
+    expect(sample(text, 'restfn_execution_duration_seconds_bucket{solution="crm",le="+Inf"}')).toBe(6);
+    // Each request sent, by its status; the retry after the 503.
+    const calls = (fn: string, outcome: string) =>
+      sample(text, `restfn_remote_calls_total{solution="crm",function="${fn}",outcome="${outcome}"}`);
+    expect(calls('rest-ok', '200')).toBe(2);
+    expect(calls('rest-fail', '404')).toBe(1);
+    expect(calls('rest-flaky', '503')).toBe(1);
+    expect(calls('rest-flaky', '200')).toBe(1);
+    expect(sample(text, 'restfn_retries_total{solution="crm",function="rest-flaky"}')).toBe(1);
+    expect(sample(text, 'restfn_remote_call_duration_seconds_count{solution="crm"}')).toBe(5);
+    expect(sample(text, 'restfn_remote_call_duration_seconds_bucket{solution="crm",le="+Inf"}')).toBe(5);
     expect(text).toContain('# TYPE restfn_execution_duration_seconds histogram');
     expect(sample(text, 'restfn_workers{state="busy"}')).toBe(0);
     expect(sample(text, 'restfn_workers_waiting')).toBe(0);

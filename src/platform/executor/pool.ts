@@ -63,6 +63,11 @@ export interface ExecutorOptions {
   readonly maxWorkers: number;
   /** A solution's credential records (the vault stays on this thread). */
   readonly records: (solution: string) => CredentialRecords;
+  /** Told of the requests and retries the workers' executions made (the metrics). */
+  readonly observer?: {
+    call(solution: string, fn: string, seconds: number, outcome: string): void;
+    retry(solution: string, fn: string): void;
+  };
 }
 
 export interface ExecutorLog {
@@ -274,6 +279,25 @@ export class Executor {
       case 'records':
         void slot.records.answer(message);
         return;
+      case 'calls':
+        this.observe(message);
+        return;
+    }
+  }
+
+  /** A worker's report of requests and retries, taken only as the plain values it must be. */
+  private observe(message: Extract<FromWorker, { type: 'calls' }>): void {
+    const observer = this.options.observer;
+    const name = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= 200;
+    if (!observer || !Array.isArray(message.calls) || !Array.isArray(message.retries)) return;
+    for (const seen of message.calls.slice(0, 10_000)) {
+      if (!Array.isArray(seen)) continue;
+      const [solution, fn, seconds, outcome] = seen;
+      if (name(solution) && name(fn) && name(outcome) && Number.isFinite(seconds) && seconds >= 0)
+        observer.call(solution, fn, seconds, outcome);
+    }
+    for (const seen of message.retries.slice(0, 10_000)) {
+      if (Array.isArray(seen) && name(seen[0]) && name(seen[1])) observer.retry(seen[0], seen[1]);
     }
   }
 

@@ -67,8 +67,17 @@ export type ToWorker =
       readonly error?: WireError;
     };
 
+/** A request a worker's execution sent: solution, function, seconds, status or error code. */
+export type CallSeen = readonly [string, string, number, string];
+
 export type FromWorker =
   | { readonly type: 'done'; readonly id: number; readonly value: unknown }
+  /** Requests sent and retries decided since the last report (the metrics; at most every 250 ms). */
+  | {
+      readonly type: 'calls';
+      readonly calls: readonly CallSeen[];
+      readonly retries: ReadonlyArray<readonly [string, string]>;
+    }
   | { readonly type: 'failed'; readonly id: number; readonly error: WireError }
   | { readonly type: 'page'; readonly id: number; readonly page: number; readonly result: unknown }
   | {

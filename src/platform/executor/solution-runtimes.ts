@@ -1,6 +1,7 @@
 import { type CredentialRecords, StoreCredentialProvider } from '../../auth/provider.js';
 import { loadSolution } from '../../definition/solution.js';
 import { SYSTEM_CLOCK } from '../../errors/clock.js';
+import type { CallObserver } from '../../runtime/options.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { type Ceilings, capSettings } from '../ceilings.js';
 import { guardedFetch, platformGuard } from '../ssrf.js';
@@ -33,6 +34,8 @@ export class SolutionRuntimes {
       readonly allowTargets: Readonly<Record<string, readonly string[]>>;
       /** The solution's credential records (the request thread holds the vault). */
       readonly records: (solution: string) => CredentialRecords;
+      /** Told of a solution's requests and retries (the platform's metrics). */
+      readonly observer?: (solution: string) => CallObserver;
     },
   ) {}
 
@@ -85,6 +88,7 @@ export class SolutionRuntimes {
       }),
       ...(guard ? { addressGuard: guard } : {}),
       maskOutput: true,
+      ...(this.config.observer ? { observer: this.config.observer(solution) } : {}),
     });
     await runtime.ready();
     return runtime;

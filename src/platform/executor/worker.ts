@@ -1,7 +1,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { RestfnError } from '../../errors/restfn-error.js';
 import { validateUpload } from '../publish.js';
-import { type FromWorker, type ToWorker, toWire, type WorkerConfig } from './protocol.js';
+import { type CallSeen, type FromWorker, type ToWorker, toWire, type WorkerConfig } from './protocol.js';
 import { RecordsClient } from './records-client.js';
 import { SolutionRuntimes } from './solution-runtimes.js';
 import { runTask } from './tasks.js';
@@ -21,7 +21,31 @@ setInterval(() => Atomics.add(beat, 0, 1), 100);
 /** Credential record operations, answered by the request thread (which holds the vault). */
 const credentials = new RecordsClient(send);
 
-const runtimes = new SolutionRuntimes({ ...config, records: (solution) => credentials.records(solution) });
+// Requests and retries for the metrics, reported in batches: one message per execution would cost
+// the request thread more than the numbers are worth. Past `MAX_SEEN` in one interval, the rest
+// of that interval is not counted.
+const MAX_SEEN = 10_000;
+let calls: CallSeen[] = [];
+let retries: Array<[string, string]> = [];
+setInterval(() => {
+  if (calls.length === 0 && retries.length === 0) return;
+  send({ type: 'calls', calls, retries });
+  calls = [];
+  retries = [];
+}, 250).unref();
+
+const runtimes = new SolutionRuntimes({
+  ...config,
+  records: (solution) => credentials.records(solution),
+  observer: (solution) => ({
+    call: (fn, seconds, outcome) => {
+      if (calls.length < MAX_SEEN) calls.push([solution, fn, seconds, outcome]);
+    },
+    retry: (fn) => {
+      if (retries.length < MAX_SEEN) retries.push([solution, fn]);
+    },
+  }),
+});
 const running = new Map<number, { abort: AbortController; pageRead?: () => void }>();
 
 port.on('message', (message: ToWorker) => {
