@@ -4,7 +4,7 @@
 // interleaved. Reported: throughput restfn / limit (target >= 0.90) and the p50 restfn adds
 // (< 0.5 ms).
 import { fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { meets, printFigure, QUICK } from './figures.mjs';
@@ -13,6 +13,12 @@ import { load } from './load.mjs';
 import { itemService, startServe } from './serve.mjs';
 
 const CONCURRENCY = 32;
+
+/** CPU time (user + system) of a process and all its threads so far, in ms (Linux's /proc). */
+function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
+}
 const REQUESTS = QUICK ? 4_000 : 20_000;
 const WARMUP = QUICK ? 5_000 : 10_000;
 const ROUNDS = QUICK ? 2 : 3;
@@ -50,17 +56,23 @@ try {
     const warm = await run(name, WARMUP);
     if (warm.non2xx > 0) throw new Error(`${name}: ${warm.non2xx} answers were not 2xx`);
   }
+  // CPU time of each server process (all its threads) per execution: steadier than throughput on a
+  // busy machine, and what decides throughput when the load generator shares the cores.
+  const pids = { restfn: serve.child.pid, limit: limit.pid };
   const results = { restfn: [], limit: [] };
   for (let round = 0; round < ROUNDS; round++) {
-    for (const name of round % 2 === 0 ? ['limit', 'restfn'] : ['restfn', 'limit'])
-      results[name].push(await run(name, REQUESTS));
+    for (const name of round % 2 === 0 ? ['limit', 'restfn'] : ['restfn', 'limit']) {
+      const before = cpuMs(pids[name]);
+      const result = await run(name, REQUESTS);
+      results[name].push({ ...result, cpuUs: ((cpuMs(pids[name]) - before) * 1000) / REQUESTS });
+    }
   }
   const of = (name, key) => median(results[name].map((r) => r[key]));
   const ratio = of('restfn', 'perSecond') / of('limit', 'perSecond');
   console.log(`${REQUESTS} executions a round, ${ROUNDS} rounds interleaved, ${CONCURRENCY} connections`);
   for (const name of ['limit', 'restfn'])
     console.log(
-      `${name.padEnd(7)} ${of(name, 'perSecond').toFixed(0).padStart(6)}/s  p50 ${of(name, 'p50').toFixed(2)} ms  p99 ${of(name, 'p99').toFixed(2)} ms`,
+      `${name.padEnd(7)} ${of(name, 'perSecond').toFixed(0).padStart(6)}/s  p50 ${of(name, 'p50').toFixed(2)} ms  p99 ${of(name, 'p99').toFixed(2)} ms  CPU ${of(name, 'cpuUs').toFixed(0)} µs per execution`,
     );
   printFigure({
     id: 'server-limit-throughput',
@@ -68,7 +80,7 @@ try {
     ratio,
     target: '>= 0.90',
     met: meets(ratio, '>= 0.90'),
-    detail: `median ${of('restfn', 'perSecond').toFixed(0)} vs ${of('limit', 'perSecond').toFixed(0)} per s, ${ROUNDS} interleaved rounds; per-round ratios ${results.restfn.map((r, i) => (r.perSecond / results.limit[i].perSecond).toFixed(2)).join(', ')}`,
+    detail: `median ${of('restfn', 'perSecond').toFixed(0)} vs ${of('limit', 'perSecond').toFixed(0)} per s, ${ROUNDS} interleaved rounds; per-round ratios ${results.restfn.map((r, i) => (r.perSecond / results.limit[i].perSecond).toFixed(2)).join(', ')}; CPU per execution ${of('restfn', 'cpuUs').toFixed(0)} vs ${of('limit', 'cpuUs').toFixed(0)} µs`,
   });
   const added = of('restfn', 'p50') - of('limit', 'p50');
   printFigure({

@@ -17,6 +17,16 @@ function labelText(labels: Labels): string {
   return pairs.length > 0 ? `{${pairs.join(',')}}` : '';
 }
 
+/**
+ * A series' key in its map: the label values (each metric records its labels in one order). The
+ * text of the labels is built when scraped, not on every record.
+ */
+function seriesKey(labels: Labels): string {
+  let key = '';
+  for (const name in labels) key += `${labels[name]}\u0000`;
+  return key;
+}
+
 interface Metric {
   readonly name: string;
   readonly help: string;
@@ -34,14 +44,14 @@ export class Counter implements Metric {
   ) {}
 
   inc(labels: Labels = {}, by = 1): void {
-    const key = labelText(labels);
+    const key = seriesKey(labels);
     const entry = this.values.get(key);
     if (entry) entry.value += by;
     else this.values.set(key, { labels, value: by });
   }
 
   lines(): string[] {
-    return [...this.values].map(([key, { value }]) => `${this.name}${key} ${value}`);
+    return [...this.values.values()].map(({ labels, value }) => `${this.name}${labelText(labels)} ${value}`);
   }
 }
 
@@ -77,7 +87,7 @@ export class Histogram implements Metric {
   ) {}
 
   observe(value: number, labels: Labels = {}): void {
-    const key = labelText(labels);
+    const key = seriesKey(labels);
     let s = this.series.get(key);
     if (!s) {
       s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 };

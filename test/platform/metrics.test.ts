@@ -93,7 +93,15 @@ describe('GET /metrics', () => {
     expect(
       (await fetch(`${platform.url}/metrics`, { headers: { authorization: `Bearer ${bob}` } })).status,
     ).toBe(403);
-    expect((await fetch(`${platform.url}/metrics`)).status).toBe(401);
+    const refused = await fetch(`${platform.url}/metrics`);
+    expect(refused.status).toBe(401);
+    // helmet's security headers on every answer, a refusal included.
+    for (const answer of [scraped!, refused]) {
+      expect(answer.headers.get('content-security-policy')).toContain("default-src 'self'");
+      expect(answer.headers.get('x-frame-options')).toBe('SAMEORIGIN');
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
+      expect(answer.headers.get('strict-transport-security')).toContain('max-age=');
+    }
 
     // --metrics-port: the same text on the loopback address, no token.
     const url = /restfn: metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(platform.output())?.[1];
