@@ -1,4 +1,5 @@
 import type { Diagnostic } from '../definition/diagnostic.js';
+import type { AbortLike } from '../http/abort.js';
 import { PlatformError } from './errors.js';
 import type { Executor } from './executor/pool.js';
 import type { ActionInfo, DatasourceInfo, FunctionInfo, Task } from './executor/protocol.js';
@@ -69,7 +70,7 @@ export class Runtimes {
   async run(
     solution: string,
     task: Exclude<Task, { kind: 'validate' | 'datasource' }>,
-    options: { signal?: AbortSignal; onPage?: (page: number, result: unknown) => Promise<void> } = {},
+    options: { signal?: AbortLike; onPage?: (page: number, result: unknown) => Promise<void> } = {},
   ): Promise<{ value: unknown; version: number }> {
     const version = await this.current(solution);
     return {

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { CredentialRecords } from '../../auth/provider.js';
 import { RestfnError } from '../../errors/restfn-error.js';
+import type { AbortLike } from '../../http/abort.js';
 import type { Ceilings } from '../ceilings.js';
 import {
   ExecutionFailure,
@@ -123,7 +124,7 @@ export class Executor {
     solution: string,
     version: { number: number; root: string } | undefined,
     task: Task,
-    options: { signal?: AbortSignal; onPage?: (page: number, result: unknown) => Promise<void> } = {},
+    options: { signal?: AbortLike; onPage?: (page: number, result: unknown) => Promise<void> } = {},
   ): Promise<unknown> {
     if (this.closed) throw new RestfnError('INTERNAL', 'the platform is stopping');
     const slot = await this.lease(solution);

@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { httpStatusOf } from '../../errors/codes.js';
 import { RestfnError } from '../../errors/restfn-error.js';
+import { Abort } from '../../http/abort.js';
 import { authorize } from '../auth/authorize.js';
 import type { PlatformContext } from '../context.js';
 import { errorBody, PlatformError } from '../errors.js';
@@ -123,7 +124,7 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
           trace: tracing,
           sent: req.body?.sent === true,
         },
-        { signal: controller.signal },
+        { signal: controller },
       );
       const answer = value as { status: 'ok' | 'skipped' };
       await audited(answer.status, correlationId);
@@ -254,7 +255,7 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
           ...(req.body?.correlationId ? { correlationId: req.body.correlationId } : {}),
           user: { id: req.user.id, name: req.user.name },
         },
-        { signal: controller.signal },
+        { signal: controller },
       );
       const response = value as { correlationId: string };
       await audited('ok', response.correlationId);
@@ -284,12 +285,17 @@ function reserveBody(ctx: PlatformContext) {
 }
 
 /** A caller that hangs up stops the execution (and its retries) instead of leaving it running. */
-function abortOnHangUp(reply: FastifyReply): AbortController {
-  const controller = new AbortController();
+/**
+ * Fires when the caller goes away before its answer was written. A light `Abort` (an
+ * AbortController with its listeners cost ~8 µs of every execution on the request thread); its
+ * `signal` is a real AbortSignal, made for what needs one.
+ */
+function abortOnHangUp(reply: FastifyReply): Abort {
+  const hungUp = new Abort();
   reply.raw.once('close', () => {
-    if (!reply.raw.writableFinished) controller.abort();
+    if (!reply.raw.writableFinished) hungUp.abort();
   });
-  return controller;
+  return hungUp;
 }
 
 /** Outcomes whose target is a name the caller gave and nothing published has. */
