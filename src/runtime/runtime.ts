@@ -8,7 +8,7 @@ import { DefinitionError } from '../errors/definition-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { ScriptError } from '../expression/scripts/errors.js';
 import { ScriptSandbox } from '../expression/scripts/sandbox.js';
-import { toSignal } from '../http/abort.js';
+import { type AbortLike, toSignal } from '../http/abort.js';
 import type { AddressGuard } from '../http/address-guard.js';
 import { Transport } from '../http/transport.js';
 import { type Command, CommandQueue } from '../local/command-queue.js';
@@ -90,7 +90,7 @@ export class Runtime {
     parameters: Readonly<Record<string, unknown>> = {},
     context: CallContext = {},
     options: {
-      signal?: AbortSignal;
+      signal?: AbortLike;
       /** The caller's id for this execution (its events carry it), instead of a fresh one. */
       correlationId?: string;
     } = {},
@@ -115,7 +115,7 @@ export class Runtime {
     parameters: Readonly<Record<string, unknown>>,
     context: CallContext,
     onPage: (result: ExecutionResult, page: number) => void | Promise<void>,
-    options: { signal?: AbortSignal } = {},
+    options: { signal?: AbortLike } = {},
   ): Promise<Paged> {
     this.refuseUnknown(name, parameters);
     await this.ready();
@@ -142,7 +142,7 @@ export class Runtime {
       correlationId?: string;
       /** `@ctx.user` of the call. */
       user?: Record<string, unknown>;
-      signal?: AbortSignal;
+      signal?: AbortLike;
     } = {},
   ): Promise<RemoteResponse & { readonly correlationId: string }> {
     if (!this.isReady) await this.ready();
@@ -157,7 +157,7 @@ export class Runtime {
   }
 
   /** The deadline of one execution or call step of `name`, following the caller's signal. */
-  private executionDeadline(name: string, signal: AbortSignal | undefined): Deadline {
+  private executionDeadline(name: string, signal: AbortLike | undefined): Deadline {
     return new Deadline('execution', this.options.executionTimeoutMs, `function '${name}'`, signal);
   }
 
@@ -219,7 +219,7 @@ export class Runtime {
    */
   async previewDatasource(
     name: string,
-    options: { context?: CallContext; signal?: AbortSignal; maxPages?: number; maxRows?: number } = {},
+    options: { context?: CallContext; signal?: AbortLike; maxPages?: number; maxRows?: number } = {},
   ): Promise<DatasourcePreview> {
     await this.ready();
     const file = this.datasourceFile(name);

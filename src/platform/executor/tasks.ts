@@ -1,5 +1,6 @@
 import { contextPathsRead } from '../../definition/rules/context-paths.js';
 import type { SourceFile } from '../../definition/solution.js';
+import type { AbortLike } from '../../http/abort.js';
 import { originsNamingCredential } from '../../runtime/credential-origins.js';
 import type { ExecutionEvent } from '../../runtime/events.js';
 import { functionFile } from '../../runtime/pipeline.js';
@@ -15,7 +16,7 @@ import type { ActionInfo, DatasourceInfo, FunctionInfo, Task } from './protocol.
 export async function runTask(
   runtime: Runtime,
   task: Exclude<Task, { kind: 'validate' }>,
-  signal: AbortSignal,
+  signal: AbortLike,
   onPage: (page: number, result: unknown) => Promise<void>,
 ): Promise<unknown> {
   switch (task.kind) {

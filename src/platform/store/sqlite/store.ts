@@ -360,13 +360,13 @@ export class SqlitePlatformStore implements PlatformStore {
   }
 
   async audit(entries: readonly AuditEntry[]): Promise<void> {
-    const insert = this.sql(
-      `INSERT INTO audit (at, actor, solution, action, target, outcome, correlation_id, duration_ms, detail)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    // Positional values: one row per execution, and binding by name cost a copy and a lookup each.
-    this.db.transaction(() => {
-      for (const e of entries)
+    this.insertAudit ??= this.db.transaction((batch: readonly AuditEntry[]) => {
+      const insert = this.sql(
+        `INSERT INTO audit (at, actor, solution, action, target, outcome, correlation_id, duration_ms, detail)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      );
+      // Positional values: one row per execution, and binding by name cost a copy and a lookup each.
+      for (const e of batch)
         insert.run(
           e.at,
           e.actor,
@@ -378,8 +378,12 @@ export class SqlitePlatformStore implements PlatformStore {
           e.durationMs,
           e.detail ?? null,
         );
-    })();
+    });
+    this.insertAudit(entries);
   }
+
+  /** One transaction per batch of audit rows (made once: making it costs on every batch). */
+  private insertAudit: ((entries: readonly AuditEntry[]) => void) | undefined;
 
   async listAudit(solution: string | null, limit: number, filter: AuditFilter = {}): Promise<AuditEntry[]> {
     const rows = this.sql(
