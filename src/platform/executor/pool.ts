@@ -5,6 +5,7 @@ import type { CredentialRecords } from '../../auth/provider.js';
 import { RestfnError } from '../../errors/restfn-error.js';
 import type { AbortLike } from '../../http/abort.js';
 import type { Ceilings } from '../ceilings.js';
+import { batched, eachMessage } from './batched.js';
 import {
   ExecutionFailure,
   type FromWorker,
@@ -60,6 +61,8 @@ interface Slot {
   readonly pending: Map<number, Pending>;
   /** Answers its credential record operations (and releases its locks if it dies). */
   readonly records: RecordsHost;
+  /** Posts to the worker, batched per turn of the event loop (nothing once it ended). */
+  readonly post: (message: ToWorker) => void;
   ended: boolean;
 }
 
@@ -243,9 +246,14 @@ export class Executor {
       movedAt: Date.now(),
       pending: new Map(),
       records: new RecordsHost(this.options.records, (message) => this.post(slot, message)),
+      post: batched<ToWorker>((message) => {
+        if (!slot.ended) worker.postMessage(message);
+      }),
       ended: false,
     };
-    worker.on('message', (message: FromWorker) => this.receive(slot, message));
+    worker.on('message', (received: FromWorker | FromWorker[]) =>
+      eachMessage(received, (message) => this.receive(slot, message)),
+    );
     worker.on('error', (error: Error & { code?: string }) => {
       const memory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
       if (!memory) this.log.error({ err: error, solution: slot.last }, 'an executor worker failed');
@@ -360,6 +368,6 @@ export class Executor {
   }
 
   private post(slot: Slot, message: ToWorker): void {
-    if (!slot.ended) slot.worker.postMessage(message);
+    slot.post(message);
   }
 }

@@ -2,6 +2,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { RestfnError } from '../../errors/restfn-error.js';
 import { Abort } from '../../http/abort.js';
 import { validateUpload } from '../publish.js';
+import { batched, eachMessage } from './batched.js';
 import { type CallSeen, type FromWorker, type ToWorker, toWire, type WorkerConfig } from './protocol.js';
 import { RecordsClient } from './records-client.js';
 import { SolutionRuntimes } from './solution-runtimes.js';
@@ -12,7 +13,7 @@ import { runTask } from './tasks.js';
 
 const port = parentPort!;
 const config = workerData as WorkerConfig;
-const send = (message: FromWorker) => port.postMessage(message);
+const send = batched<FromWorker>((message) => port.postMessage(message));
 
 // The watchdog's pulse: it stops while author work holds this thread's event loop.
 const beat = new Int32Array(config.heartbeat);
@@ -49,7 +50,9 @@ const runtimes = new SolutionRuntimes({
 });
 const running = new Map<number, { abort: Abort; pageRead?: () => void }>();
 
-port.on('message', (message: ToWorker) => {
+port.on('message', (received: ToWorker | ToWorker[]) => eachMessage(received, receive));
+
+function receive(message: ToWorker): void {
   switch (message.type) {
     case 'task':
       void run(message);
@@ -64,7 +67,7 @@ port.on('message', (message: ToWorker) => {
       credentials.receive(message);
       return;
   }
-});
+}
 
 async function run(message: Extract<ToWorker, { type: 'task' }>): Promise<void> {
   const { id, solution, version, task } = message;

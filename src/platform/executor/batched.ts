@@ -1,0 +1,27 @@
+/**
+ * Messages to another thread, posted together once this turn of the event loop has run its I/O
+ * (`setImmediate`): each `postMessage` wakes the other thread's loop (a system call on both sides),
+ * and under load several executions finish, or start, in the same turn. Order is kept; the other
+ * side takes a message or an array of them (`eachMessage`).
+ */
+export function batched<T>(post: (message: T | T[]) => void): (message: T) => void {
+  let pending: T[] | undefined;
+  const flush = () => {
+    const batch = pending!;
+    pending = undefined;
+    post(batch.length === 1 ? batch[0]! : batch);
+  };
+  return (message) => {
+    if (pending) pending.push(message);
+    else {
+      pending = [message];
+      setImmediate(flush);
+    }
+  };
+}
+
+/** Each message of what `batched` posted. */
+export function eachMessage<T>(received: T | T[], handle: (message: T) => void): void {
+  if (Array.isArray(received)) for (const message of received) handle(message);
+  else handle(received);
+}
