@@ -1,0 +1,66 @@
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, test } from 'vitest';
+import { CLI, runCli } from '../helpers/cli.js';
+import { tempSolution } from '../helpers/temp-solution.js';
+
+// A command's bundle is compiled with V8's code cache written beside it (src/cli/command-bundle.ts).
+// On a copy of the built CLI, so that the caches other tests' commands write are not this test's:
+// under node_modules/.cache (its packages resolve from there; nothing there is packed or committed).
+const cacheDir = join(dirname(CLI), '..', '..', 'node_modules', '.cache');
+mkdirSync(cacheDir, { recursive: true });
+const copy = mkdtempSync(join(cacheDir, 'restfn-code-cache-test-'));
+cpSync(dirname(CLI), join(copy, 'bin'), { recursive: true });
+rmSync(join(copy, 'bin', 'commands', 'validate-action.cjs.cache'), { force: true });
+afterAll(() => rmSync(copy, { recursive: true, force: true }));
+
+describe('the commands’ code cache', () => {
+  test('is written at a command’s first run, kept while V8 accepts it, and replaced when it is not', async () => {
+    const cli = join(copy, 'bin', 'restfn.js');
+    const cache = join(copy, 'bin', 'commands', 'validate-action.cjs.cache');
+    const root = tempSolution({
+      'solution.yaml': 'name: cached\n',
+      'functions/rest-get-items.platform':
+        'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: https://api.example.com/items\noutputTransform: items\n',
+    });
+    const validate = async () => {
+      const result = await runCli(['validate'], { cli, cwd: root });
+      expect(result.stdout).toContain('2 files checked: 0 errors');
+      expect(result.code).toBe(0);
+    };
+
+    await validate();
+    expect(existsSync(cache)).toBe(true);
+    const written = statSync(cache);
+    expect(written.size).toBeGreaterThan(10_000);
+
+    // Accepted: not written again (a rewrite replaces the file, a new inode).
+    await validate();
+    expect(statSync(cache).ino).toBe(written.ino);
+
+    // Garbage (a truncated or foreign file): the command still runs, and the cache is made anew.
+    writeFileSync(cache, Buffer.alloc(4096, 7));
+    await validate();
+    const replaced = readFileSync(cache);
+    expect(replaced.length).toBeGreaterThan(10_000);
+    expect(replaced.equals(Buffer.alloc(replaced.length, 7))).toBe(false);
+  });
+
+  test('an error in a command is printed with its code through the bundle’s own error classes', async () => {
+    const cli = join(copy, 'bin', 'restfn.js');
+    const root = tempSolution({ 'solution.yaml': 'name: cached\n' });
+    const result = await runCli(['run', 'rest-nope'], { cli, cwd: root });
+    expect(result.stderr).toMatch(/restfn: error FUNCTION_NOT_FOUND: /);
+    expect(result.stderr).not.toContain('INTERNAL');
+    expect(result.code).not.toBe(0);
+  });
+});
