@@ -1,4 +1,4 @@
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,7 +12,8 @@ import { Script } from 'node:vm';
  * dist/bin/commands/NAME.cjs; this loads it as Node loads a CommonJS file, through `vm.Script` with
  * V8's code cache beside it (NAME.cjs.cache). The cache is written at the first run of the command
  * (at exit, when the functions that ran are compiled), and again whenever V8 rejects it (another
- * Node version or V8 flags); where dist/ is not writable, commands run without it.
+ * Node version or V8 flags, a failed checksum: main.ts turns V8's check on) or it was made from
+ * another bundle; where dist/ is not writable, commands run without it.
  *
  * Only the build's entry loads this (the commands' `import('./NAME-action.js')` lead here there);
  * restfn's sources and its library import the commands directly.
@@ -35,11 +36,15 @@ export function loadCommandBundle(name: string): Record<string, unknown> {
   const file = join(basename(here) === 'chunks' ? dirname(here) : here, 'commands', `${name}.cjs`);
   const cacheFile = `${file}.cache`;
   const source = readFileSync(file, 'utf8');
-  const cachedData = existsSync(cacheFile) ? readFileSync(cacheFile) : undefined;
+  // The cache names the bundle it was made from: V8 itself compares only the source's length, and
+  // a bundle replaced by one of the same length would otherwise run the old one's code.
+  const { size, mtimeMs } = statSync(file);
+  const identity = Buffer.from(`restfn code cache ${size} ${mtimeMs}\n`);
+  const cachedData = readCache(cacheFile, identity);
   // Node's own wrapper, so that line and column numbers in stack traces are the file's.
   const script = new Script(Module.wrap(source), { filename: file, cachedData });
   if (cachedData === undefined || script.cachedDataRejected) {
-    process.once('exit', () => writeCache(cacheFile, script));
+    process.once('exit', () => writeCache(cacheFile, identity, script));
   }
   const module = new Module(file);
   module.filename = file;
@@ -55,11 +60,23 @@ export function loadCommandBundle(name: string): Record<string, unknown> {
   return loaded.exports;
 }
 
-/** Written beside the bundle, atomically (commands may run at once); a read-only dist/ keeps none. */
-function writeCache(cacheFile: string, script: Script): void {
-  const temporary = `${cacheFile}.${process.pid}.tmp`;
+/** The cache's bytes for V8, when the file is this bundle's; any failure to read it is no cache. */
+function readCache(cacheFile: string, identity: Buffer): Buffer | undefined {
   try {
-    writeFileSync(temporary, script.createCachedData());
+    const bytes = readFileSync(cacheFile);
+    if (bytes.length > identity.length && bytes.subarray(0, identity.length).equals(identity))
+      return bytes.subarray(identity.length);
+  } catch {
+    // None yet, or not readable (written by another user): compiled without.
+  }
+  return undefined;
+}
+
+/** Written beside the bundle, atomically (commands may run at once); a read-only dist/ keeps none. */
+function writeCache(cacheFile: string, identity: Buffer, script: Script): void {
+  const temporary = `${cacheFile}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
+  try {
+    writeFileSync(temporary, Buffer.concat([identity, script.createCachedData()]));
     renameSync(temporary, cacheFile);
   } catch {
     rmSync(temporary, { force: true });

@@ -31,6 +31,9 @@ import { paint } from './output.js';
 // script) still tier up, where it pays. The flag is read when a module is instantiated, so setting
 // it here, before anything compiles WebAssembly, takes effect; the library leaves V8 alone.
 setFlagsFromString('--wasm-tiering-budget=180000000');
+// The commands' code caches (command-bundle.ts) are checked against their checksum before V8 reads
+// them: release builds skip it, and a corrupted cache then crashed V8 on every run of the command.
+setFlagsFromString('--verify-snapshot-checksum');
 
 // `restfn query ... | head`: the reader closing the pipe early is not a failure of restfn. Stop
 // quietly with the exit code so far instead of crashing on an unhandled EPIPE.

@@ -252,6 +252,7 @@ function fieldsConstructor(
   keys: readonly string[],
   pairs: ReadonlyArray<readonly [AstNode, unknown]>,
 ): ((input: unknown) => unknown) | undefined {
+  if (keys.length === 0) return undefined;
   const names: string[] = [];
   for (const [, value] of pairs) {
     const name = fieldName(value);

@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 /**
@@ -112,6 +113,15 @@ export class Histogram implements Metric {
   }
 }
 
+/**
+ * A status as a label: the statuses HTTP names as they are, any other (a service may answer 299 or
+ * 999) as its class (`2xx`), so that a service cannot make hundreds of series. Codes pass through.
+ */
+function statusLabel(outcome: string): string {
+  if (!/^\d{3}$/.test(outcome)) return outcome;
+  return STATUS_CODES[outcome] === undefined ? `${outcome[0]}xx` : outcome;
+}
+
 /** What the platform records, and the gauges it reads from its parts when asked. */
 export class PlatformMetrics {
   readonly executions = new Counter(
@@ -159,7 +169,7 @@ export class PlatformMetrics {
 
   /** Records one request a worker's execution sent. */
   remoteCall(solution: string, target: string, seconds: number, outcome: string): void {
-    this.remoteCalls.inc({ solution, function: target, outcome });
+    this.remoteCalls.inc({ solution, function: target, outcome: statusLabel(outcome) });
     this.remoteCallSeconds.observe(seconds, { solution });
   }
 

@@ -319,7 +319,7 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
     observer?.call(
       file.name,
       (performance.now() - sent) / 1000,
-      (error as { code?: string }).code ?? 'INTERNAL',
+      (error as { code?: string } | null)?.code ?? 'INTERNAL',
     );
     throw error;
   }

@@ -53,6 +53,28 @@ describe('the commands’ code cache', () => {
     const replaced = readFileSync(cache);
     expect(replaced.length).toBeGreaterThan(10_000);
     expect(replaced.equals(Buffer.alloc(replaced.length, 7))).toBe(false);
+
+    // Corrupted inside, its header intact (bit rot): V8's checksum refuses it, instead of crashing.
+    const rotten = Buffer.from(replaced);
+    for (const at of [1000, 5000, Math.floor(rotten.length / 2)])
+      for (let i = 0; i < 64; i++) rotten[at + i]! ^= 0x5a;
+    writeFileSync(cache, rotten);
+    await validate();
+    expect(readFileSync(cache).equals(rotten)).toBe(false);
+
+    // A bundle replaced by another of the same length runs its own code, not the cached one.
+    const bundle = join(copy, 'bin', 'commands', 'validate-action.cjs');
+    const text = readFileSync(bundle, 'utf8');
+    expect(text).toContain(' checked: ');
+    writeFileSync(bundle, text.replace(' checked: ', ' CHECKED: '));
+    const changed = await runCli(['validate'], { cli, cwd: root });
+    expect(changed.stdout).toContain('2 files CHECKED: 0 errors');
+    writeFileSync(bundle, text);
+
+    // Unreadable (here a folder where the file would be): compiled without, as if there were none.
+    rmSync(cache);
+    mkdirSync(cache);
+    await validate();
   });
 
   test('an error in a command is printed with its code through the bundle’s own error classes', async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { PlatformMetrics } from '../../src/platform/metrics.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { startPlatformProcess } from '../helpers/platform.js';
 
@@ -110,5 +111,23 @@ describe('GET /metrics', () => {
     expect(sample(loopback, 'restfn_executions_total{solution="crm",function="rest-ok",outcome="ok"}')).toBe(
       2,
     );
+  });
+});
+
+describe('PlatformMetrics', () => {
+  it('labels a status HTTP names as it is, any other by its class, and an error code as it is', () => {
+    const metrics = new PlatformMetrics();
+    try {
+      for (const outcome of ['200', '404', '299', '999', '799', 'TIMEOUT'])
+        metrics.remoteCall('crm', 'rest-x', 0.01, outcome);
+      const text = metrics.render();
+      const outcomes = [...text.matchAll(/^restfn_remote_calls_total\{[^}]*outcome="([^"]+)"\} 1$/gm)].map(
+        (m) => m[1],
+      );
+      expect(outcomes).toEqual(['200', '404', '2xx', '9xx', '7xx', 'TIMEOUT']);
+      expect(text).toMatch(/^restfn_remote_call_duration_seconds_count\{solution="crm"\} 6$/m);
+    } finally {
+      metrics.close();
+    }
   });
 });

@@ -463,6 +463,9 @@ parameters:
       body: JSON.stringify({ pages: true }),
     });
     expect(res.headers.get('content-type')).toContain('application/x-ndjson');
+    // Written past fastify's reply, with the security headers every answer has.
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+    expect(res.headers.get('content-security-policy')).toContain("default-src 'self'");
     const lines = (await res.text())
       .trim()
       .split('\n')

@@ -1,8 +1,10 @@
 /**
  * Messages to another thread, posted together once this turn of the event loop has run its I/O
  * (`setImmediate`): each `postMessage` wakes the other thread's loop (a system call on both sides),
- * and under load several executions finish, or start, in the same turn. Order is kept; the other
- * side takes a message or an array of them (`eachMessage`).
+ * and under load the request thread starts several executions in one turn. Order is kept; the
+ * other side takes a message or an array of them (`eachMessage`). Only the request thread batches
+ * (its turns are short); a worker's turn may hold an author's transform, which its answers must
+ * not wait for.
  */
 export function batched<T>(post: (message: T | T[]) => void): (message: T) => void {
   let pending: T[] | undefined;

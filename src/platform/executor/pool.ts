@@ -5,7 +5,7 @@ import type { CredentialRecords } from '../../auth/provider.js';
 import { RestfnError } from '../../errors/restfn-error.js';
 import type { AbortLike } from '../../http/abort.js';
 import type { Ceilings } from '../ceilings.js';
-import { batched, eachMessage } from './batched.js';
+import { batched } from './batched.js';
 import {
   ExecutionFailure,
   type FromWorker,
@@ -251,9 +251,7 @@ export class Executor {
       }),
       ended: false,
     };
-    worker.on('message', (received: FromWorker | FromWorker[]) =>
-      eachMessage(received, (message) => this.receive(slot, message)),
-    );
+    worker.on('message', (message: FromWorker) => this.receive(slot, message));
     worker.on('error', (error: Error & { code?: string }) => {
       const memory = error.code === 'ERR_WORKER_OUT_OF_MEMORY';
       if (!memory) this.log.error({ err: error, solution: slot.last }, 'an executor worker failed');

@@ -13,7 +13,9 @@ import { runTask } from './tasks.js';
 
 const port = parentPort!;
 const config = workerData as WorkerConfig;
-const send = batched<FromWorker>((message) => port.postMessage(message));
+// Posted at once, not batched as the request thread's are (batched.ts): an answer must not wait
+// for another execution's transform, nor be lost with a batch should this worker be ended.
+const send = (message: FromWorker) => port.postMessage(message);
 
 // The watchdog's pulse: it stops while author work holds this thread's event loop.
 const beat = new Int32Array(config.heartbeat);

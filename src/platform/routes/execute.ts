@@ -8,6 +8,7 @@ import { authorize } from '../auth/authorize.js';
 import type { PlatformContext } from '../context.js';
 import { errorBody, PlatformError } from '../errors.js';
 import { SOLUTION_NAME } from '../publish.js';
+import { SECURITY_HEADERS } from '../security-headers.js';
 
 interface ExecuteBody {
   readonly parameters?: Record<string, unknown>;
@@ -363,7 +364,9 @@ async function streamPages(
       // value given) is an ordinary error answer.
       started = true;
       reply.hijack();
+      // Written by hand, past fastify's reply: the security headers too.
       out.writeHead(200, {
+        ...SECURITY_HEADERS,
         'content-type': 'application/x-ndjson; charset=utf-8',
         'cache-control': 'no-store',
       });
