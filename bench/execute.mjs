@@ -30,28 +30,17 @@ const { port } = await new Promise((resolve) => server.once('message', resolve))
 const base = `http://127.0.0.1:${port}`;
 const root = mkdtempSync(join(tmpdir(), 'restfn-bench-exec-'));
 mkdirSync(join(root, 'functions'));
-writeFileSync(
-  join(root, 'functions', 'rest-get-thing.platform'),
-  `provider: DATA_PROVIDER_REST
+/** A GET of `path` on the item server with a path parameter, a header and `transform`. */
+const functionFile = (path, transform) => `provider: DATA_PROVIDER_REST
 method: GET
-url: ${base}/things/{id}
+url: ${base}/${path}/{id}
 parameters:
   id: { location: path, type: string, required: true }
   x-client: { location: header, type: string, value: bench }
-outputTransform: '${TRANSFORM}'
-`,
-);
-writeFileSync(
-  join(root, 'functions', 'rest-get-numbered.platform'),
-  `provider: DATA_PROVIDER_REST
-method: GET
-url: ${base}/numbered/{id}
-parameters:
-  id: { location: path, type: string, required: true }
-  x-client: { location: header, type: string, value: bench }
-outputTransform: '${FILTER}'
-`,
-);
+outputTransform: '${transform}'
+`;
+writeFileSync(join(root, 'functions', 'rest-get-thing.platform'), functionFile('things', TRANSFORM));
+writeFileSync(join(root, 'functions', 'rest-get-numbered.platform'), functionFile('numbered', FILTER));
 
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 /** Largest distance of a sample from the median, in % of the median. */

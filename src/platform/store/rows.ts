@@ -101,3 +101,22 @@ export function auditOf(row: AuditRow): AuditEntry {
     detail: row.detail,
   };
 }
+
+/** The audit table's columns, in the order `auditValues` gives them. */
+export const AUDIT_COLUMNS =
+  'at, actor, solution, action, target, outcome, correlation_id, duration_ms, detail';
+
+/** An audit entry's values for an INSERT, in `AUDIT_COLUMNS`' order. */
+export function auditValues(e: AuditEntry): unknown[] {
+  return [
+    e.at,
+    e.actor,
+    e.solution,
+    e.action,
+    e.target,
+    e.outcome,
+    e.correlationId,
+    e.durationMs === null ? null : Math.round(e.durationMs),
+    e.detail ?? null,
+  ];
+}

@@ -2,8 +2,10 @@ import pg from 'pg';
 import { UsageError } from '../../../errors/restfn-error.js';
 import { PlatformError } from '../../errors.js';
 import {
+  AUDIT_COLUMNS,
   type AuditRow,
   auditOf,
+  auditValues,
   type CredentialDbRow,
   credentialOf,
   type TokenRow,
@@ -511,24 +513,10 @@ export class PostgresPlatformStore implements PlatformStore {
     const columns = 9;
     const values: unknown[] = [];
     const tuples = entries.map((e, i) => {
-      values.push(
-        e.at,
-        e.actor,
-        e.solution,
-        e.action,
-        e.target,
-        e.outcome,
-        e.correlationId,
-        e.durationMs === null ? null : Math.round(e.durationMs),
-        e.detail ?? null,
-      );
+      values.push(...auditValues(e));
       return `(${Array.from({ length: columns }, (_, k) => `$${i * columns + k + 1}`).join(', ')})`;
     });
-    await this.query(
-      `INSERT INTO audit (at, actor, solution, action, target, outcome, correlation_id, duration_ms, detail)
-         VALUES ${tuples.join(', ')}`,
-      values,
-    );
+    await this.query(`INSERT INTO audit (${AUDIT_COLUMNS}) VALUES ${tuples.join(', ')}`, values);
   }
 
   async listAudit(solution: string | null, limit: number, filter: AuditFilter = {}): Promise<AuditEntry[]> {

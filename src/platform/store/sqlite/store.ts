@@ -5,8 +5,10 @@ import { UsageError } from '../../../errors/restfn-error.js';
 import { privateFile } from '../../../local/private-path.js';
 import { PlatformError } from '../../errors.js';
 import {
+  AUDIT_COLUMNS,
   type AuditRow,
   auditOf,
+  auditValues,
   type CredentialDbRow,
   credentialOf,
   type TokenRow,
@@ -361,23 +363,9 @@ export class SqlitePlatformStore implements PlatformStore {
 
   async audit(entries: readonly AuditEntry[]): Promise<void> {
     this.insertAudit ??= this.db.transaction((batch: readonly AuditEntry[]) => {
-      const insert = this.sql(
-        `INSERT INTO audit (at, actor, solution, action, target, outcome, correlation_id, duration_ms, detail)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
+      const insert = this.sql(`INSERT INTO audit (${AUDIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
       // Positional values: one row per execution, and binding by name cost a copy and a lookup each.
-      for (const e of batch)
-        insert.run(
-          e.at,
-          e.actor,
-          e.solution,
-          e.action,
-          e.target,
-          e.outcome,
-          e.correlationId,
-          e.durationMs,
-          e.detail ?? null,
-        );
+      for (const e of batch) insert.run(...auditValues(e));
     });
     this.insertAudit(entries);
   }
