@@ -1,4 +1,4 @@
-import { readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire, Module } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,7 +43,8 @@ export function loadCommandBundle(name: string): Record<string, unknown> {
   const cachedData = readCache(cacheFile, identity);
   // Node's own wrapper, so that line and column numbers in stack traces are the file's.
   const script = new Script(Module.wrap(source), { filename: file, cachedData });
-  if (cachedData === undefined || script.cachedDataRejected) {
+  // Made only where it can be kept: making it costs more than compiling did.
+  if ((cachedData === undefined || script.cachedDataRejected) && writable(dirname(file))) {
     process.once('exit', () => writeCache(cacheFile, identity, script));
   }
   const module = new Module(file);
@@ -58,6 +59,15 @@ export function loadCommandBundle(name: string): Record<string, unknown> {
   module.loaded = true;
   loaded = { exports: module.exports as Record<string, unknown>, file };
   return loaded.exports;
+}
+
+function writable(dir: string): boolean {
+  try {
+    accessSync(dir, constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** The cache's bytes for V8, when the file is this bundle's; any failure to read it is no cache. */
