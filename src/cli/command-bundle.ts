@@ -18,15 +18,10 @@ import { Script } from 'node:vm';
  * Only the build's entry loads this (the commands' `import('./NAME-action.js')` lead here there);
  * restfn's sources and its library import the commands directly.
  */
-export interface CommandBundle {
-  readonly exports: Record<string, unknown>;
-  readonly file: string;
-}
+let loaded: Record<string, unknown> | undefined;
 
-let loaded: CommandBundle | undefined;
-
-/** The command bundle that ran, if any: its copies of the error classes are the ones thrown. */
-export function loadedCommandBundle(): CommandBundle | undefined {
+/** The exports of the command bundle that ran, if any: its copies of the error classes are thrown. */
+export function loadedCommandBundle(): Record<string, unknown> | undefined {
   return loaded;
 }
 
@@ -57,8 +52,8 @@ export function loadCommandBundle(name: string): Record<string, unknown> {
   const wrapper = script.runInThisContext() as (...args: unknown[]) => void;
   wrapper.call(module.exports, module.exports, createRequire(file), module, file, dirname(file));
   module.loaded = true;
-  loaded = { exports: module.exports as Record<string, unknown>, file };
-  return loaded.exports;
+  loaded = module.exports as Record<string, unknown>;
+  return loaded;
 }
 
 function writable(dir: string): boolean {

@@ -96,13 +96,13 @@ const helpOf = (command: Command): string => {
 const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
 for (const command of everyCommand(program).slice(1)) command.showHelpAfterError(helpOf(command));
 let running: Command | undefined;
+program.hook('preAction', (_program, command) => {
+  running = command;
+});
 
 type ErrorHandling = typeof import('./coded-error.js') &
   typeof import('./error-details.js') &
   typeof import('./exit-codes.js');
-program.hook('preAction', (_program, command) => {
-  running = command;
-});
 
 try {
   await program.parseAsync(process.argv);
@@ -114,7 +114,7 @@ try {
   } else {
     // A command's bundle has its own copies of the error classes (command-bundle.ts): its errors
     // are recognised by its own functions.
-    const bundle = loadedCommandBundle()?.exports as ErrorHandling | undefined;
+    const bundle = loadedCommandBundle() as ErrorHandling | undefined;
     const { codedError, errorDetails, exitCodeFor }: ErrorHandling =
       bundle ??
       Object.assign(

@@ -173,6 +173,11 @@ export class PlatformMetrics {
     this.remoteCallSeconds.observe(seconds, { solution });
   }
 
+  /** Records one retry a worker's execution decided. */
+  retried(solution: string, target: string): void {
+    this.retries.inc({ solution, function: target });
+  }
+
   /** The text a Prometheus scrape reads. */
   render(): string {
     const delay = this.loopDelay;

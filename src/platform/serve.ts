@@ -156,7 +156,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       records: (solution) => vault.records(solution),
       observer: {
         call: (solution, fn, seconds, outcome) => metrics.remoteCall(solution, fn, seconds, outcome),
-        retry: (solution, fn) => metrics.retries.inc({ solution, function: fn }),
+        retry: (solution, fn) => metrics.retried(solution, fn),
       },
     });
     const sandboxes = new Sandboxes({

@@ -9,6 +9,7 @@ import { batched } from './batched.js';
 import {
   ExecutionFailure,
   type FromWorker,
+  MAX_CALLS_REPORTED,
   type Task,
   type ToWorker,
   type WorkerConfig,
@@ -132,7 +133,7 @@ export class Executor {
     if (this.closed) throw new RestfnError('INTERNAL', 'the platform is stopping');
     const slot = await this.lease(solution);
     const id = this.nextId++;
-    const abort = () => this.post(slot, { type: 'abort', id });
+    const abort = () => slot.post({ type: 'abort', id });
     try {
       return await new Promise((resolve, reject) => {
         slot.pending.set(id, {
@@ -141,7 +142,7 @@ export class Executor {
           onPage: options.onPage,
           validating: task.kind === 'validate',
         });
-        this.post(slot, {
+        slot.post({
           type: 'task',
           id,
           solution,
@@ -245,7 +246,7 @@ export class Executor {
       pulse: 0,
       movedAt: Date.now(),
       pending: new Map(),
-      records: new RecordsHost(this.options.records, (message) => this.post(slot, message)),
+      records: new RecordsHost(this.options.records, (message) => slot.post(message)),
       post: batched<ToWorker>((message) => {
         if (!slot.ended) worker.postMessage(message);
       }),
@@ -289,8 +290,8 @@ export class Executor {
         const pending = slot.pending.get(message.id);
         if (!pending?.onPage) return;
         pending.onPage(message.page, message.result).then(
-          () => this.post(slot, { type: 'page-read', id: message.id }),
-          () => this.post(slot, { type: 'abort', id: message.id }),
+          () => slot.post({ type: 'page-read', id: message.id }),
+          () => slot.post({ type: 'abort', id: message.id }),
         );
         return;
       }
@@ -308,13 +309,13 @@ export class Executor {
     const observer = this.options.observer;
     const name = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= 200;
     if (!observer || !Array.isArray(message.calls) || !Array.isArray(message.retries)) return;
-    for (const seen of message.calls.slice(0, 10_000)) {
+    for (const seen of message.calls.slice(0, MAX_CALLS_REPORTED)) {
       if (!Array.isArray(seen)) continue;
       const [solution, fn, seconds, outcome] = seen;
       if (name(solution) && name(fn) && name(outcome) && Number.isFinite(seconds) && seconds >= 0)
         observer.call(solution, fn, seconds, outcome);
     }
-    for (const seen of message.retries.slice(0, 10_000)) {
+    for (const seen of message.retries.slice(0, MAX_CALLS_REPORTED)) {
       if (Array.isArray(seen) && name(seen[0]) && name(seen[1])) observer.retry(seen[0], seen[1]);
     }
   }
@@ -363,9 +364,5 @@ export class Executor {
     await slot.worker.terminate().catch(() => undefined);
     // Whoever waited for a worker may have one now.
     if (!this.closed) this.serveWaiting();
-  }
-
-  private post(slot: Slot, message: ToWorker): void {
-    slot.post(message);
   }
 }

@@ -70,6 +70,9 @@ export type ToWorker =
 /** A request a worker's execution sent: solution, function, seconds, status or error code. */
 export type CallSeen = readonly [string, string, number, string];
 
+/** Most requests (and retries) one report carries; past it, the rest of the interval is not counted. */
+export const MAX_CALLS_REPORTED = 10_000;
+
 export type FromWorker =
   | { readonly type: 'done'; readonly id: number; readonly value: unknown }
   /** Requests sent and retries decided since the last report (the metrics; at most every 250 ms). */

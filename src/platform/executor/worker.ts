@@ -3,7 +3,14 @@ import { RestfnError } from '../../errors/restfn-error.js';
 import { Abort } from '../../http/abort.js';
 import { validateUpload } from '../publish.js';
 import { batched, eachMessage } from './batched.js';
-import { type CallSeen, type FromWorker, type ToWorker, toWire, type WorkerConfig } from './protocol.js';
+import {
+  type CallSeen,
+  type FromWorker,
+  MAX_CALLS_REPORTED,
+  type ToWorker,
+  toWire,
+  type WorkerConfig,
+} from './protocol.js';
 import { RecordsClient } from './records-client.js';
 import { SolutionRuntimes } from './solution-runtimes.js';
 import { runTask } from './tasks.js';
@@ -26,9 +33,7 @@ setInterval(() => Atomics.add(beat, 0, 1), 100);
 const credentials = new RecordsClient(send);
 
 // Requests and retries for the metrics, reported in batches: one message per execution would cost
-// the request thread more than the numbers are worth. Past `MAX_SEEN` in one interval, the rest
-// of that interval is not counted.
-const MAX_SEEN = 10_000;
+// the request thread more than the numbers are worth.
 let calls: CallSeen[] = [];
 let retries: Array<[string, string]> = [];
 setInterval(() => {
@@ -43,10 +48,10 @@ const runtimes = new SolutionRuntimes({
   records: (solution) => credentials.records(solution),
   observer: (solution) => ({
     call: (fn, seconds, outcome) => {
-      if (calls.length < MAX_SEEN) calls.push([solution, fn, seconds, outcome]);
+      if (calls.length < MAX_CALLS_REPORTED) calls.push([solution, fn, seconds, outcome]);
     },
     retry: (fn) => {
-      if (retries.length < MAX_SEEN) retries.push([solution, fn]);
+      if (retries.length < MAX_CALLS_REPORTED) retries.push([solution, fn]);
     },
   }),
 });
@@ -88,10 +93,9 @@ async function run(message: Extract<ToWorker, { type: 'task' }>): Promise<void> 
         runTask(runtime, task, state.abort, async (page, result) => {
           // The next page is fetched once the request thread has written this one (or the caller
           // went away: the execution stops).
-          const signal = state.abort;
           const read = new Promise<void>((resolve, reject) => {
             state.pageRead = resolve;
-            signal.addEventListener('abort', () => reject(signal.reason));
+            state.abort.addEventListener('abort', () => reject(state.abort.reason));
           });
           send({ type: 'page', id, page, result });
           await read;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
+import type { OutgoingHttpHeaders } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { httpStatusOf } from '../../errors/codes.js';
 import { RestfnError } from '../../errors/restfn-error.js';
@@ -8,7 +9,6 @@ import { authorize } from '../auth/authorize.js';
 import type { PlatformContext } from '../context.js';
 import { errorBody, PlatformError } from '../errors.js';
 import { SOLUTION_NAME } from '../publish.js';
-import { SECURITY_HEADERS } from '../security-headers.js';
 
 interface ExecuteBody {
   readonly parameters?: Record<string, unknown>;
@@ -285,11 +285,11 @@ function reserveBody(ctx: PlatformContext) {
   };
 }
 
-/** A caller that hangs up stops the execution (and its retries) instead of leaving it running. */
 /**
- * Fires when the caller goes away before its answer was written. A light `Abort` (an
- * AbortController with its listeners cost ~8 µs of every execution on the request thread); its
- * `signal` is a real AbortSignal, made for what needs one.
+ * Fires when the caller goes away before its answer was written, so the execution (and its
+ * retries) stops instead of running on. A light `Abort` (an AbortController with its listeners cost
+ * ~8 µs of every execution on the request thread); its `signal` is a real AbortSignal, made for
+ * what needs one.
  */
 function abortOnHangUp(reply: FastifyReply): Abort {
   const hungUp = new Abort();
@@ -364,9 +364,9 @@ async function streamPages(
       // value given) is an ordinary error answer.
       started = true;
       reply.hijack();
-      // Written by hand, past fastify's reply: the security headers too.
+      // Written by hand, past fastify's reply: with the headers the reply holds (security headers).
       out.writeHead(200, {
-        ...SECURITY_HEADERS,
+        ...(reply.getHeaders() as OutgoingHttpHeaders),
         'content-type': 'application/x-ndjson; charset=utf-8',
         'cache-control': 'no-store',
       });
