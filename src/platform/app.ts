@@ -6,6 +6,7 @@ import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
 import swagger from '@fastify/swagger';
 import Fastify, { type FastifyError, type FastifyInstance, LogController } from 'fastify';
+import type { DestinationStream } from 'pino';
 import { httpStatusOf } from '../errors/codes.js';
 import { RestfnError } from '../errors/restfn-error.js';
 import { authorize } from './auth/authorize.js';
@@ -23,7 +24,7 @@ import { SECURITY_HEADERS } from './security-headers.js';
 
 export interface AppOptions {
   readonly logLevel: string;
-  readonly logStream?: NodeJS.WritableStream;
+  readonly logStream?: DestinationStream;
   /** Requests per minute per token (per address without one). */
   readonly rateLimit: number;
   /** Largest request body, bytes (a publish may be larger: see the route). */

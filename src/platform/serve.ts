@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
 import type { FastifyInstance } from 'fastify';
+import { destination } from 'pino';
 import { CredentialError } from '../errors/credential-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { privateFolder } from '../local/private-path.js';
@@ -192,9 +193,13 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
         auditLog.record({ ...entry, at: new Date().toISOString(), actor: req.user?.name ?? 'anonymous' }),
     };
     let closing: Promise<void> | undefined;
+    // stderr written by the thread's own I/O, not a write call per line on the request thread (a
+    // pipe's or a file's process.stderr writes synchronously): lines written while one is being
+    // written go out together. Flushed when the platform closes and at exit.
+    const stderrLog = options.logStream ? undefined : destination({ dest: 2, sync: false });
     const app = await buildApp(ctx, {
       logLevel: options.logLevel ?? 'info',
-      logStream: options.logStream ?? process.stderr,
+      logStream: options.logStream ?? stderrLog!,
       rateLimit: options.rateLimit ?? 1200,
       bodyLimit: 1024 * 1024,
       ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
@@ -260,6 +265,11 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
         await ctx.denied.close();
         await auditLog.flush();
         await store.close();
+        try {
+          stderrLog?.flushSync();
+        } catch {
+          // stderr gone (a closed pipe): nothing more can be said there.
+        }
       })();
       return closing;
     };
