@@ -96,8 +96,16 @@ describe('GET /metrics', () => {
     ).toBe(403);
     const refused = await fetch(`${platform.url}/metrics`);
     expect(refused.status).toBe(401);
+    // An execute's answer is JSON text its worker wrote: the same headers as any answer.
+    const executed = await fetch(`${platform.url}/api/v1/solutions/crm/functions/rest-ok/execute`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(executed.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    expect(await executed.json()).toMatchObject({ status: 'ok', output: { ok: true }, version: 1 });
     // helmet's security headers on every answer, a refusal included.
-    for (const answer of [scraped!, refused]) {
+    for (const answer of [scraped!, refused, executed]) {
       expect(answer.headers.get('content-security-policy')).toContain("default-src 'self'");
       expect(answer.headers.get('x-frame-options')).toBe('SAMEORIGIN');
       expect(answer.headers.get('x-content-type-options')).toBe('nosniff');
@@ -108,8 +116,9 @@ describe('GET /metrics', () => {
     const url = /restfn: metrics on (http:\/\/127\.0\.0\.1:\d+\/metrics)/.exec(platform.output())?.[1];
     expect(url).toBeDefined();
     const loopback = await (await fetch(url!)).text();
+    // The two executions above and the one whose headers were checked.
     expect(sample(loopback, 'restfn_executions_total{solution="crm",function="rest-ok",outcome="ok"}')).toBe(
-      2,
+      3,
     );
   });
 });

@@ -45,6 +45,16 @@ export type Task =
   | { readonly kind: 'origins'; readonly key: string }
   | { readonly kind: 'validate'; readonly files: Readonly<Record<string, string>> };
 
+/**
+ * What an execute's worker hands back: the answer's JSON text, built in the worker (the output may
+ * be large: the request thread, which answers every solution, only writes it out), and its status
+ * for the audit.
+ */
+export interface ExecuteAnswer {
+  readonly status: 'ok' | 'skipped';
+  readonly json: string;
+}
+
 /** A credential record operation, asked of the request thread (which holds the vault). */
 export type RecordsOp = 'get' | 'keys' | 'getTokens' | 'setTokens' | 'clearTokens' | 'lock' | 'unlock';
 

@@ -2,9 +2,10 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { RestfnError } from '../../errors/restfn-error.js';
 import { Abort } from '../../http/abort.js';
 import { validateUpload } from '../publish.js';
-import { batched, eachMessage } from './batched.js';
+import { eachMessage } from './batched.js';
 import {
   type CallSeen,
+  type ExecuteAnswer,
   type FromWorker,
   MAX_CALLS_REPORTED,
   type ToWorker,
@@ -101,6 +102,8 @@ async function run(message: Extract<ToWorker, { type: 'task' }>): Promise<void> 
           await read;
         }),
       );
+      if (task.kind === 'execute')
+        value = executeAnswer(value as { status: 'ok' | 'skipped' }, version!.number);
     }
     send({ type: 'done', id, value });
   } catch (error) {
@@ -108,4 +111,9 @@ async function run(message: Extract<ToWorker, { type: 'task' }>): Promise<void> 
   } finally {
     running.delete(id);
   }
+}
+
+/** An execute's answer as the caller gets it, with the version it ran on, as JSON text. */
+function executeAnswer(answer: { status: 'ok' | 'skipped' }, version: number): ExecuteAnswer {
+  return { status: answer.status, json: JSON.stringify({ ...answer, version }) };
 }

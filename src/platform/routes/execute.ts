@@ -8,7 +8,11 @@ import { Abort } from '../../http/abort.js';
 import { authorize } from '../auth/authorize.js';
 import type { PlatformContext } from '../context.js';
 import { errorBody, PlatformError } from '../errors.js';
+import type { ExecuteAnswer } from '../executor/protocol.js';
 import { SOLUTION_NAME } from '../publish.js';
+
+/** What fastify names a JSON answer it serialises itself. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
 interface ExecuteBody {
   readonly parameters?: Record<string, unknown>;
@@ -114,7 +118,7 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
     }
     const correlationId = randomUUID();
     try {
-      const { value, version } = await ctx.runtimes.run(
+      const { value } = await ctx.runtimes.run(
         solution,
         {
           kind: 'execute',
@@ -127,9 +131,9 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
         },
         { signal: controller },
       );
-      const answer = value as { status: 'ok' | 'skipped' };
+      const answer = value as ExecuteAnswer;
       await audited(answer.status, correlationId);
-      return { ...answer, version };
+      return reply.type(JSON_TYPE).send(answer.json);
     } catch (error) {
       // Errors found before the call (parameters, credentials) carry the execution's id too.
       await audited(codeOf(error), withCorrelationId(error, correlationId), detailOf(error));
