@@ -188,76 +188,69 @@ export class YamlFile {
   /**
    * The place of the node at `path`, or of the deepest node on it that exists (`exact`: the root's
    * place, with no text, when the path does not exist). Positions are looked up in the file's
-   * `Places`, kept when the node tree is let go: a finding after `release` (every CONTEXT_PATH
+   * places, kept when the node tree is let go: a finding after `release` (every CONTEXT_PATH
    * warning of a 1,000-file solution) would otherwise parse the file a second time.
    */
   private find(path: PropertyPath, exact = false): Place {
-    const places = this.places;
-    let key = '';
-    let place = places.get(key)!;
+    let place = this.places;
     for (const segment of path) {
-      const next = childKey(key, place, segment);
-      const found = next === undefined ? undefined : places.get(next);
+      const found = childOf(place, segment);
       if (!found) return exact ? { at: place.at, kind: 'other' } : place;
-      key = next!;
       place = found;
     }
     return place;
   }
 
-  private get places(): Places {
+  private get places(): Place {
     this.indexed ??= placesOf(this.doc);
     return this.indexed;
   }
 
-  private indexed: Places | undefined;
+  private indexed: Place | undefined;
 }
 
-/** Where a node starts (and its key, for a map's value); for a string scalar, its text. */
+/**
+ * Where a node starts (and its key, for a map's value); for a string scalar, its text. A tree like
+ * the document's, without its nodes: a map's children by key (the first of repeated keys, as a
+ * lookup by key finds it), a sequence's by index.
+ */
 interface Place {
   readonly at: number;
-  readonly key?: number;
+  readonly key?: number | undefined;
   readonly kind: 'map' | 'seq' | 'other';
   readonly text?: { readonly end: number; readonly type: ScalarNode['type']; readonly value: string };
+  /** A map's children by key, a sequence's by index. */
+  readonly children?: Map<string, Place> | Place[];
 }
 
-/** Every node's place, by path: segments joined by NUL, `k` before a map key, `i` before an index. */
-type Places = Map<string, Place>;
-
-function placesOf(doc: Document.Parsed): Places {
-  const places: Places = new Map();
-  const add = (path: string, node: Node | null, key: number | undefined): void => {
+function placesOf(doc: Document.Parsed): Place {
+  const placeOf = (node: Node | null, key: number | undefined): Place => {
     const at = node?.range?.[0] ?? key ?? 0;
     if (isMap(node)) {
-      places.set(path, { at, key, kind: 'map' });
+      const children = new Map<string, Place>();
       for (const pair of node.items) {
         if (!isPair(pair) || !isScalar(pair.key)) continue;
         const keyNode = pair.key as Node;
-        const child = `${path}\0k${String(pair.key.value)}`;
-        // The first of repeated keys, as a lookup by key finds it.
-        if (!places.has(child)) add(child, (pair.value as Node | null) ?? keyNode, keyNode.range?.[0]);
+        const name = String(pair.key.value);
+        if (!children.has(name))
+          children.set(name, placeOf((pair.value as Node | null) ?? keyNode, keyNode.range?.[0]));
       }
-    } else if (isSeq(node)) {
-      places.set(path, { at, key, kind: 'seq' });
-      for (const [i, item] of node.items.entries()) add(`${path}\0i${i}`, item as Node, undefined);
-    } else if (isScalar(node) && typeof node.value === 'string' && node.range) {
-      places.set(path, {
-        at,
-        key,
-        kind: 'other',
-        text: { end: node.range[1], type: node.type, value: node.value },
-      });
-    } else {
-      places.set(path, { at, key, kind: 'other' });
+      return { at, key, kind: 'map', children };
     }
+    if (isSeq(node)) {
+      return { at, key, kind: 'seq', children: node.items.map((item) => placeOf(item as Node, undefined)) };
+    }
+    if (isScalar(node) && typeof node.value === 'string' && node.range) {
+      return { at, key, kind: 'other', text: { end: node.range[1], type: node.type, value: node.value } };
+    }
+    return { at, key, kind: 'other' };
   };
-  add('', doc.contents, undefined);
-  return places;
+  return placeOf(doc.contents, undefined);
 }
 
-/** The key of a child's place: a map's by key (an index names a key too), a sequence's by index. */
-function childKey(path: string, place: Place, segment: string | number): string | undefined {
-  if (place.kind === 'map') return `${path}\0k${String(segment)}`;
-  if (place.kind === 'seq' && typeof segment === 'number') return `${path}\0i${segment}`;
+/** A child's place: a map's by key (an index names a key too), a sequence's by index. */
+function childOf(place: Place, segment: string | number): Place | undefined {
+  if (place.kind === 'map') return (place.children as Map<string, Place>).get(String(segment));
+  if (place.kind === 'seq' && typeof segment === 'number') return (place.children as Place[])[segment];
   return undefined;
 }
