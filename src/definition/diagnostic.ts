@@ -26,5 +26,13 @@ export function formatDiagnostic(d: Diagnostic): string {
 }
 
 export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
-  return a.file.localeCompare(b.file) || a.line - b.line || a.col - b.col || a.code.localeCompare(b.code);
+  return (
+    (a.file === b.file ? 0 : COLLATOR.compare(a.file, b.file)) ||
+    a.line - b.line ||
+    a.col - b.col ||
+    COLLATOR.compare(a.code, b.code)
+  );
 }
+
+/** `localeCompare`'s order, with one collator made once (each `localeCompare` looks one up). */
+const COLLATOR = new Intl.Collator();

@@ -17,10 +17,16 @@ function unprintable(code: number): boolean {
   );
 }
 
+/** The same characters as `unprintable`, for a first look at a whole text. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what it looks for.
+const ANY_UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
 const SHORT: Record<string, string> = { '\n': '\\n', '\r': '\\r', '\t': '\\t' };
 
 /** `text` with every unprintable character written as an escape (`\n`, `\u001b`), JSON style. */
 export function printable(text: string): string {
+  // Almost every text has none: one native scan decides.
+  if (!ANY_UNPRINTABLE.test(text)) return text;
   let out = '';
   for (const c of text) {
     const code = c.charCodeAt(0);

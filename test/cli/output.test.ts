@@ -33,6 +33,19 @@ describe('output conventions', () => {
     }
   });
 
+  test('printable escapes the same characters whether or not the text has another to escape', () => {
+    // A text with nothing to escape is returned after one scan: that scan must know every character
+    // the escaping knows. A trailing line break makes the whole text take the escaping path.
+    const disagree: string[] = [];
+    for (let code = 0; code <= 0xffff; code++) {
+      if (code >= 0xd800 && code <= 0xdfff) continue;
+      const text = `x${String.fromCharCode(code)}`;
+      if (printable(text) !== printable(`${text}\n`).slice(0, -2)) disagree.push(`U+${code.toString(16)}`);
+    }
+    expect(disagree).toEqual([]);
+    expect(printable('plain text, é, 😀')).toBe('plain text, é, 😀');
+  });
+
   test('a table: a header, aligned columns, escaped cells, no column that is empty in every row', () => {
     const escaped = printable('evil\u001b[2J');
     expect(escaped).not.toContain('\u001b');
