@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { MAX_CALLS_REPORTED, reportedCalls } from '../../src/platform/executor/protocol.js';
 import { PlatformMetrics } from '../../src/platform/metrics.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { startPlatformProcess } from '../helpers/platform.js';
@@ -138,5 +139,37 @@ describe('PlatformMetrics', () => {
     } finally {
       metrics.close();
     }
+  });
+
+  it("takes of a worker's report only the entries that are what they must be", () => {
+    const long = 'x'.repeat(201);
+    const { calls, retries } = reportedCalls({
+      calls: [
+        ['crm', 'rest-a', 0.5, '200'],
+        ['crm', 'rest-a', -1, '200'],
+        ['crm', 'rest-a', Number.NaN, '200'],
+        ['crm', 'rest-a', Number.POSITIVE_INFINITY, '200'],
+        ['crm', 'rest-a', '0.5', '200'],
+        ['', 'rest-a', 0.5, '200'],
+        [long, 'rest-a', 0.5, '200'],
+        ['crm', { toString: () => 'x' }, 0.5, '200'],
+        'crm,rest-a,0.5,200',
+        null,
+        ['crm', 'rest-b', 0, 'TIMEOUT'],
+      ],
+      retries: [['crm', 'rest-a'], ['crm'], ['crm', 7], 'crm', ['crm', 'rest-b', 'extra']],
+    });
+    expect(calls).toEqual([
+      ['crm', 'rest-a', 0.5, '200'],
+      ['crm', 'rest-b', 0, 'TIMEOUT'],
+    ]);
+    expect(retries).toEqual([
+      ['crm', 'rest-a'],
+      ['crm', 'rest-b'],
+    ]);
+    // Not arrays: nothing. Too many: the first MAX_CALLS_REPORTED.
+    expect(reportedCalls({ calls: 'many', retries: { length: 3 } })).toEqual({ calls: [], retries: [] });
+    const flood = Array.from({ length: MAX_CALLS_REPORTED + 5 }, () => ['crm', 'rest-a', 0.1, '200']);
+    expect(reportedCalls({ calls: flood, retries: flood }).calls).toHaveLength(MAX_CALLS_REPORTED);
   });
 });

@@ -9,7 +9,7 @@ import { batched } from './batched.js';
 import {
   ExecutionFailure,
   type FromWorker,
-  MAX_CALLS_REPORTED,
+  reportedCalls,
   type Task,
   type ToWorker,
   type WorkerConfig,
@@ -307,17 +307,10 @@ export class Executor {
   /** A worker's report of requests and retries, taken only as the plain values it must be. */
   private observe(message: Extract<FromWorker, { type: 'calls' }>): void {
     const observer = this.options.observer;
-    const name = (v: unknown) => typeof v === 'string' && v.length > 0 && v.length <= 200;
-    if (!observer || !Array.isArray(message.calls) || !Array.isArray(message.retries)) return;
-    for (const seen of message.calls.slice(0, MAX_CALLS_REPORTED)) {
-      if (!Array.isArray(seen)) continue;
-      const [solution, fn, seconds, outcome] = seen;
-      if (name(solution) && name(fn) && name(outcome) && Number.isFinite(seconds) && seconds >= 0)
-        observer.call(solution, fn, seconds, outcome);
-    }
-    for (const seen of message.retries.slice(0, MAX_CALLS_REPORTED)) {
-      if (Array.isArray(seen) && name(seen[0]) && name(seen[1])) observer.retry(seen[0], seen[1]);
-    }
+    if (!observer) return;
+    const { calls, retries } = reportedCalls(message);
+    for (const [solution, fn, seconds, outcome] of calls) observer.call(solution, fn, seconds, outcome);
+    for (const [solution, fn] of retries) observer.retry(solution, fn);
   }
 
   /** Ends workers whose event loop stood still too long while they had work. */

@@ -83,6 +83,41 @@ export type CallSeen = readonly [string, string, number, string];
 /** Most requests (and retries) one report carries; past it, the rest of the interval is not counted. */
 export const MAX_CALLS_REPORTED = 10_000;
 
+/**
+ * The entries of a worker's `calls` report that are what they must be: names of 1-200 characters,
+ * a finite duration of zero or more, at most `MAX_CALLS_REPORTED` of each. A worker runs authors'
+ * work: what it says is checked before it becomes a metric's label.
+ */
+export function reportedCalls(report: { calls?: unknown; retries?: unknown }): {
+  calls: CallSeen[];
+  retries: Array<readonly [string, string]>;
+} {
+  const name = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 200;
+  const calls: CallSeen[] = [];
+  const retries: Array<readonly [string, string]> = [];
+  if (Array.isArray(report.calls)) {
+    for (const seen of report.calls.slice(0, MAX_CALLS_REPORTED)) {
+      if (!Array.isArray(seen)) continue;
+      const [solution, fn, seconds, outcome] = seen as unknown[];
+      if (
+        name(solution) &&
+        name(fn) &&
+        name(outcome) &&
+        typeof seconds === 'number' &&
+        seconds >= 0 &&
+        Number.isFinite(seconds)
+      )
+        calls.push([solution, fn, seconds, outcome]);
+    }
+  }
+  if (Array.isArray(report.retries)) {
+    for (const seen of report.retries.slice(0, MAX_CALLS_REPORTED)) {
+      if (Array.isArray(seen) && name(seen[0]) && name(seen[1])) retries.push([seen[0], seen[1]]);
+    }
+  }
+  return { calls, retries };
+}
+
 export type FromWorker =
   | { readonly type: 'done'; readonly id: number; readonly value: unknown }
   /** Requests sent and retries decided since the last report (the metrics; at most every 250 ms). */
