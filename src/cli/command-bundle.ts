@@ -1,6 +1,16 @@
-import { accessSync, constants, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  accessSync,
+  constants,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { createRequire, Module } from 'node:module';
-import { basename, dirname, join } from 'node:path';
+import { homedir } from 'node:os';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 
@@ -13,7 +23,8 @@ import { Script } from 'node:vm';
  * V8's code cache beside it (NAME.cjs.cache). The cache is written at the first run of the command
  * (at exit, when the functions that ran are compiled), and again whenever V8 rejects it (another
  * Node version or V8 flags, a failed checksum: main.ts turns V8's check on) or it was made from
- * another bundle; where dist/ is not writable, commands run without it.
+ * another bundle. Where dist/ is not writable (another user's global installation), the cache is the
+ * user's own, in $XDG_CACHE_HOME/restfn (~/.cache/restfn), unless one beside the bundle is taken.
  *
  * Only the build's entry loads this (the commands' `import('./NAME-action.js')` lead here there);
  * restfn's sources and its library import the commands directly.
@@ -29,18 +40,22 @@ export function loadCommandBundle(name: string): Record<string, unknown> {
   // The build puts this module in dist/bin/restfn.js or in one of its chunks (dist/bin/chunks/).
   const here = dirname(fileURLToPath(import.meta.url));
   const file = join(basename(here) === 'chunks' ? dirname(here) : here, 'commands', `${name}.cjs`);
-  const cacheFile = `${file}.cache`;
+  const beside = `${file}.cache`;
+  const keptBeside = writable(dirname(file));
   const source = readFileSync(file, 'utf8');
   // The cache names the bundle it was made from: V8 itself compares only the source's length, and
   // a bundle replaced by one of the same length would otherwise run the old one's code.
   const { size, mtimeMs } = statSync(file);
   const identity = Buffer.from(`restfn code cache ${size} ${mtimeMs}\n`);
-  const cachedData = readCache(cacheFile, identity);
+  const own = keptBeside ? undefined : userCacheFile(file);
+  let cachedData = readCache(beside, identity);
+  if (cachedData === undefined && own) cachedData = readCache(own, identity);
   // Node's own wrapper, so that line and column numbers in stack traces are the file's.
   const script = new Script(Module.wrap(source), { filename: file, cachedData });
   // Made only where it can be kept: making it costs more than compiling did.
-  if ((cachedData === undefined || script.cachedDataRejected) && writable(dirname(file))) {
-    process.once('exit', () => writeCache(cacheFile, identity, script));
+  const target = keptBeside ? beside : own;
+  if ((cachedData === undefined || script.cachedDataRejected) && target) {
+    process.once('exit', () => writeCache(target, identity, script));
   }
   const module = new Module(file);
   module.filename = file;
@@ -65,6 +80,28 @@ function writable(dir: string): boolean {
   }
 }
 
+/**
+ * Where a user keeps the cache of a bundle they may not write beside: a folder of their own (mode
+ * 0700) per installation, named by a hash of its path. No home, no cache.
+ */
+function userCacheFile(file: string): string | undefined {
+  const xdg = process.env.XDG_CACHE_HOME;
+  let base: string;
+  try {
+    base = xdg && isAbsolute(xdg) ? xdg : join(homedir(), '.cache');
+  } catch {
+    return undefined;
+  }
+  return join(base, 'restfn', 'code-cache', fnv1a(dirname(file)), `${basename(file)}.cache`);
+}
+
+/** FNV-1a of a text, as 8 hex digits: enough to tell installations apart (the cache's header checks the bundle). */
+function fnv1a(text: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return (hash >>> 0).toString(16).padStart(8, '0');
+}
+
 /** The cache's bytes for V8, when the file is this bundle's; any failure to read it is no cache. */
 function readCache(cacheFile: string, identity: Buffer): Buffer | undefined {
   try {
@@ -77,14 +114,15 @@ function readCache(cacheFile: string, identity: Buffer): Buffer | undefined {
   return undefined;
 }
 
-/** Written beside the bundle, atomically (commands may run at once); a read-only dist/ keeps none. */
+/** Written atomically (commands may run at once); a failure leaves the command as it ran. */
 function writeCache(cacheFile: string, identity: Buffer, script: Script): void {
   const temporary = `${cacheFile}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
+    mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
     writeFileSync(temporary, Buffer.concat([identity, script.createCachedData()]));
     renameSync(temporary, cacheFile);
   } catch {
     rmSync(temporary, { force: true });
-    // Not writable (an installation owned by another user): the command still ran, only slower.
+    // Not writable after all (a full disk, a home that is not the user's): it ran, only slower.
   }
 }

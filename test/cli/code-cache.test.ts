@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import {
+  chmodSync,
+  chownSync,
   cpSync,
   existsSync,
   mkdirSync,
@@ -8,6 +11,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
 import { CLI, runCli } from '../helpers/cli.js';
@@ -75,6 +79,61 @@ describe('the commands’ code cache', () => {
     rmSync(cache);
     mkdirSync(cache);
     await validate();
+  });
+
+  test('a user who may not write beside the bundle keeps the cache in a folder of their own', () => {
+    // An installation the user may read, not write: as root, run as `nobody` (root writes anywhere);
+    // otherwise the folder is made read-only.
+    const asRoot = process.getuid?.() === 0;
+    const place = mkdtempSync(join(tmpdir(), 'restfn-readonly-install-'));
+    try {
+      cpSync(join(copy, 'bin'), join(place, 'bin'), { recursive: true });
+      rmSync(join(place, 'bin', 'commands', 'validate-action.cjs.cache'), { recursive: true, force: true });
+      const root = join(place, 'solution');
+      mkdirSync(join(root, 'functions'), { recursive: true });
+      writeFileSync(join(root, 'solution.yaml'), 'name: shared\n');
+      writeFileSync(
+        join(root, 'functions', 'rest-get-items.platform'),
+        'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: https://api.example.com/items\n',
+      );
+      const home = join(place, 'home');
+      mkdirSync(home);
+      if (asRoot) {
+        execFileSync('chmod', ['-R', 'a+rX', place]);
+        const id = (flag: string) => Number(execFileSync('id', [flag, 'nobody'], { encoding: 'utf8' }));
+        chownSync(home, id('-u'), id('-g'));
+      } else chmodSync(join(place, 'bin', 'commands'), 0o555);
+      const cli = join(place, 'bin', 'restfn.js');
+      const env = { ...process.env, HOME: home, XDG_CACHE_HOME: '', NO_COLOR: '1' };
+      const validate = () =>
+        execFileSync(
+          asRoot ? 'runuser' : process.execPath,
+          [
+            ...(asRoot ? ['-u', 'nobody', '--', 'env', `HOME=${home}`, process.execPath] : []),
+            cli,
+            'validate',
+            '--solution',
+            root,
+          ],
+          { env, encoding: 'utf8', cwd: place },
+        );
+
+      expect(validate()).toContain('2 files checked: 0 errors');
+      const folder = join(home, '.cache', 'restfn', 'code-cache');
+      const [installation] = execFileSync('ls', [folder], { encoding: 'utf8' }).split('\n');
+      const cache = join(folder, installation!, 'validate-action.cjs.cache');
+      const written = statSync(cache);
+      expect(written.size).toBeGreaterThan(10_000);
+      // The user's alone, and none beside the bundle.
+      expect(statSync(dirname(cache)).mode & 0o777).toBe(0o700);
+      expect(existsSync(join(place, 'bin', 'commands', 'validate-action.cjs.cache'))).toBe(false);
+      // Accepted the next time: not written again.
+      expect(validate()).toContain('2 files checked: 0 errors');
+      expect(statSync(cache).ino).toBe(written.ino);
+    } finally {
+      if (!asRoot) chmodSync(join(place, 'bin', 'commands'), 0o755);
+      rmSync(place, { recursive: true, force: true });
+    }
   });
 
   test('an error in a command is printed with its code through the bundle’s own error classes', async () => {
