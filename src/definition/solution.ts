@@ -5,6 +5,7 @@ import { RestfnError } from '../errors/restfn-error.js';
 import type { ScriptModule } from '../expression/scripts/sandbox.js';
 import { describe, EXTENSION, findDefinitionFiles } from './definition-files.js';
 import { type Diagnostic, diagnostic } from './diagnostic.js';
+import { parseDefinition } from './schema/compiled.js';
 import {
   type ActionDefinition,
   type DatasourceDefinition,
@@ -178,7 +179,7 @@ export function parseFile<K extends FileKind>(
       );
     } else {
       const schema = SCHEMAS[kind] as unknown as z.ZodType<DefinitionOf[K]>;
-      const result = schema.safeParse(data);
+      const result = parseDefinition(schema, data);
       if (result.success) definition = result.data;
       else diagnostics.push(...schemaDiagnostics(yaml, data, result.error.issues));
     }
