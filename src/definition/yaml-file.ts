@@ -52,7 +52,7 @@ export class YamlFile {
    * of 1,000 files (issue 11).
    */
   release(): void {
-    if (this.parsed) this.indexed ??= placesOf(this.parsed);
+    if (this.parsed) this.index();
     this.parsed = undefined;
   }
 
@@ -65,36 +65,9 @@ export class YamlFile {
       .map((e) => ({ message: e.message, at: this.position(e.offset) }));
   }
 
-  /**
-   * Keys a map repeats (the library's message, at the repeat), one pass per map. Scalar keys
-   * count as the same when their values are, as the library decides; other keys never do.
-   */
+  /** Keys a map repeats (the library's message, at the repeat): found by the walk that places nodes. */
   private repeatedKeys(): Array<{ message: string; offset: number }> {
-    const found: Array<{ message: string; offset: number }> = [];
-    // Every map, keys that are collections included; a plain walk (the library's `visit` builds a
-    // frozen path for every node: a twentieth of validating 1,000 files).
-    const walk = (node: unknown): void => {
-      if (isMap(node)) {
-        const seen = new Set<unknown>();
-        for (const pair of node.items) {
-          if (isScalar(pair.key)) {
-            const value = pair.key.value;
-            if (seen.has(value))
-              found.push({ message: 'Map keys must be unique', offset: pair.key.range?.[0] ?? 0 });
-            seen.add(value);
-          } else walk(pair.key);
-          walk(pair.value);
-        }
-      } else if (isSeq(node)) {
-        for (const item of node.items) walk(item);
-      } else if (isPair(node)) {
-        // A pair inside a flow sequence (`[a: 1]`).
-        walk(node.key);
-        walk(node.value);
-      }
-    };
-    walk(this.doc.contents);
-    return found;
+    return this.index().repeated;
   }
 
   /**
@@ -202,11 +175,16 @@ export class YamlFile {
   }
 
   private get places(): Place {
-    this.indexed ??= placesOf(this.doc);
+    return this.index().places;
+  }
+
+  /** The nodes' places and the repeated keys, from one walk of the tree (parsed again if let go). */
+  private index(): Indexed {
+    this.indexed ??= indexOf(this.doc);
     return this.indexed;
   }
 
-  private indexed: Place | undefined;
+  private indexed: Indexed | undefined;
 }
 
 /**
@@ -223,29 +201,66 @@ interface Place {
   readonly children?: Map<string, Place> | Place[];
 }
 
-function placesOf(doc: Document.Parsed): Place {
+interface Indexed {
+  readonly places: Place;
+  /** Keys a map repeats, at the repeat, in document order. */
+  readonly repeated: Array<{ message: string; offset: number }>;
+}
+
+/**
+ * One walk of the tree: every node's place, and the keys maps repeat. Scalar keys count as the
+ * same when their values are, as the library decides; other keys never do, but every map is
+ * checked, keys that are collections and pairs of flow sequences (`[a: 1]`) included. (The
+ * library's own check compares every key of a map with every other: 20,000 parameters took 2 s.)
+ */
+function indexOf(doc: Document.Parsed): Indexed {
+  const repeated: Array<{ message: string; offset: number }> = [];
+  const repeat = (key: Node) =>
+    repeated.push({ message: 'Map keys must be unique', offset: key.range?.[0] ?? 0 });
+  // What no place is kept for (a collection as a key, a repeated key's value): repeated keys only.
+  const scan = (node: unknown): void => {
+    if (isMap(node) || isSeq(node) || isPair(node)) placeOf(node as Node, undefined);
+  };
   const placeOf = (node: Node | null, key: number | undefined): Place => {
     const at = node?.range?.[0] ?? key ?? 0;
     if (isMap(node)) {
       const children = new Map<string, Place>();
-      for (const pair of node.items) {
-        if (!isPair(pair) || !isScalar(pair.key)) continue;
+      // Key values seen, made only once two keys read alike (`1` and `'1'` do, and are not the same).
+      let values: Set<unknown> | undefined;
+      for (const [i, pair] of node.items.entries()) {
+        if (!isScalar(pair.key)) {
+          scan(pair.key);
+          scan(pair.value);
+          continue;
+        }
         const keyNode = pair.key as Node;
         const name = String(pair.key.value);
-        if (!children.has(name))
+        if (!children.has(name)) {
           children.set(name, placeOf((pair.value as Node | null) ?? keyNode, keyNode.range?.[0]));
+          values?.add(pair.key.value);
+          continue;
+        }
+        values ??= new Set(node.items.slice(0, i).flatMap((p) => (isScalar(p.key) ? [p.key.value] : [])));
+        if (values.has(pair.key.value)) repeat(keyNode);
+        values.add(pair.key.value);
+        scan(pair.value);
       }
       return { at, key, kind: 'map', children };
     }
     if (isSeq(node)) {
       return { at, key, kind: 'seq', children: node.items.map((item) => placeOf(item as Node, undefined)) };
     }
+    if (isPair(node)) {
+      scan(node.key);
+      scan(node.value);
+      return { at, key, kind: 'other' };
+    }
     if (isScalar(node) && typeof node.value === 'string' && node.range) {
       return { at, key, kind: 'other', text: { end: node.range[1], type: node.type, value: node.value } };
     }
     return { at, key, kind: 'other' };
   };
-  return placeOf(doc.contents, undefined);
+  return { places: placeOf(doc.contents, undefined), repeated };
 }
 
 /** A child's place: a map's by key (an index names a key too), a sequence's by index. */
