@@ -115,8 +115,11 @@ const WHOLE = /@(?:ctx)?(?![.\w$])/;
 /** Every `@ctx` read in an expression, outside its string literals: the names and where it starts. */
 export function contextReads(body: string): Array<{ names: string[]; index: number }> {
   const found: Array<{ names: string[]; index: number }> = [];
-  const literal = stringLiterals(body);
+  // Most expressions read no context: nothing to scan for, and no literals to find.
+  if (!body.includes('@')) return found;
+  let literal: ((index: number) => boolean) | undefined;
   for (const match of body.matchAll(PATH)) {
+    literal ??= stringLiterals(body);
     if (literal(match.index)) continue;
     found.push({ names: match[1]!.slice(1).split('.'), index: match.index });
   }
