@@ -132,6 +132,9 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
         { signal: controller },
       );
       const answer = value as ExecuteAnswer;
+      // A worker runs authors' work: its answer's status becomes a metric's label only as one of two.
+      if (typeof answer?.json !== 'string' || (answer.status !== 'ok' && answer.status !== 'skipped'))
+        throw new RestfnError('INTERNAL', 'the platform failed unexpectedly; the server log has the details');
       await audited(answer.status, correlationId);
       return reply.type(JSON_TYPE).send(answer.json);
     } catch (error) {
