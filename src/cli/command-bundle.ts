@@ -1,7 +1,11 @@
 import {
   accessSync,
+  closeSync,
   constants,
+  fstatSync,
+  lstatSync,
   mkdirSync,
+  openSync,
   readFileSync,
   renameSync,
   rmSync,
@@ -49,13 +53,13 @@ export function loadCommandBundle(name: string): Record<string, unknown> {
   const identity = Buffer.from(`restfn code cache ${size} ${mtimeMs}\n`);
   const own = keptBeside ? undefined : userCacheFile(file);
   let cachedData = readCache(beside, identity);
-  if (cachedData === undefined && own) cachedData = readCache(own, identity);
+  if (cachedData === undefined && own) cachedData = readCache(own, identity, true);
   // Node's own wrapper, so that line and column numbers in stack traces are the file's.
   const script = new Script(Module.wrap(source), { filename: file, cachedData });
   // Made only where it can be kept: making it costs more than compiling did.
   const target = keptBeside ? beside : own;
   if ((cachedData === undefined || script.cachedDataRejected) && target) {
-    process.once('exit', () => writeCache(target, identity, script));
+    process.once('exit', () => writeCache(target, identity, script, target === own));
   }
   const module = new Module(file);
   module.filename = file;
@@ -82,9 +86,10 @@ function writable(dir: string): boolean {
 
 /**
  * Where a user keeps the cache of a bundle they may not write beside: a folder of their own (mode
- * 0700) per installation, named by a hash of its path. No home, no cache.
+ * 0700) per installation, named by a hash of its path. No home (or no user ids), no cache.
  */
 function userCacheFile(file: string): string | undefined {
+  if (typeof process.getuid !== 'function') return undefined;
   const xdg = process.env.XDG_CACHE_HOME;
   let base: string;
   try {
@@ -102,10 +107,33 @@ function fnv1a(text: string): string {
   return (hash >>> 0).toString(16).padStart(8, '0');
 }
 
-/** The cache's bytes for V8, when the file is this bundle's; any failure to read it is no cache. */
-function readCache(cacheFile: string, identity: Buffer): Buffer | undefined {
+/**
+ * Whether `path` is the user's own and only theirs to change: not a link, owned by this user, not
+ * writable by group or others. A cache is code this process runs: in the user's cache folder (which
+ * `XDG_CACHE_HOME` may put anywhere, /tmp included) one planted by another user must not be.
+ */
+function ownedByUser(stats: { uid: number; mode: number; isSymbolicLink(): boolean }): boolean {
+  return !stats.isSymbolicLink() && stats.uid === process.getuid?.() && (stats.mode & 0o022) === 0;
+}
+
+/**
+ * The cache's bytes for V8, when the file is this bundle's; any failure to read it is no cache. In
+ * the user's folder (`own`), only a file and folder of the user's own count (opened without
+ * following a link, checked on what was opened).
+ */
+function readCache(cacheFile: string, identity: Buffer, own = false): Buffer | undefined {
   try {
-    const bytes = readFileSync(cacheFile);
+    let bytes: Buffer;
+    if (own) {
+      if (!ownedByUser(lstatSync(dirname(cacheFile)))) return undefined;
+      const fd = openSync(cacheFile, constants.O_RDONLY | constants.O_NOFOLLOW);
+      try {
+        if (!ownedByUser(fstatSync(fd))) return undefined;
+        bytes = readFileSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    } else bytes = readFileSync(cacheFile);
     if (bytes.length > identity.length && bytes.subarray(0, identity.length).equals(identity))
       return bytes.subarray(identity.length);
   } catch {
@@ -114,12 +142,21 @@ function readCache(cacheFile: string, identity: Buffer): Buffer | undefined {
   return undefined;
 }
 
-/** Written atomically (commands may run at once); a failure leaves the command as it ran. */
-function writeCache(cacheFile: string, identity: Buffer, script: Script): void {
+/**
+ * Written atomically (commands may run at once); a failure leaves the command as it ran. In the
+ * user's folder, only into a folder of their own, as a new file (never through a link).
+ */
+function writeCache(cacheFile: string, identity: Buffer, script: Script, own = false): void {
   const temporary = `${cacheFile}.${process.pid}.${Math.random().toString(36).slice(2)}.tmp`;
   try {
-    mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
-    writeFileSync(temporary, Buffer.concat([identity, script.createCachedData()]));
+    if (own) {
+      mkdirSync(dirname(cacheFile), { recursive: true, mode: 0o700 });
+      if (!ownedByUser(lstatSync(dirname(cacheFile)))) return;
+    }
+    writeFileSync(temporary, Buffer.concat([identity, script.createCachedData()]), {
+      flag: 'wx',
+      ...(own ? { mode: 0o600 } : {}),
+    });
     renameSync(temporary, cacheFile);
   } catch {
     rmSync(temporary, { force: true });

@@ -196,7 +196,10 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
     // stderr written by the thread's own I/O, not a write call per line on the request thread (a
     // pipe's or a file's process.stderr writes synchronously): lines written while one is being
     // written go out together. Flushed when the platform closes and at exit.
-    const stderrLog = options.logStream ? undefined : destination({ dest: 2, sync: false });
+    // At most 16 MB waiting: a stderr nobody reads drops lines rather than filling the memory.
+    const stderrLog = options.logStream
+      ? undefined
+      : destination({ dest: 2, sync: false, maxLength: 16 * 1024 * 1024 });
     const app = await buildApp(ctx, {
       logLevel: options.logLevel ?? 'info',
       logStream: options.logStream ?? stderrLog!,

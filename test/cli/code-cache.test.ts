@@ -4,6 +4,7 @@ import {
   chownSync,
   cpSync,
   existsSync,
+  lstatSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
@@ -130,6 +131,22 @@ describe('the commands’ code cache', () => {
       // Accepted the next time: not written again.
       expect(validate()).toContain('2 files checked: 0 errors');
       expect(statSync(cache).ino).toBe(written.ino);
+      if (asRoot) {
+        // A cache there that is not the user's own (here root's), or a link, is code someone else
+        // may have planted: not run, and replaced by the user's own.
+        chownSync(cache, 0, 0);
+        expect(validate()).toContain('2 files checked: 0 errors');
+        const replaced = statSync(cache);
+        expect(replaced.ino).not.toBe(written.ino);
+        expect(replaced.uid).not.toBe(0);
+        const elsewhere = join(place, 'planted.cache');
+        cpSync(cache, elsewhere);
+        chownSync(elsewhere, replaced.uid, replaced.gid);
+        rmSync(cache);
+        execFileSync('ln', ['-s', elsewhere, cache]);
+        expect(validate()).toContain('2 files checked: 0 errors');
+        expect(lstatSync(cache).isSymbolicLink()).toBe(false);
+      }
     } finally {
       if (!asRoot) chmodSync(join(place, 'bin', 'commands'), 0o755);
       rmSync(place, { recursive: true, force: true });

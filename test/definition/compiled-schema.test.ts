@@ -91,6 +91,29 @@ describe('compiled definition schemas', () => {
     }
   });
 
+  test('leave to zod what they cannot judge exactly: a url setting, dates, sets and bytes', () => {
+    // z.url() is a string with its check on the schema itself: the solution schema is zod's.
+    for (const url of ['ftp://x.example/', 'not a url', ' https://x.example/ ']) {
+      expectSameAnswer('solution', { name: 's', settings: { platform: { url } } }, url);
+    }
+    expect(
+      parseDefinition(SCHEMAS.solution, { name: 's', settings: { platform: { url: 'ftp://x' } } }).success,
+    ).toBe(false);
+    // Records take plain objects only, as zod's do.
+    const fn = { provider: 'DATA_PROVIDER_REST', method: 'GET', url: 'https://api.example.com/x' };
+    for (const odd of [
+      new Date(0),
+      new Set(['a']),
+      new Uint8Array([104, 105]),
+      Buffer.from('hi'),
+      new Map(),
+    ]) {
+      expect(parseDefinition(SCHEMAS.function, { ...fn, parameters: odd }).success).toBe(false);
+      expectSameAnswer('function', { ...fn, parameters: odd }, String(odd));
+      expectSameAnswer('function', { ...fn, forRowsWithValues: odd }, String(odd));
+    }
+  });
+
   test('answer as zod does for random changes of valid files', () => {
     const valid = FILES.filter(({ kind, data }) => SCHEMAS[kind].safeParse(data).success);
     let stillValid = 0;
@@ -108,6 +131,10 @@ describe('compiled definition schemas', () => {
         'empty-string',
         'float',
         'infinity',
+        'date',
+        'set',
+        'bytes',
+        'null-prototype',
         'nan',
         'int',
       ),
@@ -148,6 +175,12 @@ describe('compiled definition schemas', () => {
         else if (how === 'infinity') target[slot] = Number.POSITIVE_INFINITY;
         else if (how === 'nan') target[slot] = Number.NaN;
         else if (how === 'int') target[slot] = 3;
+        // YAML's !!timestamp, !!set and !!binary (the yaml library reads them in any version).
+        else if (how === 'date') target[slot] = new Date(0);
+        else if (how === 'set') target[slot] = new Set(['a']);
+        else if (how === 'bytes') target[slot] = new Uint8Array([104, 105]);
+        else if (how === 'null-prototype')
+          target[slot] = Object.assign(Object.create(null), typeof value === 'object' ? value : { value });
         else if (!Array.isArray(holder)) Object.defineProperty(holder, key, { value, enumerable: true });
         if (expectSameAnswer(kind, copy, `${path} (${how} at ${String(slot)})`)) stillValid++;
       }),

@@ -3,12 +3,14 @@ import type { z } from 'zod';
 /**
  * Definition schemas checked without zod's machinery for data that passes (issue 29): zod's
  * `safeParse` was ~45 µs of every file `restfn validate`, `run` and a publish load, most of it
- * building results and issue lists for data that has no issue. Each schema is compiled once into
- * plain functions, one per node, giving zod's output (its object key order, defaults applied,
- * new objects and arrays, `unknown` values as they are). Whatever a compiled check does not accept,
- * and any schema part it does not know (a check kind, a refinement), is left to zod, which gives the
- * answer and the messages: the compiled check may only ever be stricter than zod, never looser.
- * test/definition/compiled-schema.test.ts holds it to zod's answers on valid and broken files.
+ * building results and issue lists for data that has no issue. A schema is compiled once into plain
+ * functions, one per node, giving zod's output (its object key order, defaults applied, new objects
+ * and arrays, `unknown` values as they are). Data a compiled check does not accept is left to zod,
+ * which gives the answer and the messages. A schema with any part this does not know exactly (a
+ * string format such as `z.url()`, a refinement, a coercion, a check kind other than lengths,
+ * integers and bounds) is not compiled at all: zod answers for all of it, so the compiled check may
+ * only ever be stricter than zod, never looser, and an option zod would take first is never passed
+ * over for a later one. test/definition/compiled-schema.test.ts holds it to zod's answers.
  */
 
 /** No compiled answer: zod decides. */
@@ -31,11 +33,34 @@ interface Def {
   readonly entries?: Record<string, unknown>;
 }
 
-const compiled = new WeakMap<z.ZodType, Check>();
+/**
+ * The definition keys a node of each kind may have to be compiled; any other (`format`, `coerce`,
+ * `check` on the node itself...) changes what zod accepts. `error` only changes messages.
+ */
+const KNOWN_KEYS: Readonly<Record<string, readonly string[]>> = {
+  string: ['checks'],
+  number: ['checks'],
+  boolean: [],
+  null: [],
+  unknown: [],
+  literal: ['values'],
+  enum: ['entries'],
+  optional: ['innerType'],
+  nullable: ['innerType'],
+  default: ['innerType', 'defaultValue'],
+  array: ['element', 'checks'],
+  record: ['keyType', 'valueType'],
+  object: ['shape', 'catchall'],
+  union: ['options', 'discriminator', 'inclusive'],
+};
+
+/** Compiled schemas; `null` for one zod answers for whole. */
+const compiled = new WeakMap<z.ZodType, Check | null>();
 
 /** `schema.safeParse(data)`, answered without zod when the data passes a compiled check. */
 export function parseDefinition<T>(schema: z.ZodType<T>, data: unknown): z.ZodSafeParseResult<T> {
-  const value = compile(schema)(data);
+  const check = compile(schema);
+  const value = check ? check(data) : FALLBACK;
   if (value === FALLBACK) return schema.safeParse(data);
   return { success: true, data: value as T };
 }
@@ -44,67 +69,80 @@ function defOf(schema: z.ZodType): Def {
   return (schema as unknown as { _zod: { def: Def } })._zod.def;
 }
 
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Map);
+/** An object zod's records take (its `isPlainObject`): not an array, a Date, a Set, a Buffer... */
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+  const ctor = (value as { constructor?: unknown }).constructor;
+  if (ctor === undefined || typeof ctor !== 'function') return true;
+  const prototype = (ctor as { prototype?: unknown }).prototype;
+  return typeof prototype === 'object' && prototype !== null && Object.hasOwn(prototype, 'isPrototypeOf');
+}
 
 /**
- * The check of one schema node (compiled once: nodes are shared, `expression` by many), its output
- * or FALLBACK. A node met again while it is being compiled (a recursive schema) calls through.
+ * The check of one schema node (compiled once: nodes are shared, `expression` by many), giving its
+ * output or FALLBACK; `undefined` when the node or any part of it cannot be compiled. A node met
+ * again while it is being compiled (a recursive schema) calls through.
  */
-function compile(schema: z.ZodType): Check {
+function compile(schema: z.ZodType): Check | undefined {
   const known = compiled.get(schema);
-  if (known) return known;
+  if (known !== undefined) return known ?? undefined;
   let check: Check | undefined;
-  compiled.set(schema, (v) => check!(v));
+  compiled.set(schema, (v) => (check ? check(v) : FALLBACK));
   check = build(defOf(schema));
-  compiled.set(schema, check);
+  compiled.set(schema, check ?? null);
   return check;
 }
 
-function build(def: Def): Check {
+function build(def: Def): Check | undefined {
+  const allowed = KNOWN_KEYS[def.type];
+  if (!allowed || Object.keys(def).some((k) => k !== 'type' && k !== 'error' && !allowed.includes(k)))
+    return undefined;
+  const parts = (schemas: readonly z.ZodType[]) => {
+    const checks = schemas.map(compile);
+    return checks.every((c) => c !== undefined) ? (checks as Check[]) : undefined;
+  };
   switch (def.type) {
     case 'string': {
       const ok = lengthChecks(def);
-      if (!ok) return () => FALLBACK;
-      return (v) => (typeof v === 'string' && ok(v.length) ? v : FALLBACK);
+      return ok && ((v) => (typeof v === 'string' && ok(v.length) ? v : FALLBACK));
     }
     case 'number': {
       const ok = numberChecks(def);
-      if (!ok) return () => FALLBACK;
-      return (v) => (typeof v === 'number' && Number.isFinite(v) && ok(v) ? v : FALLBACK);
+      return ok && ((v) => (typeof v === 'number' && Number.isFinite(v) && ok(v) ? v : FALLBACK));
     }
     case 'boolean':
-      return noChecks(def, (v) => (typeof v === 'boolean' ? v : FALLBACK));
+      return (v) => (typeof v === 'boolean' ? v : FALLBACK);
+    case 'null':
+      return (v) => (v === null ? v : FALLBACK);
     case 'unknown':
-    case 'any':
-      return noChecks(def, (v) => v);
+      return (v) => v;
     case 'literal': {
       const values = def.values ?? [];
-      return noChecks(def, (v) => (values.includes(v) ? v : FALLBACK));
+      return (v) => (values.includes(v) ? v : FALLBACK);
     }
     case 'enum': {
       const values = Object.values(def.entries ?? {});
-      return noChecks(def, (v) => (values.includes(v) ? v : FALLBACK));
+      return (v) => (values.includes(v) ? v : FALLBACK);
     }
     case 'optional': {
       const inner = compile(def.innerType!);
-      return noChecks(def, (v) => (v === undefined ? undefined : inner(v)));
+      return inner && ((v) => (v === undefined ? undefined : inner(v)));
     }
     case 'nullable': {
       const inner = compile(def.innerType!);
-      return noChecks(def, (v) => (v === null ? null : inner(v)));
+      return inner && ((v) => (v === null ? null : inner(v)));
     }
     case 'default': {
       const inner = compile(def.innerType!);
       const fallback = def.defaultValue;
       // Only a plain value is handed out as it is (an object default would be shared).
-      if (fallback !== null && typeof fallback === 'object') return () => FALLBACK;
-      return noChecks(def, (v) => (v === undefined ? fallback : inner(v)));
+      if (!inner || (fallback !== null && typeof fallback === 'object')) return undefined;
+      return (v) => (v === undefined ? fallback : inner(v));
     }
     case 'array': {
       const element = compile(def.element!);
       const ok = lengthChecks(def);
-      if (!ok) return () => FALLBACK;
+      if (!element || !ok) return undefined;
       return (v) => {
         if (!Array.isArray(v) || !ok(v.length)) return FALLBACK;
         const out = new Array<unknown>(v.length);
@@ -119,29 +157,33 @@ function build(def: Def): Check {
     case 'record': {
       // Only string keys with no checks of their own (the definitions' records).
       const key = defOf(def.keyType!);
-      if (key.type !== 'string' || (key.checks?.length ?? 0) > 0) return () => FALLBACK;
+      if (key.type !== 'string' || Object.keys(key).some((k) => k !== 'type')) return undefined;
       const value = compile(def.valueType!);
-      return noChecks(def, (v) => {
-        if (!isRecord(v)) return FALLBACK;
-        const out: Record<string, unknown> = {};
-        for (const name of Object.keys(v)) {
-          // Set as a property, `__proto__` would be the prototype: zod decides.
-          if (name === '__proto__') return FALLBACK;
-          const item = value(v[name]);
-          if (item === FALLBACK) return FALLBACK;
-          out[name] = item;
-        }
-        return out;
-      });
+      return (
+        value &&
+        ((v) => {
+          if (!isPlainObject(v)) return FALLBACK;
+          const out: Record<string, unknown> = {};
+          for (const name of Object.keys(v)) {
+            // Set as a property, `__proto__` would be the prototype: zod decides.
+            if (name === '__proto__') return FALLBACK;
+            const item = value(v[name]);
+            if (item === FALLBACK) return FALLBACK;
+            out[name] = item;
+          }
+          return out;
+        })
+      );
     }
     case 'object': {
       // Strict objects only (unknown keys refused): a catch-all of `never`.
-      if (!def.catchall || defOf(def.catchall).type !== 'never') return () => FALLBACK;
+      if (!def.catchall || defOf(def.catchall).type !== 'never') return undefined;
       const shape = def.shape!;
       const keys = Object.keys(shape);
-      const checks = keys.map((k) => compile(shape[k]!));
-      return noChecks(def, (v) => {
-        if (!isRecord(v)) return FALLBACK;
+      const checks = parts(keys.map((k) => shape[k]!));
+      if (!checks) return undefined;
+      return (v) => {
+        if (!isPlainObject(v)) return FALLBACK;
         for (const name in v) if (!Object.hasOwn(shape, name)) return FALLBACK;
         // zod's output: the shape's keys in its order, a key given (even as undefined) kept.
         const out: Record<string, unknown> = {};
@@ -153,29 +195,26 @@ function build(def: Def): Check {
           if (given || item !== undefined) out[name] = item;
         }
         return out;
-      });
+      };
     }
     case 'union': {
       // The first option that takes the value, as zod's union (a discriminated one tries only the
       // option its discriminator names, which is the only one whose literal can take it).
-      const options = (def.options ?? []).map(compile);
-      return noChecks(def, (v) => {
-        for (const option of options) {
-          const out = option(v);
-          if (out !== FALLBACK) return out;
-        }
-        return FALLBACK;
-      });
+      const options = parts(def.options ?? []);
+      return (
+        options &&
+        ((v) => {
+          for (const option of options) {
+            const out = option(v);
+            if (out !== FALLBACK) return out;
+          }
+          return FALLBACK;
+        })
+      );
     }
     default:
-      // A kind not compiled (a pipe, a transform, a lazy schema...): zod decides.
-      return () => FALLBACK;
+      return undefined;
   }
-}
-
-/** A node with checks this does not compile falls back whole. */
-function noChecks(def: Def, check: Check): Check {
-  return (def.checks?.length ?? 0) > 0 ? () => FALLBACK : check;
 }
 
 /** `min_length`, `max_length` and `length_equals` checks, or undefined for any other check. */
