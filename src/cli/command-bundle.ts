@@ -108,8 +108,8 @@ function fnv1a(text: string): string {
 }
 
 /**
- * Whether `path` is the user's own and only theirs to change: not a link, owned by this user, not
- * writable by group or others. A cache is code this process runs: in the user's cache folder (which
+ * Whether a file or folder (its stats) is the user's own and only theirs to change: not a link,
+ * owned by this user, not writable by group or others. A cache is code this process runs: in the user's cache folder (which
  * `XDG_CACHE_HOME` may put anywhere, /tmp included) one planted by another user must not be.
  */
 function ownedByUser(stats: { uid: number; mode: number; isSymbolicLink(): boolean }): boolean {
