@@ -311,19 +311,18 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
     });
   }
   const sent = performance.now();
-  const { observer } = engine.options;
+  // The status answered, or the code of the failure that left no answer.
+  let outcome = 'INTERNAL';
   let raw: RawResponse;
   try {
     raw = await engine.transport.send(request, summary, signal);
+    outcome = String(raw.status);
   } catch (error) {
-    observer?.call(
-      file.name,
-      (performance.now() - sent) / 1000,
-      (error as { code?: string } | null)?.code ?? 'INTERNAL',
-    );
+    outcome = (error as { code?: string } | null)?.code ?? outcome;
     throw error;
+  } finally {
+    engine.options.observer?.call(file.name, (performance.now() - sent) / 1000, outcome);
   }
-  observer?.call(file.name, (performance.now() - sent) / 1000, String(raw.status));
   // Response headers as shown and as expressions see them: cookies, credential-like headers and
   // echoed credential values masked (when first read).
   let headers: Record<string, string> | undefined;

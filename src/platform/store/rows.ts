@@ -106,6 +106,9 @@ export function auditOf(row: AuditRow): AuditEntry {
 export const AUDIT_COLUMNS =
   'at, actor, solution, action, target, outcome, correlation_id, duration_ms, detail';
 
+/** How many values one audit row binds. */
+export const AUDIT_COLUMN_COUNT = AUDIT_COLUMNS.split(',').length;
+
 /** An audit entry's values for an INSERT, in `AUDIT_COLUMNS`' order. */
 export function auditValues(e: AuditEntry): unknown[] {
   return [

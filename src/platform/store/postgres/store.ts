@@ -2,6 +2,7 @@ import pg from 'pg';
 import { UsageError } from '../../../errors/restfn-error.js';
 import { PlatformError } from '../../errors.js';
 import {
+  AUDIT_COLUMN_COUNT,
   AUDIT_COLUMNS,
   type AuditRow,
   auditOf,
@@ -510,7 +511,7 @@ export class PostgresPlatformStore implements PlatformStore {
   async audit(entries: readonly AuditEntry[]): Promise<void> {
     if (entries.length === 0) return;
     // One statement for the batch: the audit log writes many lines at once.
-    const columns = 9;
+    const columns = AUDIT_COLUMN_COUNT;
     const values: unknown[] = [];
     const tuples = entries.map((e, i) => {
       values.push(...auditValues(e));

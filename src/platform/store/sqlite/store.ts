@@ -5,6 +5,7 @@ import { UsageError } from '../../../errors/restfn-error.js';
 import { privateFile } from '../../../local/private-path.js';
 import { PlatformError } from '../../errors.js';
 import {
+  AUDIT_COLUMN_COUNT,
   AUDIT_COLUMNS,
   type AuditRow,
   auditOf,
@@ -363,7 +364,9 @@ export class SqlitePlatformStore implements PlatformStore {
 
   async audit(entries: readonly AuditEntry[]): Promise<void> {
     this.insertAudit ??= this.db.transaction((batch: readonly AuditEntry[]) => {
-      const insert = this.sql(`INSERT INTO audit (${AUDIT_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`);
+      const insert = this.sql(
+        `INSERT INTO audit (${AUDIT_COLUMNS}) VALUES (${Array(AUDIT_COLUMN_COUNT).fill('?').join(', ')})`,
+      );
       // Positional values: one row per execution, and binding by name cost a copy and a lookup each.
       for (const e of batch) insert.run(...auditValues(e));
     });
