@@ -175,6 +175,18 @@ export const ERROR_CODES = {
   TIMEOUT: code('call', 'A deadline passed (connect, headers, body, request, execution, sync).', 504),
   RESPONSE_FORMAT: code('call', "The response body is not in the function's format."),
   RESPONSE_TOO_LARGE: code('call', 'The response body is larger than the limit.'),
+  RESPONSE_ENCODING: code(
+    'call',
+    'The response is in a content encoding or character set restfn does not decode (it is never passed on as bytes).',
+  ),
+  REQUEST_LIMIT: code(
+    'call',
+    'One execution sent the most requests it may (retries and redirects counted): the error handlers retry too often.',
+  ),
+  ANSWER_TOO_LARGE: code(
+    'call',
+    "The platform's answer (an output, a trace, a `/call` response) is larger than its limit (`restfn serve --max-answer-mb`).",
+  ),
   PAGE_LIMIT: code(
     'call',
     'The service still offered pages at the page cap (`settings.sync.maxPages`); the tables are left as they were.',
@@ -246,6 +258,21 @@ export const ERROR_CODES = {
   USER_NOT_FOUND: code('usage', 'No user of that name.', 404),
   LAST_ADMIN: code('usage', 'The last admin cannot be removed or lose the admin role.', 409),
   TOKEN_NOT_FOUND: code('usage', 'No API token with that id.', 404),
+  CREDENTIAL_IN_USE: code(
+    'usage',
+    "Users are connected to the OAuth credential: only an admin may change its client, endpoints, origins or client secret (and every connection is then dropped).",
+    409,
+  ),
+  SOLUTION_QUOTA: code(
+    'usage',
+    "A publish would take the solution's stored versions past its quota (`restfn serve --max-solution-mb`).",
+    413,
+  ),
+  STORE_FULL: code(
+    'usage',
+    'The platform cannot write its data (the disk is full or read-only): publishes and executions fail until there is room.',
+    507,
+  ),
   PUBLISH_INVALID: code('definition', 'The uploaded solution has errors; nothing was published.'),
   STORE_UNAVAILABLE: code(
     'usage',
