@@ -42,7 +42,7 @@ export const RULES = {
   SETTING_CAPPED: {
     severity: 'warning',
     summary:
-      "A limit in solution.yaml is above the platform operator's ceiling (`restfn serve --max-*`): the ceiling applies on that platform.",
+      "A limit in solution.yaml, or an error handler's retry in a function file, is past the platform operator's ceiling (`restfn serve --max-*`, `--min-retry-delay-ms`): the ceiling applies on that platform.",
   },
   EMPTY_FILE: { severity: 'error', summary: 'The file holds no definition.' },
   SYMLINK_LOOP: {

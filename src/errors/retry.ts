@@ -15,6 +15,13 @@ export interface RetryDefaults {
   /** Network failures and timeouts of idempotent methods: retries, first delay (doubling). */
   readonly networkRetries: number;
   readonly networkDelayMs: number;
+  /**
+   * Ceilings over what an error handler's `retry` asks (the platform's `--max-retries` and
+   * `--min-retry-delay-ms`): its `maxRetries` capped down, its `delay` raised to the floor. The
+   * defaults' own retries above are not held to them. A library runtime has none (Infinity, 0).
+   */
+  readonly handlerMaxRetries: number;
+  readonly handlerMinDelayMs: number;
 }
 
 export const DEFAULT_RETRY: RetryDefaults = Object.freeze({
@@ -24,6 +31,8 @@ export const DEFAULT_RETRY: RetryDefaults = Object.freeze({
   unauthorizedRetries: 3,
   networkRetries: 2,
   networkDelayMs: 1000,
+  handlerMaxRetries: Number.POSITIVE_INFINITY,
+  handlerMinDelayMs: 0,
 });
 
 export interface RetryInput {
@@ -63,12 +72,18 @@ export function decideRetry(input: RetryInput): RetryDecision {
     reason,
   });
 
-  // 1. A matching custom handler decides alone: its retry block, or no retry at all.
+  // 1. A matching custom handler decides alone: its retry block (held to the ceilings), or no
+  // retry at all.
   if (handler) {
     if (!handler.retry) return stop('the matching error handler has no retry');
-    if (retries >= handler.retry.maxRetries)
-      return stop(`the handler's ${handler.retry.maxRetries} retries are used up`);
-    return again(handler.retry.delayMs, 'error handler retry');
+    const { maxRetries, delayMs } = heldToCeilings(handler.retry, defaults);
+    if (retries >= maxRetries)
+      return stop(
+        maxRetries < handler.retry.maxRetries
+          ? `the handler's retries are used up (${maxRetries}: this platform's ceiling, the handler asked ${handler.retry.maxRetries})`
+          : `the handler's ${maxRetries} retries are used up`,
+      );
+    return again(delayMs, 'error handler retry');
   }
   if (failure.kind === 'status') {
     // 2. Rate limited: the server's Retry-After (capped), else the default delay.
@@ -97,4 +112,21 @@ export function decideRetry(input: RetryInput): RetryDecision {
     return again(defaults.networkDelayMs * 2 ** retries, `${failure.kind} failure`);
   }
   return stop('unknown failures are not retried');
+}
+
+/**
+ * An error handler's retry held to the ceilings: at most `handlerMaxRetries` retries, each after at
+ * least `handlerMinDelayMs`. A value that is not a number (an expression's) counts as none: no
+ * retry, no wait below the floor.
+ */
+export function heldToCeilings(
+  retry: { readonly delayMs: number; readonly maxRetries: number },
+  defaults: Pick<RetryDefaults, 'handlerMaxRetries' | 'handlerMinDelayMs'>,
+): { delayMs: number; maxRetries: number } {
+  const maxRetries = Number.isNaN(retry.maxRetries) ? 0 : retry.maxRetries;
+  const delayMs = Number.isNaN(retry.delayMs) ? 0 : retry.delayMs;
+  return {
+    maxRetries: Math.min(maxRetries, defaults.handlerMaxRetries),
+    delayMs: Math.max(delayMs, defaults.handlerMinDelayMs),
+  };
 }

@@ -14,6 +14,7 @@ import {
 } from './errors.js';
 import type { HttpOptions } from './options.js';
 import { readCappedBody } from './read-body.js';
+import type { RequestBudget } from './request-budget.js';
 import { isSensitiveHeader } from './sensitive.js';
 import { deadlineAfter } from './timers.js';
 import { Agent, request } from './undici-parts.js';
@@ -58,7 +59,13 @@ export class Transport {
    * credentials, or any header the trace masks as sensitive (`x-token`, `cookie`: one rule,
    * `isSensitiveHeader`), follows redirects only within its origin.
    */
-  async send(req: OutboundRequest, summary: RequestSummary, signal?: AbortLike): Promise<RawResponse> {
+  async send(
+    req: OutboundRequest,
+    summary: RequestSummary,
+    signal?: AbortLike,
+    /** The execution's requests left: every hop spends one (past it, REQUEST_LIMIT). */
+    budget?: RequestBudget,
+  ): Promise<RawResponse> {
     const limit = this.options.maxRedirections;
     const refs = req.refs;
     const guarded =
@@ -88,6 +95,7 @@ export class Transport {
         // Every hop, here where requests leave: a credential goes only to the origins it is bound to,
         // and only the bytes on the wire hold its value.
         refs?.checkOrigin(current.url);
+        budget?.spend(summary);
         const wire = refs ? refs.bind(current) : current;
         const res = await request(wire.url, {
           dispatcher: this.dispatcher,

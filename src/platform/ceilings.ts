@@ -6,6 +6,7 @@ import { DEFAULT_LIMITS } from '../expression/limits.js';
 import { DEFAULT_SCRIPT_LIMITS } from '../expression/scripts/sandbox.js';
 import { DEFAULT_HTTP } from '../http/options.js';
 import type { RuntimeOptions } from '../runtime/options.js';
+import { cappedRetries } from './retry-ceilings.js';
 
 /**
  * The operator's ceilings (`restfn serve --max-*`): every limit an author sets in solution.yaml is
@@ -22,6 +23,12 @@ export interface Ceilings {
   readonly executionMs: number;
   /** Executions of one solution at once; past it, 429 RATE_LIMITED with Retry-After. @default 64 */
   readonly concurrentPerSolution: number;
+  /** Most retries an error handler's `retry.maxRetries` gets. @default 10 */
+  readonly maxRetries: number;
+  /** Shortest wait an error handler's `retry.delay` gets, in ms. @default 100 */
+  readonly minRetryDelayMs: number;
+  /** Requests one execution sends, retries and redirects counted (REQUEST_LIMIT past it). @default 100 */
+  readonly requestsPerExecution: number;
 }
 
 export const DEFAULT_CEILINGS: Ceilings = Object.freeze({
@@ -30,6 +37,9 @@ export const DEFAULT_CEILINGS: Ceilings = Object.freeze({
   memoryMb: 128,
   executionMs: 60_000,
   concurrentPerSolution: 64,
+  maxRetries: 10,
+  minRetryDelayMs: 100,
+  requestsPerExecution: 100,
 });
 
 /**
@@ -161,19 +171,27 @@ export function capSettings(
       ),
     },
     maxPages: cap(['settings', 'sync', 'maxPages'], settings?.sync?.maxPages, FIXED.maxPages, FIXED.maxPages),
+    // Error handlers are in function files: their retries are held at run time (retry-ceilings.ts warns).
+    retry: { handlerMaxRetries: ceilings.maxRetries, handlerMinDelayMs: ceilings.minRetryDelayMs },
+    maxRequestsPerExecution: ceilings.requestsPerExecution,
   };
   return { options, capped };
 }
 
-/** The capped settings as publish warnings, each at its key in solution.yaml. */
+/**
+ * The capped settings as publish warnings, each at its key in solution.yaml; then the error
+ * handlers' retries, at theirs in the function files.
+ */
 export function cappedFindings(solution: Solution, ceilings: Ceilings): Diagnostic[] {
+  const handlers = cappedRetries(solution, ceilings);
   const file = solution.settings;
-  if (!file?.definition) return [];
-  return capSettings(file.definition.settings, ceilings).capped.map((c) =>
+  if (!file?.definition) return handlers;
+  const settings = capSettings(file.definition.settings, ceilings).capped.map((c) =>
     diagnostic(
       'SETTING_CAPPED',
       `${c.path.slice(1).join('.')} is ${c.asked}, above this platform's ceiling of ${c.ceiling}: ${c.ceiling} applies${c.flag ? ` (the operator sets it with restfn serve ${c.flag})` : ''}`,
       file.yaml.locate(c.path),
     ),
   );
+  return [...settings, ...handlers];
 }

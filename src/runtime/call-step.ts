@@ -3,6 +3,7 @@ import { printable } from '../errors/printable.js';
 import type { AbortLike } from '../http/abort.js';
 import { originOf } from '../http/build-request.js';
 import { CallError, TargetRefusedError } from '../http/errors.js';
+import { requestBudget } from '../http/request-budget.js';
 import { callWithRetries } from './call.js';
 import { createContext, type ExecutionContext } from './context.js';
 import type { Engine, FunctionFile, RemoteResponse } from './engine.js';
@@ -78,6 +79,8 @@ export async function callStep(
     signal: options.signal,
     plan,
     writeErrorTables: undefined,
+    // A `/call` step is one execution: its own budget of requests.
+    budget: requestBudget(engine.options.maxRequestsPerExecution),
   });
   const { raw, parsed, secrets } = await called.catch((error: unknown) => {
     if (error instanceof CallError) error.correlationId = ctx.correlationId;

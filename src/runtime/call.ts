@@ -11,6 +11,7 @@ import {
   TimeoutError,
 } from '../http/errors.js';
 import { type Format, parseBody } from '../http/parse-body.js';
+import { type RequestBudget, RequestLimitError } from '../http/request-budget.js';
 import type { RawResponse } from '../http/transport.js';
 import { applyConversions } from '../local/conversions.js';
 import type { StagedWrite } from '../local/stage.js';
@@ -41,6 +42,8 @@ export interface CallArgs {
   readonly plan: FunctionPlan;
   /** Where error handlers' table records go; the call itself never touches local data. */
   readonly writeErrorTables: ((writes: readonly StagedWrite[]) => void) | undefined;
+  /** The execution's requests left (`maxRequestsPerExecution`), shared with its guards; none: no cap. */
+  readonly budget?: RequestBudget | undefined;
 }
 
 export interface CallResult {
@@ -73,7 +76,13 @@ export async function callWithRetries(args: CallArgs): Promise<CallResult> {
         answer = await attempt(args, refreshToken, seen);
         ctx.error = undefined;
       } catch (error) {
-        if (!(error instanceof CallError) || error instanceof AbortedError) throw error;
+        // The request cap ends the execution: no handler judges it, no retry can help.
+        if (
+          !(error instanceof CallError) ||
+          error instanceof AbortedError ||
+          error instanceof RequestLimitError
+        )
+          throw error;
         ctx.error = { name: error.code, message: error.message };
         failed = error;
       }
@@ -111,6 +120,11 @@ export async function callWithRetries(args: CallArgs): Promise<CallResult> {
         defaults: engine.options.retry,
       });
       if (decision.retry) {
+        if (args.budget?.spent) {
+          const limited = new RequestLimitError(summaryOf(ctx), args.budget.max);
+          limited.attempts = retries + 1;
+          throw limited;
+        }
         engine.options.observer?.retry(file.name);
         if (engine.events.active) {
           engine.events.emit({
@@ -315,7 +329,7 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
   let outcome = 'INTERNAL';
   let raw: RawResponse;
   try {
-    raw = await engine.transport.send(request, summary, signal);
+    raw = await engine.transport.send(request, summary, signal, args.budget);
     outcome = String(raw.status);
   } catch (error) {
     outcome = (error as { code?: string } | null)?.code ?? outcome;

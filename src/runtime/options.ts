@@ -17,6 +17,12 @@ export interface RuntimeOptions {
   readonly user?: Record<string, unknown>;
   /** Most continuation pages one sync follows. @default 1000 */
   readonly maxPages?: number;
+  /**
+   * Most requests one execution sends, retries, redirects and its guards' counted (each
+   * continuation page is one execution); past it, `REQUEST_LIMIT`. The platform sets it.
+   * @default Infinity
+   */
+  readonly maxRequestsPerExecution?: number;
   /** Longest `execute` (guard, retries and waits included), in ms. @default 300000 */
   readonly executionTimeoutMs?: number;
   /** Longest `sync` of one datasource (every entity, page and retry), in ms. @default 3600000 */
@@ -55,6 +61,7 @@ export interface NormalizedOptions {
   readonly expressions: ExpressionLimits;
   readonly user: Record<string, unknown>;
   readonly maxPages: number;
+  readonly maxRequestsPerExecution: number;
   readonly executionTimeoutMs: number;
   readonly syncTimeoutMs: number;
   readonly locale: string;
@@ -78,6 +85,7 @@ export function normalizeOptions(solution: Solution, options: RuntimeOptions = {
     expressions: { ...DEFAULT_LIMITS, ...setOnly(settings?.expressions), ...setOnly(options.expressions) },
     user: { ...setOnly(settings?.user), ...setOnly(options.user) },
     maxPages: options.maxPages ?? settings?.sync?.maxPages ?? 1000,
+    maxRequestsPerExecution: options.maxRequestsPerExecution ?? Number.POSITIVE_INFINITY,
     executionTimeoutMs: options.executionTimeoutMs ?? settings?.execution?.timeoutMs ?? 300_000,
     syncTimeoutMs: options.syncTimeoutMs ?? settings?.sync?.timeoutMs ?? 3_600_000,
     locale: options.locale || 'en',

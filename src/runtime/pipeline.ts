@@ -8,6 +8,7 @@ import { DefinitionError } from '../errors/definition-error.js';
 import { isTruthy } from '../expression/evaluate.js';
 import type { AbortLike } from '../http/abort.js';
 import { AbortedError, CallError } from '../http/errors.js';
+import { type RequestBudget, RequestLimitError, requestBudget } from '../http/request-budget.js';
 import type { RawResponse } from '../http/transport.js';
 import type { FileStore } from '../local/files.js';
 import { Stage, type StagedWrite } from '../local/stage.js';
@@ -16,7 +17,7 @@ import { remoteValue } from './body-files.js';
 import { callWithRetries } from './call.js';
 import type { ExecutionContext } from './context.js';
 import { type CallContext, createContext } from './context.js';
-import type { Engine, Execution, ExecutionResult, FunctionFile, PageRequest, RemoteCalls } from './engine.js';
+import type { Engine, Execution, FunctionFile, PageRequest, RemoteCalls } from './engine.js';
 import { FunctionNotFoundError, UnsupportedStepError } from './errors.js';
 import { fieldsOf } from './field.js';
 import { maskError } from './mask.js';
@@ -24,18 +25,6 @@ import { type ResolvedParameter, resolveParameters } from './parameters.js';
 import { type ParameterPlan, parametersPlan, placeholderNames, planOf } from './plan.js';
 import { runQueries } from './queries.js';
 import { parameterInput, responseInput, unwrapResult } from './transform-input.js';
-
-/** Executes one function (one call; continuation pages are followed by the sync). */
-export async function executeFunction(
-  engine: Engine,
-  name: string,
-  given: Readonly<Record<string, unknown>>,
-  call: CallContext,
-  signal?: AbortLike,
-  guardDepth = 0,
-): Promise<ExecutionResult> {
-  return (await runFunction(engine, name, given, call, { signal, guardDepth })).result;
-}
 
 /** Guards that run functions with guards: deeper than this is a cycle (validation reports GUARD_CYCLE). */
 const MAX_GUARD_DEPTH = 8;
@@ -57,9 +46,13 @@ export async function runFunction(
     readonly guardDepth?: number;
     /** The caller's id for this execution; a fresh one when not given. */
     readonly correlationId?: string | undefined;
+    /** The requests left to the execution a guard runs for; a fresh budget when not given. */
+    readonly budget?: RequestBudget | undefined;
   } = {},
 ): Promise<Execution> {
   const { signal, page, guardDepth = 0 } = options;
+  // One budget per execution (each page is one), its guards' requests counted in it.
+  const budget = options.budget ?? requestBudget(engine.options.maxRequestsPerExecution);
   const started = performance.now();
   const correlationId = options.correlationId ?? randomUUID();
   const { events } = engine;
@@ -136,14 +129,24 @@ export async function runFunction(
               `guards call each other more than ${MAX_GUARD_DEPTH} deep from '${name}': a guard cycle`,
             );
           }
-          const outcome = await executeFunction(engine, guard.function, args, call, signal, guardDepth + 1);
+          const { result: outcome } = await runFunction(engine, guard.function, args, call, {
+            signal,
+            guardDepth: guardDepth + 1,
+            budget,
+          });
           ctx.guard = { output: outcome.status === 'ok' ? outcome.output : null };
           passed =
             outcome.status === 'ok' &&
             (guard.result === undefined || isTruthy(await field(['guard', 'result'], guard.result, ctx)));
         } catch (error) {
-          // An abort (the caller's, or a deadline) stops the whole run; it is no failed guard.
-          if (!(error instanceof CallError) || error instanceof AbortedError) throw error;
+          // An abort (the caller's, or a deadline) stops the whole run; it is no failed guard. Nor is
+          // the request cap: the execution's requests are used up.
+          if (
+            !(error instanceof CallError) ||
+            error instanceof AbortedError ||
+            error instanceof RequestLimitError
+          )
+            throw error;
           ctx.guard = { output: null, error: { name: error.code, message: error.message } };
         }
         if (!passed) return skip('the guard did not pass', true);
@@ -175,6 +178,7 @@ export async function runFunction(
             signal,
             plan,
             writeErrorTables: engine.store ? errorTableWriter(engine.store) : undefined,
+            budget,
           });
 
     // outputTransform, then `output` (spec 2.1: the transform result, else the full response body).

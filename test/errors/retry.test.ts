@@ -164,3 +164,73 @@ describe('decideRetry', () => {
     });
   });
 });
+
+describe("an error handler's retry held to the platform's ceilings", () => {
+  const ceilings = { ...DEFAULT_RETRY, handlerMaxRetries: 10, handlerMinDelayMs: 100 };
+  const status500: Failure = { kind: 'status', status: 500, retryAfterMs: undefined };
+  const decide = (retries: number, retry: { delayMs: number; maxRetries: number }, defaults = ceilings) =>
+    decideRetry({
+      retries,
+      method: 'POST',
+      failure: status500,
+      handler: { retry },
+      canRefreshToken: false,
+      defaults,
+    });
+
+  test('maxRetries is capped down and delay raised to the floor', () => {
+    const flood = { delayMs: 0, maxRetries: 100_000 };
+    expect(decide(0, flood)).toMatchObject({ retry: true, delayMs: 100 });
+    expect(decide(9, flood)).toMatchObject({ retry: true });
+    expect(decide(10, flood)).toMatchObject({ retry: false });
+    expect((decide(10, flood) as { reason: string }).reason).toContain("this platform's ceiling");
+    // Within the ceilings the handler's own values apply.
+    expect(decide(0, { delayMs: 2500, maxRetries: 2 })).toMatchObject({ retry: true, delayMs: 2500 });
+    expect(decide(2, { delayMs: 2500, maxRetries: 2 })).toMatchObject({ retry: false });
+  });
+
+  test('a library runtime has no ceilings: the handler decides alone', () => {
+    expect(decide(5000, { delayMs: 0, maxRetries: 100_000 }, DEFAULT_RETRY)).toMatchObject({
+      retry: true,
+      delayMs: 0,
+    });
+  });
+
+  test("the defaults' own retries are not held to them (429 waits what the server asks, 401 at once)", () => {
+    const base = { retries: 0, method: 'GET', canRefreshToken: true, defaults: ceilings };
+    expect(decideRetry({ ...base, failure: { kind: 'status', status: 429, retryAfterMs: 0 } })).toMatchObject(
+      { retry: true, delayMs: 0 },
+    );
+    expect(
+      decideRetry({ ...base, failure: { kind: 'status', status: 401, retryAfterMs: undefined } }),
+    ).toMatchObject({ retry: true, delayMs: 0, refreshToken: true });
+  });
+
+  test('never more retries than the ceiling, never a shorter wait than the floor (property)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 200 }),
+        fc.record({
+          delayMs: fc.integer({ min: 0, max: 10 ** 6 }),
+          maxRetries: fc.integer({ min: 0, max: 10 ** 6 }),
+        }),
+        fc.integer({ min: 0, max: 50 }),
+        fc.integer({ min: 0, max: 5000 }),
+        (retries, retry, maxRetries, minDelay) => {
+          const d = decide(retries, retry, {
+            ...DEFAULT_RETRY,
+            handlerMaxRetries: maxRetries,
+            handlerMinDelayMs: minDelay,
+          });
+          if (!d.retry) return retries >= Math.min(retry.maxRetries, maxRetries);
+          return (
+            retries < maxRetries &&
+            retries < retry.maxRetries &&
+            d.delayMs >= minDelay &&
+            d.delayMs >= retry.delayMs
+          );
+        },
+      ),
+    );
+  });
+});

@@ -35,6 +35,9 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     memoryMb: positive(options.maxMemoryMb, '--max-memory-mb'),
     executionMs: positive(options.maxExecutionMs, '--max-execution-ms'),
     concurrentPerSolution: positive(options.maxConcurrentPerSolution, '--max-concurrent-per-solution'),
+    maxRetries: atLeastZero(options.maxRetries, '--max-retries'),
+    minRetryDelayMs: atLeastZero(options.minRetryDelayMs, '--min-retry-delay-ms'),
+    requestsPerExecution: positive(options.maxRequestsPerExecution, '--max-requests-per-execution'),
   };
   for (const range of options.trustProxy) {
     if (!isAddressRange(range)) {
@@ -135,6 +138,14 @@ function positive(text: string, flag: string): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1)
     throw new UsageError(`${flag} must be a positive whole number (got '${text}')`);
+  return value;
+}
+
+/** A whole number that may be 0 (`--max-retries 0`: handlers never retry). */
+function atLeastZero(text: string, flag: string): number {
+  const value = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value))
+    throw new UsageError(`${flag} must be a whole number, 0 or more (got '${text}')`);
   return value;
 }
 

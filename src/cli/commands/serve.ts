@@ -18,6 +18,9 @@ export interface ServeCliOptions {
   maxMemoryMb: string;
   maxExecutionMs: string;
   maxConcurrentPerSolution: string;
+  maxRetries: string;
+  minRetryDelayMs: string;
+  maxRequestsPerExecution: string;
   maxWorkers?: string;
   metricsPort?: string;
 }
@@ -75,6 +78,13 @@ export function registerServe(program: Command): void {
       '--max-concurrent-per-solution <n>',
       'executions of one solution at once (past it: 429 with Retry-After)',
       '64',
+    )
+    .option('--max-retries <n>', "ceiling of an error handler's retry.maxRetries", '10')
+    .option('--min-retry-delay-ms <ms>', "floor of an error handler's retry.delay", '100')
+    .option(
+      '--max-requests-per-execution <n>',
+      'requests one execution sends, retries and redirects counted (past it: REQUEST_LIMIT)',
+      '100',
     )
     .option(
       '--max-workers <n>',

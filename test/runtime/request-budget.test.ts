@@ -1,0 +1,124 @@
+import { describe, expect, test } from 'vitest';
+import { RequestBudget, requestBudget } from '../../src/http/request-budget.js';
+import { recordingClock } from '../helpers/clock.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { runtimeFor } from '../helpers/runtime.js';
+
+const fn = (url: string, extra = '') =>
+  `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${url}\nformat: json\n${extra}`;
+
+/** An error handler that would retry forever, at once. */
+const FLOOD = 'error:\n  - retry:\n      delay: 0\n      maxRetries: 100000\n';
+
+/** `/a` redirects through `/a1` ... `/a5`, which answers 500: six requests per attempt. */
+async function redirectingTo500() {
+  return testServer((req, res) => {
+    const hop = Number(/^\/a(\d*)/.exec(req.url)?.[1] || 0);
+    if (hop < 5) {
+      res.writeHead(302, { location: `/a${hop + 1}` });
+      res.end();
+    } else json(res, 500, { error: 'down' });
+  });
+}
+
+describe('RequestBudget', () => {
+  test('spends one request at a time and refuses the one past its cap with REQUEST_LIMIT', () => {
+    const budget = new RequestBudget(2);
+    const summary = { method: 'GET', url: 'https://api.example.com/x' };
+    budget.spend(summary);
+    expect(budget.spent).toBe(false);
+    budget.spend(summary);
+    expect(budget.spent).toBe(true);
+    expect(() => budget.spend(summary)).toThrow(expect.objectContaining({ code: 'REQUEST_LIMIT', limit: 2 }));
+  });
+
+  test('no cap, no budget (a library runtime)', () => {
+    expect(requestBudget(Number.POSITIVE_INFINITY)).toBeUndefined();
+    expect(requestBudget(5)).toBeInstanceOf(RequestBudget);
+  });
+});
+
+describe('retry ceilings and the per-execution request cap in a runtime', () => {
+  test("a handler's maxRetries is capped and its delay raised, at run time (expressions too)", async () => {
+    const server = await testServer((_req, res) => json(res, 500, {}));
+    const clock = recordingClock();
+    const runtime = runtimeFor(
+      {
+        'functions/flood.platform': fn(`${server.url}/x`, FLOOD),
+        // The same, its values computed.
+        'functions/computed.platform': fn(
+          `${server.url}/y`,
+          "error:\n  - retry:\n      delay: '=0 * 1'\n      maxRetries: '=100000 + 0'\n",
+        ),
+      },
+      { clock, retry: { handlerMaxRetries: 10, handlerMinDelayMs: 100 } },
+    );
+    await expect(runtime.execute('flood')).rejects.toMatchObject({ code: 'REMOTE_ERROR', attempts: 11 });
+    expect(server.requests).toHaveLength(11);
+    expect(clock.delays).toEqual(Array(10).fill(100));
+    await expect(runtime.execute('computed')).rejects.toMatchObject({ code: 'REMOTE_ERROR', attempts: 11 });
+    expect(server.requests.filter((r) => r.url === '/y')).toHaveLength(11);
+    expect(clock.delays).toEqual(Array(20).fill(100));
+  });
+
+  test('redirects and retries stop at the cap with REQUEST_LIMIT, naming it and its flag', async () => {
+    const server = await redirectingTo500();
+    const clock = recordingClock();
+    const runtime = runtimeFor(
+      { 'functions/chain.platform': fn(`${server.url}/a`, FLOOD) },
+      { clock, maxRequestsPerExecution: 30 },
+    );
+    const error = (await runtime.execute('chain').catch((e: unknown) => e)) as Error;
+    expect(error).toMatchObject({ code: 'REQUEST_LIMIT', limit: 30 });
+    expect(error.message).toContain('has sent 30 requests');
+    expect(error.message).toContain('restfn serve --max-requests-per-execution');
+    // Five attempts of six requests each: the cap falls where the sixth attempt would begin, so
+    // that attempt is not waited for.
+    expect(server.requests).toHaveLength(30);
+    expect(clock.delays).toHaveLength(4);
+
+    // A cap in the middle of a redirect chain stops the chain there.
+    server.requests.length = 0;
+    const tight = runtimeFor(
+      { 'functions/chain.platform': fn(`${server.url}/a`, FLOOD) },
+      { maxRequestsPerExecution: 8 },
+    );
+    await expect(tight.execute('chain')).rejects.toMatchObject({ code: 'REQUEST_LIMIT' });
+    expect(server.requests.map((r) => r.url)).toEqual(['/a', '/a1', '/a2', '/a3', '/a4', '/a5', '/a', '/a1']);
+  });
+
+  test("a guard's requests count in its execution's budget, and the cap is no failed guard", async () => {
+    const server = await testServer((_req, res) => json(res, 500, {}));
+    const runtime = runtimeFor(
+      {
+        'functions/check.platform': fn(`${server.url}/guard`, FLOOD),
+        'functions/main.platform': fn(`${server.url}/main`, 'guard:\n  function: check\n'),
+      },
+      { maxRequestsPerExecution: 4 },
+    );
+    // Not `skipped` (what a failed guard gives): the execution fails with the cap.
+    await expect(runtime.execute('main')).rejects.toMatchObject({ code: 'REQUEST_LIMIT' });
+    expect(server.requests.map((r) => r.url)).toEqual(Array(4).fill('/guard'));
+  });
+
+  test("each execution has its own budget; without the option there is no cap (the CLI's runtime)", async () => {
+    const server = await testServer((_req, res) => json(res, 500, {}));
+    const capped = runtimeFor(
+      { 'functions/flood.platform': fn(`${server.url}/x`, FLOOD) },
+      { maxRequestsPerExecution: 3 },
+    );
+    await expect(capped.execute('flood')).rejects.toMatchObject({ code: 'REQUEST_LIMIT' });
+    await expect(capped.execute('flood')).rejects.toMatchObject({ code: 'REQUEST_LIMIT' });
+    expect(server.requests).toHaveLength(6);
+
+    server.requests.length = 0;
+    const free = runtimeFor({
+      'functions/many.platform': fn(
+        `${server.url}/x`,
+        'error:\n  - retry:\n      delay: 0\n      maxRetries: 150\n',
+      ),
+    });
+    await expect(free.execute('many')).rejects.toMatchObject({ code: 'REMOTE_ERROR', attempts: 151 });
+    expect(server.requests).toHaveLength(151);
+  });
+});
