@@ -4,6 +4,7 @@ import { PlatformError } from './errors.js';
 import type { Executor } from './executor/pool.js';
 import type { ActionInfo, DatasourceInfo, FunctionInfo, Task } from './executor/protocol.js';
 import type { Sandboxes } from './executor/sandbox.js';
+import type { PublishedNames } from './metric-labels.js';
 import { materialise } from './publish.js';
 import type { PlatformStore, VersionRecord } from './store/types.js';
 import type { TtlCache } from './ttl-cache.js';
@@ -28,6 +29,11 @@ export class Runtimes {
   private readonly described = new Map<string, Promise<Described>>();
   /** Versions written out as folders, by solution and version. */
   private readonly roots = new Map<string, string>();
+  /**
+   * The names of each solution's current version, for metric labels: one entry per published
+   * solution (a name no solution has fails before it is kept), replaced by the next version's.
+   */
+  private readonly names = new Map<string, { version: number; names: Promise<PublishedNames> }>();
 
   constructor(
     private readonly options: {
@@ -105,6 +111,28 @@ export class Runtimes {
       described.catch(() => this.described.delete(key));
     }
     return { version: version.number, ...(await described) };
+  }
+
+  /** The function, datasource and action names of the current version (no version: it throws). */
+  async publishedNames(solution: string): Promise<PublishedNames> {
+    const { number } = await this.current(solution);
+    let held = this.names.get(solution);
+    if (held?.version !== number) {
+      const made = {
+        version: number,
+        names: this.describe(solution).then((d) => ({
+          function: new Set(d.names),
+          datasource: new Set(d.datasources.map((x) => x.name)),
+          action: new Set(d.actions.map((x) => x.name)),
+        })),
+      };
+      made.names.catch(() => {
+        if (this.names.get(solution) === made) this.names.delete(solution);
+      });
+      this.names.set(solution, made);
+      held = made;
+    }
+    return held.names;
   }
 
   /** A publish's validation, in the solution's worker (its YAML is the author's). */

@@ -173,3 +173,82 @@ describe('PlatformMetrics', () => {
     expect(reportedCalls({ calls: flood, retries: flood }).calls).toHaveLength(MAX_CALLS_REPORTED);
   });
 });
+
+describe('metric labels are what the published version names (issue 36, row 7)', () => {
+  it("made-up names against an unpublished and a published solution leave no series of the caller's text", async () => {
+    const service = await testServer((_req, res) => json(res, 200, { ok: true }));
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const admin = platform.adminToken;
+    await platform.api('POST', '/api/v1/users', {
+      token: admin,
+      body: { name: 'mallory', role: 'user', solutions: ['draft', 'crm'] },
+    });
+    const member = (await platform.api('POST', '/api/v1/users/mallory/tokens', { token: admin, body: {} }))
+      .body.token as string;
+    const published = await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: admin,
+      body: {
+        files: {
+          'functions/rest-ok.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/ok\n`,
+        },
+      },
+    });
+    expect(published.status, published.text).toBe(201);
+
+    const outcomes = new Set<string>();
+    for (let i = 0; i < 5; i++) {
+      for (const solution of ['draft', 'crm']) {
+        for (const path of [
+          `functions/made-up-fn-${i}/execute`,
+          `functions/made-up-call-${i}/call`,
+          `datasources/made-up-ds-${i}/preview`,
+          `actions/made-up-action-${i}/preview`,
+        ]) {
+          const answer = await platform.api('POST', `/api/v1/solutions/${solution}/${path}`, {
+            token: member,
+            body: {},
+          });
+          outcomes.add(`${solution} ${answer.body?.code}`);
+        }
+      }
+    }
+    // Refused for what they are, not for being unauthorised: the labels were decided for each.
+    expect([...outcomes].sort()).toEqual([
+      'crm ACTION_NOT_FOUND',
+      'crm DATASOURCE_NOT_FOUND',
+      'crm FUNCTION_NOT_FOUND',
+      'draft SOLUTION_NOT_PUBLISHED',
+    ]);
+    // A published function keeps its name, whatever its outcome.
+    await platform.api('POST', '/api/v1/solutions/crm/functions/rest-ok/execute', {
+      token: member,
+      body: {},
+    });
+    await platform.api('POST', '/api/v1/solutions/crm/functions/rest-ok/execute', {
+      token: member,
+      body: { parameters: { nope: 1 } },
+    });
+
+    const text = await (
+      await fetch(`${platform.url}/metrics`, { headers: { authorization: `Bearer ${admin}` } })
+    ).text();
+    expect(text).not.toContain('made-up');
+    expect(text).not.toContain('solution="draft"');
+    expect(
+      sample(
+        text,
+        'restfn_executions_total{solution="(unknown)",function="(unknown)",outcome="SOLUTION_NOT_PUBLISHED"}',
+      ),
+    ).toBe(20);
+    expect(
+      sample(
+        text,
+        'restfn_executions_total{solution="crm",function="(unknown)",outcome="FUNCTION_NOT_FOUND"}',
+      ),
+    ).toBe(10);
+    expect(sample(text, 'restfn_executions_total{solution="crm",function="rest-ok",outcome="ok"}')).toBe(1);
+    expect(
+      sample(text, 'restfn_executions_total{solution="crm",function="rest-ok",outcome="PARAMETER_UNKNOWN"}'),
+    ).toBe(1);
+  });
+});

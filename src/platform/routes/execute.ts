@@ -9,6 +9,7 @@ import { authorize } from '../auth/authorize.js';
 import type { PlatformContext } from '../context.js';
 import { errorBody, PlatformError } from '../errors.js';
 import type { ExecuteAnswer } from '../executor/protocol.js';
+import { executionLabels } from '../metric-labels.js';
 import { SOLUTION_NAME } from '../publish.js';
 
 /** What fastify names a JSON answer it serialises itself. */
@@ -306,13 +307,6 @@ function abortOnHangUp(reply: FastifyReply): Abort {
   return hungUp;
 }
 
-/** Outcomes whose target is a name the caller gave and nothing published has. */
-const NOT_FOUND: ReadonlySet<string> = new Set([
-  'FUNCTION_NOT_FOUND',
-  'DATASOURCE_NOT_FOUND',
-  'ACTION_NOT_FOUND',
-]);
-
 type Audited = (outcome: string, correlationId: string | null, detail?: string | null) => Promise<void>;
 
 /** Writes the audit row of one execution or call, timed from when this is made. */
@@ -324,21 +318,20 @@ function auditor(
   target: string,
 ): Audited {
   const started = Date.now();
-  return (outcome, correlationId, detail) => {
-    // A name the caller made up (the function is not published) is no series of its own.
-    ctx.metrics.executed(
-      solution,
-      NOT_FOUND.has(outcome) ? '(unknown)' : target,
-      outcome,
-      (Date.now() - started) / 1000,
-    );
+  const kind =
+    action === 'preview-datasource' ? 'datasource' : action === 'preview-action' ? 'action' : 'function';
+  return async (outcome, correlationId, detail) => {
+    const durationMs = Date.now() - started;
+    // The labels are what the published version names: a name the caller made up is no series.
+    const labels = await executionLabels(ctx.runtimes, solution, kind, target);
+    ctx.metrics.executed(labels.solution, labels.target, outcome, durationMs / 1000);
     return ctx.audit(req, {
       solution,
       action,
       target,
       outcome,
       correlationId,
-      durationMs: Date.now() - started,
+      durationMs,
       detail: detail ?? null,
     });
   };
