@@ -72,17 +72,41 @@ const PRAGMA_ASSIGNMENT = /^\s*PRAGMA\b[^;]*=/i;
  * process) runs the author's reads and writes of tables, and nothing that changes the connection:
  * ATTACH (it opens any SQLite file the process can read), VACUUM INTO (it writes one), PRAGMA, and
  * transactions (the sync holds its own). SQLite says which statements do not write the database and
- * return no rows (`readonly` without `reader`: ATTACH, DETACH, BEGIN, SAVEPOINT...); PRAGMA and
- * VACUUM are known by their first keyword, which better-sqlite3's one-statement rule makes the
- * statement's kind.
+ * return no rows (`readonly` without `reader`: ATTACH, DETACH, a deferred BEGIN, SAVEPOINT...); a
+ * `BEGIN IMMEDIATE` or `EXCLUSIVE` takes a write lock, so `readonly` is false for it: SQLite's
+ * bytecode tells every transaction statement (`controlsTransaction`). PRAGMA and VACUUM are known
+ * by their first keyword, which better-sqlite3's one-statement rule makes the statement's kind.
  */
 export function refuseConnectionChanges(prepared: Statement, statement: string): void {
   const keyword = /^[A-Za-z]+/.exec(withoutLeadingNoise(statement))?.[0]?.toUpperCase();
-  const changesConnection = prepared.readonly && !prepared.reader;
+  const changesConnection =
+    (prepared.readonly && !prepared.reader) ||
+    (!prepared.reader && controlsTransaction(prepared.database, statement));
   if (!changesConnection && keyword !== 'PRAGMA' && keyword !== 'VACUUM') return;
   throw new QueryNotAllowedError(
     `the statement ${excerpt(statement)} changes the database connection (${keyword ?? 'unknown'}), which a preview on the platform does not run; keep a definition's SQL to SELECT, INSERT, UPDATE, DELETE and CREATE`,
   );
+}
+
+/**
+ * Whether SQLite compiles the statement into a transaction's control, in any spelling (BEGIN
+ * DEFERRED/IMMEDIATE/EXCLUSIVE [TRANSACTION], COMMIT, END, ROLLBACK [TO], SAVEPOINT, RELEASE): its
+ * program (EXPLAIN's) holds an `AutoCommit` or a `Savepoint` instruction, which nothing else
+ * compiles to. SQLite's grammar gives these statements no parameters: one that has parameters
+ * (EXPLAIN cannot run it without their values) is none of them.
+ */
+export function controlsTransaction(db: Database, statement: string): boolean {
+  let program: unknown[][];
+  try {
+    program = db
+      .prepare(`EXPLAIN ${withoutLeadingNoise(statement)}`)
+      .raw()
+      .all() as unknown[][];
+  } catch (error) {
+    if (error instanceof RangeError) return false;
+    throw error;
+  }
+  return program.some((row) => row[1] === 'AutoCommit' || row[1] === 'Savepoint');
 }
 
 /** What may stand before a statement's first keyword: spaces, comments and empty statements. */

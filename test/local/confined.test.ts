@@ -65,6 +65,17 @@ describe("a datasource preview: the definitions' SQL confined to the tables", ()
     ['PRAGMA table_info([items])', 'PRAGMA'],
     ['BEGIN', 'BEGIN'],
     ['SAVEPOINT s', 'SAVEPOINT'],
+    // Issue 36, row 8: every form of a transaction's control, however written.
+    ['BEGIN IMMEDIATE', 'BEGIN'],
+    ['BEGIN EXCLUSIVE', 'BEGIN'],
+    ['/* x */ begin\n  DEFERRED -- y\n transaction;', 'BEGIN'],
+    ['-- c\n\tBeGiN ExClUsIvE TrAnSaCtIoN', 'BEGIN'],
+    ['begin transaction', 'BEGIN'],
+    ['COMMIT', 'COMMIT'],
+    ['end transaction', 'END'],
+    ['ROLLBACK', 'ROLLBACK'],
+    ['ROLLBACK TO s', 'ROLLBACK'],
+    ['RELEASE s', 'RELEASE'],
   ])(
     '%j is refused in a query, an operation and the datasource query (QUERY_NOT_ALLOWED)',
     async (sql, keyword) => {

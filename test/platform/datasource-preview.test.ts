@@ -167,6 +167,21 @@ describe('datasource previews on the platform run in a sandbox process', () => {
     expect(existsSync(copy)).toBe(false);
   });
 
+  it("an author's SQL holds no transaction: BEGIN in any form, END, RELEASE (issue 36, row 8)", async () => {
+    const { service } = await itemService();
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const statements = ['BEGIN IMMEDIATE', '/* x */ begin -- y\n EXCLUSIVE transaction', 'END', 'RELEASE s'];
+    for (const [i, statement] of statements.entries()) {
+      await publish(platform, `t${i}`, {
+        'functions/rest-get-items.platform': ITEMS(service.url),
+        'datasources/items.platform': datasource(statement),
+      });
+      const answer = await preview(platform, `t${i}`);
+      expect(answer.status, statement).toBe(422);
+      expect(answer.body, statement).toMatchObject({ code: 'QUERY_NOT_ALLOWED' });
+    }
+  });
+
   it('a runaway query is stopped by its process: memory at the data-size limit, CPU at the deadline; other solutions go on', async () => {
     const { service } = await itemService();
     const platform = await startPlatformProcess({
