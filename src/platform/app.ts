@@ -206,8 +206,10 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
     void reply.status(status).send(errorBody(coded));
   });
 
-  // For load balancers: an instance whose database cannot be reached is taken out (503).
-  app.get('/healthz', { schema: { hide: true } }, async () => {
+  // For load balancers: an instance whose database cannot be reached is taken out (503). Outside
+  // the per-address rate limit: a balancer probing often (or many behind one address) must not
+  // see 429 and take a healthy instance out.
+  app.get('/healthz', { config: { rateLimit: false }, schema: { hide: true } }, async () => {
     await ctx.store.ping();
     return { status: 'ok' };
   });

@@ -6,6 +6,7 @@ const FLUSH_MS = 60_000;
 const MAX_KEYS = 1000;
 
 interface Count {
+  readonly action: string;
   readonly actor: string;
   readonly target: string;
   readonly outcome: string;
@@ -29,8 +30,17 @@ export class DeniedRequests {
   }
 
   record(denial: { actor: string; method: string; route: string; outcome: string; address: string }): void {
-    const target = `${denial.method} ${denial.route}`;
-    let key = `${denial.actor}\0${target}\0${denial.outcome}\0${denial.address}`;
+    const { method, route, ...rest } = denial;
+    this.count({ ...rest, action: 'denied', target: `${method} ${route}` });
+  }
+
+  /**
+   * Counts any event of a kind that a flood could make: its entry says how many there were (failed
+   * sign-ins are counted here too, under their own action).
+   */
+  count(event: { action: string; actor: string; target: string; outcome: string; address: string }): void {
+    const { action, target } = event;
+    let key = `${action}\0${event.actor}\0${target}\0${event.outcome}\0${event.address}`;
     if (!this.counts.has(key) && this.counts.size >= MAX_KEYS) key = 'overflow';
     const now = new Date().toISOString();
     const held = this.counts.get(key);
@@ -42,12 +52,22 @@ export class DeniedRequests {
     this.counts.set(
       key,
       key === 'overflow'
-        ? { actor: 'many', target: 'many', outcome: 'many', address: 'many', count: 1, first: now, last: now }
+        ? {
+            action: 'denied',
+            actor: 'many',
+            target: 'many',
+            outcome: 'many',
+            address: 'many',
+            count: 1,
+            first: now,
+            last: now,
+          }
         : {
-            actor: denial.actor,
+            action,
+            actor: event.actor,
             target,
-            outcome: denial.outcome,
-            address: denial.address,
+            outcome: event.outcome,
+            address: event.address,
             count: 1,
             first: now,
             last: now,
@@ -65,7 +85,7 @@ export class DeniedRequests {
         at: c.last,
         actor: c.actor,
         solution: null,
-        action: 'denied',
+        action: c.action,
         target: c.target,
         outcome: c.outcome,
         correlationId: null,

@@ -5,7 +5,9 @@ import { type AddressGuard, AddressRefused, checkLiteral, guardedConnect } from 
 
 /**
  * The address ranges a server must not reach on an author's say-so (OWASP SSRF prevention):
- * where the platform itself, its database or a cloud metadata service (169.254.169.254) live.
+ * where the platform itself, its database or a cloud metadata service (169.254.169.254) live, and
+ * every other range IANA's special-purpose registries (RFC 6890) do not call globally reachable.
+ * The first row that holds an address gives its reason, so a narrower row goes before a wider one.
  */
 const RANGES: ReadonlyArray<readonly [string, number, 'ipv4' | 'ipv6', string]> = [
   ['0.0.0.0', 8, 'ipv4', 'an unspecified address'],
@@ -17,18 +19,36 @@ const RANGES: ReadonlyArray<readonly [string, number, 'ipv4' | 'ipv6', string]> 
   ['169.254.0.0', 16, 'ipv4', 'a link-local address (cloud metadata lives here)'],
   ['192.0.0.0', 24, 'ipv4', 'an IETF protocol assignment'],
   ['198.18.0.0', 15, 'ipv4', 'a benchmarking address'],
+  ['192.0.2.0', 24, 'ipv4', 'a documentation address'],
+  ['198.51.100.0', 24, 'ipv4', 'a documentation address'],
+  ['203.0.113.0', 24, 'ipv4', 'a documentation address'],
   ['224.0.0.0', 4, 'ipv4', 'a multicast address'],
   ['240.0.0.0', 4, 'ipv4', 'a reserved address'],
   ['::', 128, 'ipv6', 'an unspecified address'],
   ['::1', 128, 'ipv6', 'a loopback address'],
   ['fc00::', 7, 'ipv6', 'a unique-local address'],
   ['fe80::', 10, 'ipv6', 'a link-local address'],
+  ['fec0::', 10, 'ipv6', 'a site-local address (deprecated, still routed inside some networks)'],
   ['ff00::', 8, 'ipv6', 'a multicast address'],
-  ['64:ff9b::', 96, 'ipv6', 'a NAT64 address'],
-  // IPv6 forms that carry an IPv4 address, which could be a private one.
+  ['100::', 64, 'ipv6', 'a discard-only address'],
+  ['2001:db8::', 32, 'ipv6', 'a documentation address'],
+  ['3fff::', 20, 'ipv6', 'a documentation address'],
+  ['5f00::', 16, 'ipv6', 'a segment-routing (SRv6) address'],
+  // IPv6 forms that carry an IPv4 address, which could be a private one: refused whatever it is
+  // (a public service is not reached through a translator, and the translator is on some
+  // network's inside). Only an IPv4-mapped address is judged by its IPv4 (`mappedIPv4`): it is
+  // how a dual-stack socket writes a plain IPv4 address.
+  ['64:ff9b::', 96, 'ipv6', 'a NAT64 address (it embeds an IPv4 address)'],
+  ['64:ff9b:1::', 48, 'ipv6', 'a local-use NAT64 address (it embeds an IPv4 address)'],
   ['::', 96, 'ipv6', 'an IPv4-compatible IPv6 address'],
+  ['::ffff:0:0:0', 96, 'ipv6', 'an IPv4-translated address (it embeds an IPv4 address)'],
   ['2002::', 16, 'ipv6', 'a 6to4 address (it embeds an IPv4 address)'],
   ['2001::', 32, 'ipv6', 'a Teredo address (it embeds an IPv4 address)'],
+  ['2001:10::', 28, 'ipv6', 'an ORCHID address'],
+  ['2001:20::', 28, 'ipv6', 'an ORCHIDv2 address'],
+  ['2001:2::', 48, 'ipv6', 'a benchmarking address'],
+  // The rest of the IETF's protocol block (a few anycast services among them; none an API).
+  ['2001::', 23, 'ipv6', 'an IETF protocol assignment'],
 ];
 
 const LISTS = RANGES.map(([network, prefix, family, reason]) => {

@@ -247,7 +247,7 @@ describe('the audit of accounts', () => {
     expect(seen).toContain('user.add admin erin ok');
     expect(seen).toContain('sign-in anonymous erin SIGN_IN_FAILED');
     const failedSignIn = rows.find((r) => r.action === 'sign-in' && r.outcome === 'SIGN_IN_FAILED');
-    expect(JSON.parse(failedSignIn!.detail!)).toEqual({ address: '127.0.0.1' });
+    expect(JSON.parse(failedSignIn!.detail!)).toMatchObject({ count: 1, address: '127.0.0.1' });
     expect(seen).toContain('sign-in erin erin ok');
     expect(seen).toContain('token.create admin erin ok');
     expect(seen).toContain('denied erin GET /api/v1/users FORBIDDEN');
@@ -259,6 +259,34 @@ describe('the audit of accounts', () => {
       token: platform.adminToken,
     });
     expect(filtered.body.entries.map((r: { actor: string }) => r.actor)).toEqual(['erin']);
+  });
+});
+
+describe('failed sign-ins are counted, not a row each (issue 36, row 9)', () => {
+  it('a flood of made-up names is one audit entry per address and minute, naming none of them', async () => {
+    const platform = await startPlatformProcess();
+    await addUser(platform, 'erin');
+    // Each name is fresh: the per-account limit never stops them.
+    for (let i = 0; i < 40; i++)
+      expect((await signIn(platform, `nobody-${i}`, 'x')).code).toBe('SIGN_IN_FAILED');
+    await signIn(platform, 'erin', 'wrong');
+    await signIn(platform, 'erin', 'wrong again');
+    const audit = await platform.api('GET', '/api/v1/audit?action=sign-in', { token: platform.adminToken });
+    const rows = audit.body.entries as Array<{
+      actor: string;
+      target: string;
+      outcome: string;
+      detail: string;
+    }>;
+    expect(rows.map((r) => `${r.actor} ${r.target} ${r.outcome}`).sort()).toEqual([
+      'anonymous (unknown name) SIGN_IN_FAILED',
+      'anonymous erin SIGN_IN_FAILED',
+    ]);
+    expect(audit.text).not.toContain('nobody-');
+    const unknown = rows.find((r) => r.target === '(unknown name)')!;
+    expect(JSON.parse(unknown.detail)).toMatchObject({ count: 40, address: '127.0.0.1' });
+    const erin = rows.find((r) => r.target === 'erin')!;
+    expect(JSON.parse(erin.detail)).toMatchObject({ count: 2, address: '127.0.0.1' });
   });
 });
 

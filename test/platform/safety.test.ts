@@ -76,6 +76,29 @@ describe('the platform does not call its own network (SSRF)', () => {
     expect(named.body.message).toContain(`localhost (127.0.0.1) is a loopback address`);
     expect(hits).toEqual(['/allowed', '/hop']);
   });
+
+  it('refuses every reserved IPv6 range, the forms that embed an IPv4 address too (issue 36, row 9)', async () => {
+    const platform = await startPlatformProcess();
+    const targets = {
+      'rest-site-local-open': ['http://[fec0::1]/x', 'site-local'],
+      'rest-translated-open': ['http://[::ffff:0:127.0.0.1]/x', 'IPv4-translated'],
+      'rest-nat64-local-open': ['http://[64:ff9b:1::10.0.0.1]/x', 'local-use NAT64'],
+      'rest-documentation-open': ['http://[2001:db8::1]/x', 'documentation'],
+      'rest-discard-open': ['http://[100::1]/x', 'discard-only'],
+      'rest-orchid-open': ['http://[2001:20::1]/x', 'ORCHIDv2'],
+    } as const;
+    const { execute } = await authorOf(
+      platform,
+      Object.fromEntries(Object.entries(targets).map(([name, [url]]) => [name, url])),
+    );
+    for (const [name, [, kind]] of Object.entries(targets)) {
+      const answer = await execute(name);
+      expect(answer.status, name).toBe(403);
+      expect(answer.body, name).toMatchObject({ status: 'error', code: 'TARGET_REFUSED' });
+      expect(answer.body.message, name).toContain(kind);
+      expect(answer.body.message, name).toContain('was not sent');
+    }
+  });
 });
 
 describe('the token endpoint is held to the same rule', () => {
@@ -232,5 +255,16 @@ describe('rate limits', () => {
       body: { name: 'bob', password: 'bob-password-123' },
     });
     expect(signIn.status).toBe(200);
+  });
+
+  it('/healthz is outside the rate limit: a balancer probing often never gets 429 (issue 36, row 9)', async () => {
+    const platform = await startPlatformProcess({ args: ['--rate-limit', '3'] });
+    const statuses = [];
+    for (let i = 0; i < 10; i++) statuses.push((await fetch(`${platform.url}/healthz`)).status);
+    expect(statuses).toEqual(Array(10).fill(200));
+    // The address's other requests are still limited.
+    const others = [];
+    for (let i = 0; i < 4; i++) others.push((await platform.api('GET', '/api/v1/me')).status);
+    expect(others).toEqual([401, 401, 401, 429]);
   });
 });
