@@ -3,7 +3,7 @@ import { printable } from '../errors/printable.js';
 import type { AbortLike } from '../http/abort.js';
 import { originOf } from '../http/build-request.js';
 import { CallError, TargetRefusedError } from '../http/errors.js';
-import { callWithRetries } from './call.js';
+import { callWithRetries, type SecretCollector } from './call.js';
 import { createContext, type ExecutionContext } from './context.js';
 import type { Engine, FunctionFile, RemoteResponse } from './engine.js';
 import { type Field, fieldsOf } from './field.js';
@@ -32,6 +32,8 @@ export async function callStep(
     /** `@ctx.user` of the call (the platform: the calling user, whose connection a per-user credential uses). */
     readonly user?: Record<string, unknown>;
     readonly signal?: AbortLike;
+    /** Told every credential text the call uses. */
+    readonly collect?: SecretCollector;
   },
 ): Promise<RemoteResponse & { readonly correlationId: string }> {
   const file = functionFile(engine.solution, name);
@@ -78,6 +80,7 @@ export async function callStep(
     signal: options.signal,
     plan,
     writeErrorTables: undefined,
+    collect: options.collect,
   });
   const { raw, parsed, secrets } = await called.catch((error: unknown) => {
     if (error instanceof CallError) error.correlationId = ctx.correlationId;

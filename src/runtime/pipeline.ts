@@ -13,7 +13,7 @@ import type { FileStore } from '../local/files.js';
 import { Stage, type StagedWrite } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
 import { remoteValue } from './body-files.js';
-import { callWithRetries } from './call.js';
+import { callWithRetries, type SecretCollector } from './call.js';
 import type { ExecutionContext } from './context.js';
 import { type CallContext, createContext } from './context.js';
 import type { Engine, Execution, ExecutionResult, FunctionFile, PageRequest, RemoteCalls } from './engine.js';
@@ -33,8 +33,9 @@ export async function executeFunction(
   call: CallContext,
   signal?: AbortLike,
   guardDepth = 0,
+  collect?: SecretCollector,
 ): Promise<ExecutionResult> {
-  return (await runFunction(engine, name, given, call, { signal, guardDepth })).result;
+  return (await runFunction(engine, name, given, call, { signal, guardDepth, collect })).result;
 }
 
 /** Guards that run functions with guards: deeper than this is a cycle (validation reports GUARD_CYCLE). */
@@ -57,9 +58,11 @@ export async function runFunction(
     readonly guardDepth?: number;
     /** The caller's id for this execution; a fresh one when not given. */
     readonly correlationId?: string | undefined;
+    /** Told every credential text the execution's calls use (the platform masks its answer with them). */
+    readonly collect?: SecretCollector | undefined;
   } = {},
 ): Promise<Execution> {
-  const { signal, page, guardDepth = 0 } = options;
+  const { signal, page, guardDepth = 0, collect } = options;
   const started = performance.now();
   const correlationId = options.correlationId ?? randomUUID();
   const { events } = engine;
@@ -136,7 +139,15 @@ export async function runFunction(
               `guards call each other more than ${MAX_GUARD_DEPTH} deep from '${name}': a guard cycle`,
             );
           }
-          const outcome = await executeFunction(engine, guard.function, args, call, signal, guardDepth + 1);
+          const outcome = await executeFunction(
+            engine,
+            guard.function,
+            args,
+            call,
+            signal,
+            guardDepth + 1,
+            collect,
+          );
           ctx.guard = { output: outcome.status === 'ok' ? outcome.output : null };
           passed =
             outcome.status === 'ok' &&
@@ -175,6 +186,7 @@ export async function runFunction(
             signal,
             plan,
             writeErrorTables: engine.store ? errorTableWriter(engine.store) : undefined,
+            collect,
           });
 
     // outputTransform, then `output` (spec 2.1: the transform result, else the full response body).
