@@ -260,7 +260,7 @@ export const ERROR_CODES = {
   TOKEN_NOT_FOUND: code('usage', 'No API token with that id.', 404),
   CREDENTIAL_IN_USE: code(
     'usage',
-    "Users are connected to the OAuth credential: only an admin may change its client, endpoints, origins or client secret (and every connection is then dropped).",
+    'Users are connected to the OAuth credential: only an admin may change its client, endpoints, origins or client secret (and every connection is then dropped).',
     409,
   ),
   SOLUTION_QUOTA: code(
