@@ -19,5 +19,11 @@ export function maskWire(wire: WireError, collect: SecretCollector): WireError {
   const fields: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(wire.fields))
     fields[name] = typeof value === 'string' ? maskText(value, secrets) : maskJson(value, secrets);
-  return { ...wire, message: maskText(wire.message, secrets), fields };
+  return {
+    ...wire,
+    message: maskText(wire.message, secrets),
+    fields,
+    // A bug's stack goes to the log: masked alike (a message in it may quote a value).
+    ...(wire.stack === undefined ? {} : { stack: maskText(wire.stack, secrets) }),
+  };
 }
