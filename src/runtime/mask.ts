@@ -116,20 +116,37 @@ function base64Forms(value: string): string[] {
   return forms;
 }
 
+/** The forms of a secrets list at one minimum length, and one pattern that finds any of them. */
+interface Searched {
+  readonly forms: readonly string[];
+  /** Any form (longest first), for the common case: a text that holds none, answered in one scan. */
+  readonly any: RegExp | undefined;
+}
+
 /**
  * Forms by secrets list: one attempt masks its URL, body and every header with the same list
  * (never changed once built).
  */
-const formsCache = new WeakMap<readonly string[], Map<number, string[]>>();
+const formsCache = new WeakMap<readonly string[], Map<number, Searched>>();
 
 /** Forms to search for, longest first so that a shorter form never cuts a longer one in two. */
-function searchedForms(secrets: readonly string[], minLength: number): string[] {
-  const byLength = formsCache.get(secrets) ?? new Map<number, string[]>();
-  formsCache.set(secrets, byLength);
-  const forms = byLength.get(minLength) ?? computeForms(secrets, minLength);
-  byLength.set(minLength, forms);
-  return forms;
+function searchedForms(secrets: readonly string[], minLength: number): Searched {
+  let byLength = formsCache.get(secrets);
+  if (!byLength) {
+    byLength = new Map();
+    formsCache.set(secrets, byLength);
+  }
+  let searched = byLength.get(minLength);
+  if (!searched) {
+    const forms = computeForms(secrets, minLength);
+    const any = forms.length > 0 ? new RegExp(forms.map(escapeRegExp).join('|')) : undefined;
+    searched = { forms, any };
+    byLength.set(minLength, searched);
+  }
+  return searched;
 }
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function computeForms(secrets: readonly string[], minLength: number): string[] {
   const forms = new Set<string>();
@@ -143,8 +160,10 @@ function computeForms(secrets: readonly string[], minLength: number): string[] {
 /** A text with every form of every credential value (of at least 3 characters) replaced by `***`. */
 export function maskText(text: string, secrets: readonly string[]): string {
   if (secrets.length === 0) return text;
+  const { forms, any } = searchedForms(secrets, MIN_SEARCHED);
+  if (!any?.test(text)) return text;
   let out = text;
-  for (const form of searchedForms(secrets, MIN_SEARCHED)) out = out.split(form).join(MASK);
+  for (const form of forms) if (out.includes(form)) out = out.split(form).join(MASK);
   return out;
 }
 
@@ -156,13 +175,14 @@ export function maskText(text: string, secrets: readonly string[]): string {
  */
 export function maskJson(value: unknown, secrets: readonly string[]): unknown {
   if (secrets.length === 0) return value;
-  const forms = searchedForms(secrets, 1);
+  const { any } = searchedForms(secrets, 1);
+  if (any === undefined) return value;
   // Also in the text its escapes stand for: a value written as character references or `\u`
   // escapes, mixed with plain characters, is one a script could decode.
   const holds = (text: string) => {
-    if (forms.some((f) => text.includes(f))) return true;
+    if (any.test(text)) return true;
     const plain = unescaped(text);
-    return plain !== text && forms.some((f) => plain.includes(f));
+    return plain !== text && any.test(plain);
   };
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return holds(v) ? MASK : v;
@@ -199,7 +219,7 @@ export function maskBytes(
 ): Buffer {
   if (secrets.length === 0 || bytes.length === 0) return bytes;
   let out = bytes;
-  for (const form of searchedForms(secrets, MIN_SEARCHED)) {
+  for (const form of searchedForms(secrets, MIN_SEARCHED).forms) {
     for (const encoding of encodings) {
       const needle = encoded(form, encoding);
       let at = out.indexOf(needle);
