@@ -186,6 +186,11 @@ export const RULES = {
     summary:
       'A header parameter cannot be sent: its name is not an HTTP token, or its fixed value holds a line break or control character.',
   },
+  HEADER_RESERVED: {
+    severity: 'error',
+    summary:
+      'A header parameter names a header restfn sets itself (`Accept-Encoding`, hop-by-hop and framing headers, `Host`): it decides how the bytes are read, so it is never sent.',
+  },
 } as const satisfies Record<string, { severity: Severity; summary: string }>;
 
 export type Severity = 'error' | 'warning';

@@ -214,7 +214,8 @@ export function kindOfPath(root: string, path: string): FileKind | undefined {
   return undefined;
 }
 
-function displayPath(path: string, base: string): string {
+/** How findings name the file at `path`: relative to `base` (the working folder), when inside it. */
+export function displayPath(path: string, base: string): string {
   const rel = relative(base, path);
   return rel.startsWith('..') ? path : rel;
 }

@@ -12,6 +12,7 @@ import {
 } from './body-encoding.js';
 import { codePointName, headerValueProblem, isHeaderName } from './header-text.js';
 import { mediaTypeOf } from './media-type.js';
+import { reservedHeader } from './reserved-headers.js';
 import type { SecretRefs } from './secret-refs.js';
 import { MASK } from './sensitive.js';
 import { baseValueProblem, builtUrlProblem, PLACEHOLDER, parseUrlTemplate } from './url-template.js';
@@ -133,6 +134,8 @@ function build(
   const headers: Record<string, string> = {};
   for (const v of values) {
     if (v.location !== 'header' || v.value === undefined || v.value === null) continue;
+    // Validation refuses these (HEADER_RESERVED); a version published before runs without them.
+    if (reservedHeader(v.name) !== undefined) continue;
     const value = text(v.value);
     if (!shown) checkHeader(v, value);
     headers[v.name.toLowerCase()] = value;

@@ -160,6 +160,21 @@ export class ResponseTooLargeError extends CallError {
   }
 }
 
+/**
+ * A response restfn does not read as bytes: a content coding it does not decode (or data that is not
+ * what its coding says), or a character set it does not know.
+ */
+export class ResponseEncodingError extends CallError {
+  constructor(request: RequestSummary, problem: string, cause?: unknown) {
+    super(
+      'RESPONSE_ENCODING',
+      `${request.method} ${request.url}: ${problem}; the body is not read. Ask the service for UTF-8 (or another charset it names), uncompressed or in gzip, deflate or br`,
+      request,
+      cause === undefined ? undefined : { cause },
+    );
+  }
+}
+
 /** A JSON or XML response nests deeper than `settings.http.maxResponseDepth`. */
 export class ResponseTooDeepError extends CallError {
   readonly limit: number;

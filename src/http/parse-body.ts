@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import type { XMLParser } from 'fast-xml-parser';
+import { bodyText, isUtf8Encoding, textEncoding } from './charset.js';
 import type { RequestSummary } from './errors.js';
 import { ResponseFormatError, ResponseTooDeepError } from './errors.js';
 import { jsonDeeperThan } from './json-depth.js';
@@ -28,8 +29,11 @@ function xmlParser(maxDepth: number): XMLParser {
   let parser = xmlParsers.get(maxDepth);
   if (!parser) {
     // Attributes are kept with an `@_` prefix; values stay strings (no guessing of numbers).
+    // Character references (`&#65;`, `&#x41;`) are decoded: a value is then the text the service
+    // meant, which masking can recognise (an echoed credential written as references included).
     parser = new (xml().XMLParser)({
       ignoreAttributes: false,
+      htmlEntities: true,
       attributeNamePrefix: '@_',
       parseTagValue: false,
       maxNestedTags: maxDepth,
@@ -59,9 +63,14 @@ export function parseBody(
     };
   }
   if (bytes.length === 0) return format === 'text' ? '' : null;
-  if (format === 'json' && jsonDeeperThan(bytes, maxDepth))
-    throw new ResponseTooDeepError(request, 'JSON', maxDepth);
-  const text = bytes.toString('utf8');
+  // In its character set: masking and transforms must read the text the service meant.
+  const encoding = textEncoding(bytes, contentType, format === 'xml');
+  const text = bodyText(bytes, contentType, request, format === 'xml', encoding);
+  if (format === 'json') {
+    // The depth scan reads UTF-8 bytes: a body in another charset is scanned as its text in UTF-8.
+    const utf8 = isUtf8Encoding(encoding) ? bytes : Buffer.from(text, 'utf8');
+    if (jsonDeeperThan(utf8, maxDepth)) throw new ResponseTooDeepError(request, 'JSON', maxDepth);
+  }
   if (format === 'text') return text;
   if (format === 'json') {
     try {

@@ -4,6 +4,7 @@ import { RestfnError } from '../errors/restfn-error.js';
 import { Abort, type AbortLike } from './abort.js';
 import { type AddressGuard, checkLiteral, guardedConnect } from './address-guard.js';
 import type { OutboundRequest } from './build-request.js';
+import { ACCEPTED_CODINGS, decodeContent } from './content-coding.js';
 import {
   AbortedError,
   NetworkError,
@@ -100,7 +101,9 @@ export class Transport {
         const res = await request(wire.url, {
           dispatcher: this.dispatcher,
           method: wire.method as Dispatcher.HttpMethod,
-          headers: wire.headers,
+          // The codings restfn decodes, and only those: a function cannot ask for others
+          // (HEADER_RESERVED; build-request drops the header from versions published before).
+          headers: { ...wire.headers, 'accept-encoding': ACCEPTED_CODINGS },
           body: wire.body,
           signal: aborts as unknown as AbortSignal,
         });
@@ -144,12 +147,16 @@ export class Transport {
           current = redirected(current, next.href, res.statusCode);
           continue;
         }
-        return {
-          status: res.statusCode,
-          statusText: STATUS_CODES[res.statusCode] ?? '',
-          headers: flatten(res.headers),
-          bytes,
-        };
+        const headers = flatten(res.headers);
+        // Decoded before anything reads the body; the headers then describe the bytes given, so no
+        // one downstream sees the coded size (a compression side channel: docs/server.md).
+        const coding = headers['content-encoding'];
+        if (coding === undefined)
+          return { status: res.statusCode, statusText: statusText(res.statusCode), headers, bytes };
+        const decoded = await decodeContent(bytes, coding, this.options.maxResponseBytes, summary);
+        delete headers['content-encoding'];
+        if (headers['content-length'] !== undefined) headers['content-length'] = String(decoded.length);
+        return { status: res.statusCode, statusText: statusText(res.statusCode), headers, bytes: decoded };
       }
     } catch (error) {
       if (timedOut && !signal?.aborted) {
@@ -194,6 +201,8 @@ export class Transport {
     return new NetworkError(summary, code, detail, error);
   }
 }
+
+const statusText = (status: number): string => STATUS_CODES[status] ?? '';
 
 /** The statuses whose `location` is followed (as undici's redirect handler does). */
 const REDIRECTS: ReadonlySet<number> = new Set([300, 301, 302, 303, 307, 308]);

@@ -4,7 +4,7 @@ import type { AbortLike } from '../http/abort.js';
 import { originOf } from '../http/build-request.js';
 import { CallError, TargetRefusedError } from '../http/errors.js';
 import { requestBudget } from '../http/request-budget.js';
-import { callWithRetries } from './call.js';
+import { callWithRetries, type SecretCollector } from './call.js';
 import { createContext, type ExecutionContext } from './context.js';
 import type { Engine, FunctionFile, RemoteResponse } from './engine.js';
 import { type Field, fieldsOf } from './field.js';
@@ -33,6 +33,8 @@ export async function callStep(
     /** `@ctx.user` of the call (the platform: the calling user, whose connection a per-user credential uses). */
     readonly user?: Record<string, unknown>;
     readonly signal?: AbortLike;
+    /** Told every credential text the call uses. */
+    readonly collect?: SecretCollector;
   },
 ): Promise<RemoteResponse & { readonly correlationId: string }> {
   const file = functionFile(engine.solution, name);
@@ -79,6 +81,7 @@ export async function callStep(
     signal: options.signal,
     plan,
     writeErrorTables: undefined,
+    collect: options.collect,
     // A `/call` step is one execution: its own budget of requests.
     budget: requestBudget(engine.options.maxRequestsPerExecution),
   });

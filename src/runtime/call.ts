@@ -2,6 +2,7 @@ import { decideRetry, type Failure } from '../errors/retry.js';
 import { parseRetryAfter } from '../errors/retry-after.js';
 import { type AbortLike, toSignal } from '../http/abort.js';
 import { boundaryOf, buildRequest, type PlacedValue, shownRequest } from '../http/build-request.js';
+import { bodyText } from '../http/charset.js';
 import {
   AbortedError,
   CallError,
@@ -23,7 +24,7 @@ import type { Engine, FunctionFile, PageRequest } from './engine.js';
 import { bodyExcerpt, ERROR_BODY_LIMIT, TRACE_BODY_LIMIT } from './excerpt.js';
 import type { Field } from './field.js';
 import { handlerRetry, judge, type Verdict } from './judge.js';
-import { maskError, maskHeaders, maskJson, maskText } from './mask.js';
+import { type ByteEncoding, maskBytes, maskError, maskHeaders, maskJson, maskText } from './mask.js';
 import type { ResolvedParameter } from './parameters.js';
 import type { FunctionPlan } from './plan.js';
 import { reportFailure } from './report.js';
@@ -42,9 +43,18 @@ export interface CallArgs {
   readonly plan: FunctionPlan;
   /** Where error handlers' table records go; the call itself never touches local data. */
   readonly writeErrorTables: ((writes: readonly StagedWrite[]) => void) | undefined;
+  /** Told the credential texts of every attempt. */
+  readonly collect?: SecretCollector | undefined;
   /** The execution's requests left (`maxRequestsPerExecution`), shared with its guards; none: no cap. */
   readonly budget?: RequestBudget | undefined;
 }
+
+/**
+ * Gathers the credential texts (values in their placed forms, and their references) every call of
+ * one execution used, across attempts, guards and pages: what the platform masks its whole answer
+ * against, once, at the edge.
+ */
+export type SecretCollector = Set<string>;
 
 export interface CallResult {
   readonly raw: RawResponse;
@@ -228,6 +238,7 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
       };
   seen.secrets = secrets;
   seen.schemeless = schemeless;
+  if (args.collect) for (const text of secrets) args.collect.add(text);
 
   // 8. inputTransform, over the parameter values with body credentials resolved.
   let body: { value: unknown } | undefined;
@@ -337,6 +348,11 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
   } finally {
     engine.options.observer?.call(file.name, (performance.now() - sent) / 1000, outcome);
   }
+  const format = definition.format as Format;
+  // On the platform, bytes no parser reads as text (a binary format), and UTF-16 a service sent
+  // without saying so, are scrubbed as bytes before anything (a trace, a transform) reads them.
+  if (engine.options.maskOutput && secrets.length > 0)
+    raw = { ...raw, bytes: maskBytes(raw.bytes, secrets, format === 'pdf' ? ALL_ENCODINGS : UTF16) };
   // Response headers as shown and as expressions see them: cookies, credential-like headers and
   // echoed credential values masked (when first read).
   let headers: Record<string, string> | undefined;
@@ -356,7 +372,6 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
       body: bodyExcerpt(raw.bytes, raw.headers['content-type'], secrets, TRACE_BODY_LIMIT),
     });
   }
-  const format = definition.format as Format;
   const noBody = raw.status === 204 || request.method === 'HEAD';
   const depth = engine.options.http.maxResponseDepth;
   // Error bodies are parsed leniently: a 500 page in HTML must not hide the status behind a format error.
@@ -384,9 +399,17 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
 }
 
 function lenient(format: Format, raw: RawResponse, summary: RequestSummary, maxDepth: number): unknown {
+  const type = raw.headers['content-type'];
   try {
-    return parseBody(format, raw.bytes, raw.headers['content-type'], summary, maxDepth);
+    return parseBody(format, raw.bytes, type, summary, maxDepth);
   } catch {
-    return raw.bytes.toString('utf8');
+    try {
+      return bodyText(raw.bytes, type, summary);
+    } catch {
+      return raw.bytes.toString('utf8');
+    }
   }
 }
+
+const ALL_ENCODINGS: readonly ByteEncoding[] = ['utf8', 'utf16le', 'utf16be'];
+const UTF16: readonly ByteEncoding[] = ['utf16le', 'utf16be'];

@@ -1,4 +1,5 @@
-import { maskText } from './mask.js';
+import { bodyText } from '../http/charset.js';
+import { maskShownText } from './mask.js';
 
 /** Response bodies in the `--verbose` trace: enough to debug, never the whole of a huge answer. */
 export const TRACE_BODY_LIMIT = 64 * 1024;
@@ -24,10 +25,22 @@ export function bodyExcerpt(
   // An encoded secret (JSON-escaped, percent-encoded) is at most 6 characters per character.
   const margin = 6 * Math.max(0, ...secrets.map((s) => s.length)) + 16;
   const chars = limit + margin;
-  // UTF-8 takes at most 4 bytes a character: these bytes hold at least `chars` characters.
-  const decoded = bytes.subarray(0, chars * 4).toString('utf8');
+  // Every encoding takes at most 4 bytes a character: these bytes hold at least `chars` characters.
+  const decoded = textOf(bytes.subarray(0, chars * 4), contentType);
   const whole = bytes.length <= chars * 4 && decoded.length <= chars;
-  const masked = maskText(decoded.slice(0, chars), secrets);
+  const masked = maskShownText(decoded.slice(0, chars), secrets);
   if (whole && masked.length <= limit) return masked;
   return `${masked.slice(0, limit)}... (${bytes.length} bytes in all)`;
 }
+
+/** The text in its character set (as the body's parser reads it), else as UTF-8. */
+function textOf(bytes: Buffer, contentType: string | undefined): string {
+  try {
+    return bodyText(bytes, contentType, NO_REQUEST, /xml/i.test(contentType ?? ''));
+  } catch {
+    // A charset no one knows: the failure itself says so; the excerpt shows what UTF-8 makes of it.
+    return bytes.toString('utf8');
+  }
+}
+
+const NO_REQUEST = { method: '', url: '' };

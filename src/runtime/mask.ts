@@ -46,6 +46,11 @@ export function encodedForms(value: string): string[] {
     value,
     ...jsons.flatMap((j) => [j, asciiJson(j, false), asciiJson(j, true)]),
     htmlEscaped(value),
+    // Every character as a reference, as XML serialisers write what their output encoding lacks.
+    characterReferences(value, 10),
+    characterReferences(value, 16),
+    // Every character escaped, as some JSON writers do.
+    unicodeEscaped(value),
   ];
   for (const text of [value, json]) {
     forms.push(new URLSearchParams({ s: text }).toString().slice(2));
@@ -71,6 +76,18 @@ export function htmlEscaped(text: string): string {
     .replaceAll('>', '&gt;')
     .replaceAll('"', '&quot;')
     .replaceAll("'", '&#39;');
+}
+
+function characterReferences(text: string, radix: 10 | 16): string {
+  let out = '';
+  for (const c of text) out += `&#${radix === 16 ? 'x' : ''}${c.codePointAt(0)!.toString(radix)};`;
+  return out;
+}
+
+function unicodeEscaped(text: string): string {
+  let out = '';
+  for (let i = 0; i < text.length; i++) out += `\\u${text.charCodeAt(i).toString(16).padStart(4, '0')}`;
+  return out;
 }
 
 function asciiJson(json: string, upper: boolean): string {
@@ -99,20 +116,37 @@ function base64Forms(value: string): string[] {
   return forms;
 }
 
+/** The forms of a secrets list at one minimum length, and one pattern that finds any of them. */
+interface Searched {
+  readonly forms: readonly string[];
+  /** Any form (longest first), for the common case: a text that holds none, answered in one scan. */
+  readonly any: RegExp | undefined;
+}
+
 /**
  * Forms by secrets list: one attempt masks its URL, body and every header with the same list
  * (never changed once built).
  */
-const formsCache = new WeakMap<readonly string[], Map<number, string[]>>();
+const formsCache = new WeakMap<readonly string[], Map<number, Searched>>();
 
 /** Forms to search for, longest first so that a shorter form never cuts a longer one in two. */
-function searchedForms(secrets: readonly string[], minLength: number): string[] {
-  const byLength = formsCache.get(secrets) ?? new Map<number, string[]>();
-  formsCache.set(secrets, byLength);
-  const forms = byLength.get(minLength) ?? computeForms(secrets, minLength);
-  byLength.set(minLength, forms);
-  return forms;
+function searchedForms(secrets: readonly string[], minLength: number): Searched {
+  let byLength = formsCache.get(secrets);
+  if (!byLength) {
+    byLength = new Map();
+    formsCache.set(secrets, byLength);
+  }
+  let searched = byLength.get(minLength);
+  if (!searched) {
+    const forms = computeForms(secrets, minLength);
+    const any = forms.length > 0 ? new RegExp(forms.map(escapeRegExp).join('|')) : undefined;
+    searched = { forms, any };
+    byLength.set(minLength, searched);
+  }
+  return searched;
 }
+
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 function computeForms(secrets: readonly string[], minLength: number): string[] {
   const forms = new Set<string>();
@@ -126,8 +160,10 @@ function computeForms(secrets: readonly string[], minLength: number): string[] {
 /** A text with every form of every credential value (of at least 3 characters) replaced by `***`. */
 export function maskText(text: string, secrets: readonly string[]): string {
   if (secrets.length === 0) return text;
+  const { forms, any } = searchedForms(secrets, MIN_SEARCHED);
+  if (!any?.test(text)) return text;
   let out = text;
-  for (const form of searchedForms(secrets, MIN_SEARCHED)) out = out.split(form).join(MASK);
+  for (const form of forms) if (out.includes(form)) out = out.split(form).join(MASK);
   return out;
 }
 
@@ -139,8 +175,15 @@ export function maskText(text: string, secrets: readonly string[]): string {
  */
 export function maskJson(value: unknown, secrets: readonly string[]): unknown {
   if (secrets.length === 0) return value;
-  const forms = searchedForms(secrets, 1);
-  const holds = (text: string) => forms.some((f) => text.includes(f));
+  const { any } = searchedForms(secrets, 1);
+  if (any === undefined) return value;
+  // Also in the text its escapes stand for: a value written as character references or `\u`
+  // escapes, mixed with plain characters, is one a script could decode.
+  const holds = (text: string) => {
+    if (any.test(text)) return true;
+    const plain = unescaped(text);
+    return plain !== text && any.test(plain);
+  };
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return holds(v) ? MASK : v;
     if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint')
@@ -153,6 +196,72 @@ export function maskJson(value: unknown, secrets: readonly string[]): unknown {
     return Object.fromEntries(Object.entries(v).map(([k, x]) => [maskText(k, secrets), walk(x)]));
   };
   return walk(value);
+}
+
+/** How a text's characters become bytes, for `maskBytes`. */
+export type ByteEncoding = 'utf8' | 'utf16le' | 'utf16be';
+
+function encoded(text: string, encoding: ByteEncoding): Buffer {
+  if (encoding !== 'utf16be') return Buffer.from(text, encoding);
+  return Buffer.from(text, 'utf16le').swap16();
+}
+
+/**
+ * Bytes with every form of every credential value (of at least 3 characters), in each of
+ * `encodings`, overwritten with `*` in that encoding: the same length, so a binary format's offsets
+ * (a PDF's cross-reference table) still hold. For bodies no parser reads as text (`format: pdf`),
+ * and for UTF-16 text a service sent without saying so. A copy when anything is found.
+ */
+export function maskBytes(
+  bytes: Buffer,
+  secrets: readonly string[],
+  encodings: readonly ByteEncoding[],
+): Buffer {
+  if (secrets.length === 0 || bytes.length === 0) return bytes;
+  let out = bytes;
+  for (const form of searchedForms(secrets, MIN_SEARCHED).forms) {
+    for (const encoding of encodings) {
+      const needle = encoded(form, encoding);
+      let at = out.indexOf(needle);
+      if (at === -1) continue;
+      if (out === bytes) out = Buffer.from(bytes);
+      const stars = encoded('*'.repeat(encoding === 'utf8' ? needle.length : needle.length / 2), encoding);
+      for (; at !== -1; at = out.indexOf(needle, at + needle.length)) stars.copy(out, at);
+    }
+  }
+  return out;
+}
+
+const ESCAPE = /&#(?:x([0-9a-f]{1,6})|([0-9]{1,7}));|\\u([0-9a-f]{4})/gi;
+
+/**
+ * A text with its character references (`&#65;`, `&#x41;`) and JSON `\u0041` escapes decoded: the
+ * text a parser would read. An excerpt is masked in this form when it hides a credential there.
+ */
+export function unescaped(text: string): string {
+  if (!text.includes('&#') && !text.includes('\\u')) return text;
+  return text.replace(
+    ESCAPE,
+    (whole, hex: string | undefined, dec: string | undefined, u: string | undefined) => {
+      const code = Number.parseInt(hex ?? dec ?? u!, hex !== undefined || u !== undefined ? 16 : 10);
+      if (u !== undefined) return String.fromCharCode(code);
+      return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
+    },
+  );
+}
+
+/**
+ * A text as it may be shown: masked as it is, or, when its escapes hide a credential value (a
+ * service that wrote it as character references, mixed with plain characters), masked in the form
+ * the escapes stand for.
+ */
+export function maskShownText(text: string, secrets: readonly string[]): string {
+  const masked = maskText(text, secrets);
+  if (secrets.length === 0) return masked;
+  const plain = unescaped(masked);
+  if (plain === masked) return masked;
+  const plainMasked = maskText(plain, secrets);
+  return plainMasked === plain ? masked : plainMasked;
 }
 
 /**

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isTruthy } from '../expression/evaluate.js';
 import { RemoteError } from '../http/errors.js';
+import type { SecretCollector } from './call.js';
 import type { CallContext } from './context.js';
 import type { Engine, Execution, PageRequest } from './engine.js';
 import { PagingError } from './errors.js';
@@ -27,6 +28,8 @@ export interface PaginateOptions {
   readonly signal?: AbortSignal | undefined;
   /** Return what was paged so far, with the reason, instead of failing on an early end. */
   readonly allowPartial?: boolean | undefined;
+  /** Told every credential text the pages' calls use. */
+  readonly collect?: SecretCollector | undefined;
 }
 
 /**
@@ -52,7 +55,7 @@ export async function paginate(
   onPage: (execution: Execution, page: number) => void | Promise<void>,
   options: PaginateOptions = {},
 ): Promise<Paged> {
-  const { signal } = options;
+  const { signal, collect } = options;
   const early = (page: number, error: unknown): Paged => {
     if (page > 1 && typeof error === 'object' && error !== null) laterPageFailures.set(error, page);
     if (!options.allowPartial || page === 1) throw error;
@@ -64,7 +67,7 @@ export async function paginate(
     return { pages: page - 1, stopped, error };
   };
   let previous: { body: string; request: string } | undefined;
-  let pending: Pending = { execution: runFunction(engine, name, given, call, { signal }) };
+  let pending: Pending = { execution: runFunction(engine, name, given, call, { signal, collect }) };
   for (let page = 1; ; page++) {
     let execution: Execution;
     try {
@@ -95,7 +98,7 @@ export async function paginate(
       const next = await nextRequest(engine, name, execution, page).catch((error) => early(page + 1, error));
       if (!('request' in next)) return next;
       pending = {
-        execution: runFunction(engine, name, given, call, { signal, page: next.request }),
+        execution: runFunction(engine, name, given, call, { signal, page: next.request, collect }),
         request: next.request,
       };
       continue;
@@ -110,7 +113,9 @@ export async function paginate(
       undecided = { error };
     }
     const ahead =
-      next && 'request' in next ? fetchAhead(engine, name, given, call, signal, next.request) : undefined;
+      next && 'request' in next
+        ? fetchAhead(engine, name, given, call, signal, next.request, collect)
+        : undefined;
     try {
       // One turn of the event loop lets the next call get as far as its request before the writes.
       if (ahead) await new Promise((resolve) => setImmediate(resolve));
@@ -179,10 +184,11 @@ function fetchAhead(
   call: CallContext,
   signal: AbortSignal | undefined,
   request: PageRequest,
+  collect: SecretCollector | undefined,
 ): Pending & { readonly controller: AbortController } {
   const controller = new AbortController();
   const combined = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
-  const execution = runFunction(engine, name, given, call, { signal: combined, page: request });
+  const execution = runFunction(engine, name, given, call, { signal: combined, page: request, collect });
   // Not awaited until the current page is written: a failure meanwhile is no unhandled rejection.
   execution.catch(() => undefined);
   return { execution, controller, request };

@@ -14,7 +14,7 @@ import type { FileStore } from '../local/files.js';
 import { Stage, type StagedWrite } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
 import { remoteValue } from './body-files.js';
-import { callWithRetries } from './call.js';
+import { callWithRetries, type SecretCollector } from './call.js';
 import type { ExecutionContext } from './context.js';
 import { type CallContext, createContext } from './context.js';
 import type { Engine, Execution, FunctionFile, PageRequest, RemoteCalls } from './engine.js';
@@ -46,11 +46,13 @@ export async function runFunction(
     readonly guardDepth?: number;
     /** The caller's id for this execution; a fresh one when not given. */
     readonly correlationId?: string | undefined;
+    /** Told every credential text the execution's calls use (the platform masks its answer with them). */
+    readonly collect?: SecretCollector | undefined;
     /** The requests left to the execution a guard runs for; a fresh budget when not given. */
     readonly budget?: RequestBudget | undefined;
   } = {},
 ): Promise<Execution> {
-  const { signal, page, guardDepth = 0 } = options;
+  const { signal, page, guardDepth = 0, collect } = options;
   // One budget per execution (each page is one), its guards' requests counted in it.
   const budget = options.budget ?? requestBudget(engine.options.maxRequestsPerExecution);
   const started = performance.now();
@@ -132,6 +134,7 @@ export async function runFunction(
           const { result: outcome } = await runFunction(engine, guard.function, args, call, {
             signal,
             guardDepth: guardDepth + 1,
+            collect,
             budget,
           });
           ctx.guard = { output: outcome.status === 'ok' ? outcome.output : null };
@@ -178,6 +181,7 @@ export async function runFunction(
             signal,
             plan,
             writeErrorTables: engine.store ? errorTableWriter(engine.store) : undefined,
+            collect,
             budget,
           });
 

@@ -16,6 +16,7 @@ import type { FileStore } from '../local/files.js';
 import { COMMAND_QUEUE_TABLE } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
 import { type ActionOptions, type ActionResult, queueCommands, runAction } from './action.js';
+import type { SecretCollector } from './call.js';
 import { callStep } from './call-step.js';
 import type { CallContext } from './context.js';
 import { Deadline } from './deadline.js';
@@ -93,15 +94,18 @@ export class Runtime {
       signal?: AbortLike;
       /** The caller's id for this execution (its events carry it), instead of a fresh one. */
       correlationId?: string;
+      /** Told every credential text the execution's calls use. */
+      collect?: SecretCollector;
     } = {},
   ): Promise<ExecutionResult> {
     this.refuseUnknown(name, parameters);
     if (!this.isReady) await this.ready();
     const deadline = this.executionDeadline(name, options.signal);
-    const { correlationId } = options;
+    const { correlationId, collect } = options;
     return deadline.run(
       async (signal) =>
-        (await runFunction(this.engine, name, parameters, context, { signal, correlationId })).result,
+        (await runFunction(this.engine, name, parameters, context, { signal, correlationId, collect }))
+          .result,
     );
   }
 
@@ -115,7 +119,7 @@ export class Runtime {
     parameters: Readonly<Record<string, unknown>>,
     context: CallContext,
     onPage: (result: ExecutionResult, page: number) => void | Promise<void>,
-    options: { signal?: AbortLike } = {},
+    options: { signal?: AbortLike; collect?: SecretCollector } = {},
   ): Promise<Paged> {
     this.refuseUnknown(name, parameters);
     await this.ready();
@@ -123,6 +127,7 @@ export class Runtime {
     return deadline.run((signal) =>
       paginate(this.engine, name, parameters, context, (execution, page) => onPage(execution.result, page), {
         signal: toSignal(signal),
+        ...(options.collect ? { collect: options.collect } : {}),
       }),
     );
   }
@@ -143,6 +148,8 @@ export class Runtime {
       /** `@ctx.user` of the call. */
       user?: Record<string, unknown>;
       signal?: AbortLike;
+      /** Told every credential text the call uses. */
+      collect?: SecretCollector;
     } = {},
   ): Promise<RemoteResponse & { readonly correlationId: string }> {
     if (!this.isReady) await this.ready();
@@ -219,7 +226,13 @@ export class Runtime {
    */
   async previewDatasource(
     name: string,
-    options: { context?: CallContext; signal?: AbortLike; maxPages?: number; maxRows?: number } = {},
+    options: {
+      context?: CallContext;
+      signal?: AbortLike;
+      maxPages?: number;
+      maxRows?: number;
+      collect?: SecretCollector;
+    } = {},
   ): Promise<DatasourcePreview> {
     await this.ready();
     const file = this.datasourceFile(name);
@@ -242,7 +255,11 @@ export class Runtime {
         options.signal,
       );
       const result = await deadline.run((signal) =>
-        runDatasource(engine, file, options.context ?? {}, { signal: toSignal(signal), allowPartial: true }),
+        runDatasource(engine, file, options.context ?? {}, {
+          signal: toSignal(signal),
+          allowPartial: true,
+          ...(options.collect ? { collect: options.collect } : {}),
+        }),
       );
       const tables: Record<string, { rows: unknown[]; total: number }> = {};
       for (const table of store.entityTables()) {

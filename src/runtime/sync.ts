@@ -3,6 +3,7 @@ import { pendingRecords } from '../local/command-queue.js';
 import { runQuery } from '../local/queries.js';
 import { Stage } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
+import type { SecretCollector } from './call.js';
 import { type CallContext, createContext } from './context.js';
 import type { Engine } from './engine.js';
 import { fieldsOf } from './field.js';
@@ -43,6 +44,8 @@ export interface SyncOptions {
    * sync fails and the tables stay as they were.
    */
   readonly allowPartial?: boolean;
+  /** Told every credential text the functions' calls use (a preview masks its answer with them). */
+  readonly collect?: SecretCollector;
 }
 
 /** Stages everything `name` writes into `entity`, page by page as the pages arrive. */
@@ -67,7 +70,7 @@ async function stageEntity(
       for (const w of writes) if (w.kind === 'rows') records += w.rows.length;
       options.onProgress?.({ entity, function: name, pages: page, records });
     },
-    { signal: options.signal, allowPartial: options.allowPartial },
+    { signal: options.signal, allowPartial: options.allowPartial, collect: options.collect },
   );
   return { entity, function: name, records, ...paged };
 }

@@ -202,12 +202,26 @@ describe('the console in a real browser', () => {
     expect(await update.getByLabel('Value').inputValue()).toBe('');
     await update.getByLabel('Value').fill(`${SECRET}-2`);
     expect(await update.getByLabel(/^Origins/).inputValue()).toBe('https://api.example.com');
+    // An author may not add an origin: the form says so, and stays open.
     await update.getByLabel(/^Origins/).fill('https://api.example.com https://eu.api.example.com/');
     await update.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => page.getByRole('form').count()).toBe(0);
     await expect
-      .poll(() => row.textContent())
-      .toContain('to https://api.example.com, https://eu.api.example.com');
+      .poll(() => update.getByRole('alert').textContent())
+      .toContain('only an admin may add an origin to a credential; https://eu.api.example.com');
+    // The admin may; then the author narrows it back.
+    await platform.api('PUT', '/api/v1/solutions/crm/credentials/api-key', {
+      token: admin,
+      body: {
+        kind: 'secret',
+        value: SECRET,
+        origins: ['https://api.example.com', 'https://eu.api.example.com'],
+      },
+    });
+    await update.getByLabel(/^Origins/).fill('https://eu.api.example.com');
+    await update.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => page.getByRole('form').count()).toBe(0);
+    await expect.poll(() => row.textContent()).toContain('to https://eu.api.example.com');
+    expect(await row.textContent()).not.toContain('to https://api.example.com');
 
     // Remove warns which functions stop working.
     await page.getByRole('button', { name: 'Remove api-key' }).click();

@@ -151,4 +151,34 @@ parameters:
       `restfn: error SERVER_UNREACHABLE: the platform at ${platform.url} could not be reached`,
     );
   });
+  it("restfn publish prints the server's findings the local run did not: a capped setting at its place, once", async () => {
+    const platform = await startPlatformProcess({ args: ['--max-script-ms', '100'] });
+    const root = tempSolution({
+      'solution.yaml': 'name: capped\nsettings:\n  scripts:\n    timeoutMs: 5000\n',
+      // A warning both runs find (the credential's address from a caller): printed once.
+      'functions/rest-echo.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: '{base}/echo'
+parameters:
+  base: { location: path, type: string, required: true }
+  x-api-key: { location: header, type: secret, value: api-key }
+`,
+    });
+    const asAdmin = { RESTFN_SERVER: platform.url, RESTFN_TOKEN: platform.adminToken };
+    for (const [expected, version] of [
+      ['published', 1],
+      ['unchanged', 1],
+    ] as const) {
+      const published = await runCli(['publish'], { env: asAdmin, cwd: root });
+      expect(published.code, published.stderr).toBe(0);
+      expect(published.stderr).toContain(expected === 'published' ? `as version ${version}` : 'is unchanged');
+      const lines = published.stderr.split('\n');
+      expect(lines.filter((l) => l.includes('SETTING_CAPPED'))).toEqual([
+        "solution.yaml:4:16: warning SETTING_CAPPED: scripts.timeoutMs is 5000, above this platform's ceiling of 100: 100 applies (the operator sets it with restfn serve --max-script-ms)",
+      ]);
+      expect(lines.filter((l) => l.includes('CREDENTIAL_URL_FROM_CALLER'))).toEqual([
+        expect.stringMatching(/^functions\/rest-echo\.platform:3:6: warning CREDENTIAL_URL_FROM_CALLER: /),
+      ]);
+    }
+  });
 });

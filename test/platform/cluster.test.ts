@@ -18,6 +18,7 @@ import { ensureAdmin } from '../../src/platform/serve.js';
 import { PostgresPlatformStore } from '../../src/platform/store/postgres/store.js';
 import type { VersionRecord } from '../../src/platform/store/types.js';
 import { TtlCache } from '../../src/platform/ttl-cache.js';
+import { connectionBinding } from '../../src/platform/vault/credential-change.js';
 import { Vault } from '../../src/platform/vault/vault.js';
 import { createRuntime } from '../../src/runtime/runtime.js';
 import { runCli } from '../helpers/cli.js';
@@ -238,7 +239,7 @@ describe('OAuth refresh across instances', () => {
         return { vault, runtime };
       }),
     );
-    await instances[0]!.vault.put('crm', 'web', credential, 'ada');
+    await instances[0]!.vault.put('crm', 'web', credential, { name: 'ada', admin: false });
     // Expired: every execution needs new tokens before its call.
     await instances[0]!.vault.records('crm').setTokens('web', { ...loggedIn, expiresAt: 0 });
 
@@ -311,7 +312,7 @@ describe('OAuth refresh across instances', () => {
       }),
     );
     const vault = instances[0]!.vault;
-    await vault.put('crm', 'web', credential, 'admin');
+    await vault.put('crm', 'web', credential, { name: 'admin', admin: true });
     for (const [user, account] of [
       ['u-ada', 'ada-account'],
       ['u-bob', 'bob-account'],
@@ -326,6 +327,7 @@ describe('OAuth refresh across instances', () => {
           account,
           scopes: credential.scopes,
         },
+        connectionBinding(credential),
       );
     }
     const results = await Promise.all(

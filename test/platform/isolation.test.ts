@@ -256,6 +256,62 @@ describe('credentials go only to the origins bound to them', () => {
     expect(leaks(nobody.text + bad.text)).toBe(false);
   });
 
+  it('only an admin adds an origin to a credential; an author may narrow its origins', async () => {
+    const service = await testServer((_req, res) => json(res, 200, {}));
+    const other = await testServer((_req, res) => json(res, 200, {}));
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const uses = (url: string) =>
+      functionFile(
+        `${url}/x`,
+        'parameters:\n  x-api-key: { location: header, type: secret, value: api-key }\n',
+      );
+    const { author, stored } = await solutionWithKey(platform, {
+      'functions/rest-get.platform': uses(service.url),
+    });
+    expect(stored.origins).toEqual([service.url]);
+    const put = (token: string, origins?: string[]) =>
+      platform.api('PUT', '/api/v1/solutions/s/credentials/api-key', {
+        token,
+        body: { kind: 'secret', value: SECRET, ...(origins ? { origins } : {}) },
+      });
+    const originsNow = async () =>
+      (await platform.api('GET', '/api/v1/solutions/s/credentials', { token: author })).body.credentials[0]
+        .fields.origins;
+
+    // Given, or taken from a function published since that sends it elsewhere: refused, unchanged.
+    const given = await put(author, [service.url, other.url]);
+    expect(given.status).toBe(403);
+    expect(given.body.code).toBe('FORBIDDEN');
+    expect(given.body.message).toContain(`only an admin may add an origin to a credential; ${other.url}`);
+    await publish(platform, 's', {
+      'functions/rest-get.platform': uses(service.url),
+      'functions/rest-other.platform': uses(other.url),
+    });
+    const defaulted = await put(author);
+    expect(defaulted.status).toBe(403);
+    expect(defaulted.body.message).toContain(other.url);
+    expect(await originsNow()).toEqual([service.url]);
+    expect(leaks(given.text + defaulted.text)).toBe(false);
+
+    // An admin may; then the author narrows it back, and may not widen it again.
+    expect((await put(platform.adminToken)).status).toBe(200);
+    expect((await originsNow()).sort()).toEqual([service.url, other.url].sort());
+    expect((await execute(platform, 's', 'rest-other')).body).toMatchObject({ status: 'ok' });
+    expect((await put(author, [service.url])).status).toBe(200);
+    expect(await originsNow()).toEqual([service.url]);
+    expect((await execute(platform, 's', 'rest-other')).body).toMatchObject({ code: 'CREDENTIAL_ORIGIN' });
+    expect((await put(author, [other.url])).status).toBe(403);
+    // A new credential's first origins are its author's.
+    expect(
+      (
+        await platform.api('PUT', '/api/v1/solutions/s/credentials/fresh', {
+          token: author,
+          body: { kind: 'bearer', token: SECRET, origins: [other.url] },
+        })
+      ).status,
+    ).toBe(201);
+  });
+
   it('a pages: true next link to another origin is refused with the credential unsent (CREDENTIAL_ORIGIN)', async () => {
     const elsewhere = await testServer((_req, res) => json(res, 200, { items: [] }));
     const service = await testServer((_req, res) =>

@@ -10,12 +10,12 @@ import {
 } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
 import { DefinitionError } from '../../errors/definition-error.js';
-import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { diagnosticLine } from '../diagnostic-line.js';
 import { resolveIdPrefix } from '../id-prefix.js';
 import { type Column, printRecord, printRows, status } from '../output.js';
 import { readSecret } from '../read-secret.js';
+import { unseenFindings } from '../server-findings.js';
 import { solutionDir } from '../solution-dir.js';
 import type { ServerOptions } from './platform.js';
 
@@ -57,18 +57,20 @@ export async function publish(options: ServerOptions & { solution?: string }): P
     );
   }
   const files = solutionUpload(solution.root);
-  let answer: { version: number; unchanged: boolean };
+  // The server's own findings (its ceilings' SETTING_CAPPED; a newer restfn there may know more
+  // rules), refused or published, in the same format: those not printed above.
+  const printServers = (findings: unknown) => {
+    for (const d of unseenFindings(findings, diagnostics, solution.root))
+      process.stderr.write(`${diagnosticLine(d)}\n`);
+  };
+  let answer: { version: number; unchanged: boolean; findings?: unknown };
   try {
     answer = await client.request('PUT', `/api/v1/solutions/${encodeURIComponent(solution.name)}`, { files });
   } catch (error) {
-    // The server's own findings (a newer restfn there may know more rules), in the same format.
-    const findings = error instanceof PlatformAnswerError ? error.answer.findings : undefined;
-    if (Array.isArray(findings)) {
-      for (const f of findings)
-        process.stderr.write(`${printable(`${f.at}: ${f.severity} ${f.code}: ${f.message}`)}\n`);
-    }
+    if (error instanceof PlatformAnswerError) printServers(error.answer.findings);
     throw error;
   }
+  printServers(answer.findings);
   status(
     `${answer.unchanged ? `solution '${solution.name}' is unchanged: version ${answer.version} stays current` : `published solution '${solution.name}' as version ${answer.version}`} on ${client.url}`,
   );

@@ -1,6 +1,7 @@
 import { printable } from '../../errors/printable.js';
 import { isExpression } from '../../expression/source.js';
 import { codePointName, headerValueProblem, isHeaderName } from '../../http/header-text.js';
+import { reservedHeader } from '../../http/reserved-headers.js';
 import { credentialKind } from '../credential-params.js';
 import type { ParameterDefinition } from '../schema/index.js';
 import type { FunctionRule } from './reporter.js';
@@ -27,6 +28,16 @@ export const headerText: FunctionRule = (file, r) => {
           [...at, name],
           { key: true },
         );
+      }
+      const reserved = reservedHeader(name);
+      if (reserved !== undefined) {
+        r.report(
+          'HEADER_RESERVED',
+          `header parameter '${printable(name)}' is one restfn sets itself (${reserved}); remove the parameter: it would not be sent`,
+          [...at, name],
+          { key: true },
+        );
+        continue;
       }
       const value = parameter.value;
       // A credential's value is its key, never sent; expressions are checked when they run.

@@ -1,4 +1,6 @@
 import { RestfnError } from '../../errors/restfn-error.js';
+import type { SecretCollector } from '../../runtime/call.js';
+import { maskAnswer, maskWire } from './answer-mask.js';
 import { type ToWorker, toWire } from './protocol.js';
 import { RecordsClient } from './records-client.js';
 import type { FromSandbox, SandboxStart } from './sandbox.js';
@@ -35,10 +37,14 @@ process.on('disconnect', () => process.exit(0));
 
 async function run({ config, solution, version, task }: SandboxStart): Promise<void> {
   send({ type: 'started' });
+  const collect: SecretCollector = new Set();
   try {
     const runtimes = new SolutionRuntimes({ ...config, records: (s) => credentials.records(s) });
-    const value = await runtimes.with(solution, version.number, version.root, (runtime) =>
-      runTask(runtime, task, abort.signal, async () => undefined),
+    const value = maskAnswer(
+      await runtimes.with(solution, version.number, version.root, (runtime) =>
+        runTask(runtime, task, abort.signal, async () => undefined, collect),
+      ),
+      collect,
     );
     // What the parent holds and answers: bounded, like a response the platform reads.
     const size = JSON.stringify(value)?.length ?? 0;
@@ -50,7 +56,7 @@ async function run({ config, solution, version, task }: SandboxStart): Promise<v
     }
     send({ type: 'done', id: 0, value });
   } catch (error) {
-    send({ type: 'failed', id: 0, error: toWire(outOfMemory(error) ?? error) });
+    send({ type: 'failed', id: 0, error: maskWire(toWire(outOfMemory(error) ?? error), collect) });
   }
 }
 

@@ -1,6 +1,7 @@
 import { contextPathsRead } from '../../definition/rules/context-paths.js';
 import type { SourceFile } from '../../definition/solution.js';
 import type { AbortLike } from '../../http/abort.js';
+import type { SecretCollector } from '../../runtime/call.js';
 import { originsNamingCredential } from '../../runtime/credential-origins.js';
 import type { ExecutionEvent } from '../../runtime/events.js';
 import { functionFile } from '../../runtime/pipeline.js';
@@ -18,6 +19,8 @@ export async function runTask(
   task: Exclude<Task, { kind: 'validate' }>,
   signal: AbortLike,
   onPage: (page: number, result: unknown) => Promise<void>,
+  /** Told every credential text the task's calls use: the worker masks the answer with them. */
+  collect: SecretCollector,
 ): Promise<unknown> {
   switch (task.kind) {
     case 'describe':
@@ -27,7 +30,7 @@ export async function runTask(
     case 'action':
       return runtime.previewAction(task.name, task.context);
     case 'datasource':
-      return runtime.previewDatasource(task.name, { context: task.context, signal });
+      return runtime.previewDatasource(task.name, { context: task.context, signal, collect });
     case 'execute': {
       refuseCredentialValues(runtime, task.name, task.parameters, false);
       const trace = task.trace || task.sent ? traceOf(runtime, task.correlationId) : undefined;
@@ -42,6 +45,7 @@ export async function runTask(
         const result = await runtime.execute(task.name, task.parameters, task.context, {
           signal,
           correlationId: task.correlationId,
+          collect,
         });
         const answer =
           result.status === 'ok'
@@ -73,7 +77,7 @@ export async function runTask(
             result.status === 'ok' ? { page, output: result.output } : { page, status: 'skipped' },
           );
         },
-        { signal },
+        { signal, collect },
       );
       return { ...done, correlationId: correlationId ?? null };
     }
@@ -85,6 +89,7 @@ export async function runTask(
         ...(task.correlationId ? { correlationId: task.correlationId } : {}),
         user: task.user,
         signal,
+        collect,
       });
     }
   }

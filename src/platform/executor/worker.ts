@@ -1,7 +1,9 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { RestfnError } from '../../errors/restfn-error.js';
 import { Abort } from '../../http/abort.js';
+import type { SecretCollector } from '../../runtime/call.js';
 import { validateUpload } from '../publish.js';
+import { maskAnswer, maskWire } from './answer-mask.js';
 import { eachMessage } from './batched.js';
 import {
   type CallSeen,
@@ -82,6 +84,9 @@ async function run(message: Extract<ToWorker, { type: 'task' }>): Promise<void> 
   // A light Abort: an AbortController per execution cost this thread ~3 µs of each.
   const state: { abort: Abort; pageRead?: () => void } = { abort: new Abort() };
   running.set(id, state);
+  // Every credential text the task's calls used: its answer, whatever it holds (an output, a
+  // trace, an error's texts), is masked with them here, once, before it leaves the worker.
+  const collect: SecretCollector = new Set();
   try {
     let value: unknown;
     if (task.kind === 'datasource') {
@@ -91,23 +96,30 @@ async function run(message: Extract<ToWorker, { type: 'task' }>): Promise<void> 
       value = await validateUpload(config.dataDir, solution, task.files, config.ceilings);
     } else {
       value = await runtimes.with(solution, version!.number, version!.root, (runtime) =>
-        runTask(runtime, task, state.abort, async (page, result) => {
-          // The next page is fetched once the request thread has written this one (or the caller
-          // went away: the execution stops).
-          const read = new Promise<void>((resolve, reject) => {
-            state.pageRead = resolve;
-            state.abort.addEventListener('abort', () => reject(state.abort.reason));
-          });
-          send({ type: 'page', id, page, result });
-          await read;
-        }),
+        runTask(
+          runtime,
+          task,
+          state.abort,
+          async (page, result) => {
+            // The next page is fetched once the request thread has written this one (or the caller
+            // went away: the execution stops).
+            const read = new Promise<void>((resolve, reject) => {
+              state.pageRead = resolve;
+              state.abort.addEventListener('abort', () => reject(state.abort.reason));
+            });
+            send({ type: 'page', id, page, result: maskAnswer(result, collect) });
+            await read;
+          },
+          collect,
+        ),
       );
+      value = maskAnswer(value, collect);
       if (task.kind === 'execute')
         value = executeAnswer(value as { status: 'ok' | 'skipped' }, version!.number);
     }
     send({ type: 'done', id, value });
   } catch (error) {
-    send({ type: 'failed', id, error: toWire(error) });
+    send({ type: 'failed', id, error: maskWire(toWire(error), collect) });
   } finally {
     running.delete(id);
   }

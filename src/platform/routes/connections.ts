@@ -9,6 +9,7 @@ import type { PlatformContext } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { SOLUTION_NAME } from '../publish.js';
 import { guardedFetch, platformGuard } from '../ssrf.js';
+import { connectionBinding } from '../vault/credential-change.js';
 
 /** The cookie that binds a connect flow to the browser that started it. */
 export const CONNECT_COOKIE = 'restfn_connect';
@@ -37,7 +38,7 @@ interface Flow {
   readonly browser: string;
   readonly returnTo: string | null;
   readonly expires: number;
-  /** The client at the provider the flow was started for: the credential must still be it. */
+  /** What the credential was when the flow started (`connectionBinding`): it must still be it. */
   readonly client: string;
   /** Set once the code was exchanged in a browser without the cookie: waits for the user's yes. */
   readonly pending?: { tokens: Omit<TokenSet, 'kind'>; account: string | null; scopes: string[] };
@@ -89,7 +90,7 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
         browser: sha256(browser),
         returnTo,
         expires: Date.now() + FLOW_MS,
-        client: clientOf(credential),
+        client: connectionBinding(credential),
       };
       await ctx.vault.putFlow(solution, sha256(state), { ...flow });
       void reply.setCookie(CONNECT_COOKIE, browser, {
@@ -155,7 +156,7 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
       const cookie = req.cookies[CONNECT_COOKIE];
       void reply.clearCookie(CONNECT_COOKIE, { path: CALLBACK_PATH });
       if (cookie !== undefined && sha256(cookie) === flow.browser) {
-        return connected(req, reply, solution, flow, connection);
+        return connected(req, reply, solution, flow, connection, credential);
       }
       // Another browser: the user says whether this account is theirs to connect to this user.
       const confirm = randomBytes(32).toString('base64url');
@@ -194,7 +195,7 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
         if (before) await revokeAll(ctx, solution, before, flow.pending.tokens);
         return changedPage(reply, flow);
       }
-      return connected(req, reply, solution, flow, flow.pending);
+      return connected(req, reply, solution, flow, flow.pending, credential);
     },
   );
 
@@ -259,14 +260,23 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
     solution: string,
     flow: Flow,
     connection: NonNullable<Flow['pending']>,
+    /** The credential the tokens came from (to revoke them if it changed meanwhile). */
+    from: OAuthCredential,
   ) {
-    await ctx.vault.connect(
+    // Kept only if the credential is still what the flow started with (checked with the change
+    // lock held: a change that lands meanwhile either drops this connection or is seen here).
+    const kept = await ctx.vault.connect(
       solution,
       flow.key,
       { id: flow.user, name: flow.userName },
       connection.tokens,
       connection,
+      flow.client,
     );
+    if (!kept) {
+      await revokeAll(ctx, solution, from, connection.tokens);
+      return changedPage(reply, flow);
+    }
     await ctx.auditLog.record({
       at: new Date().toISOString(),
       actor: flow.userName,
@@ -308,11 +318,6 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
   }
 }
 
-/** Which client at which provider a credential is (what a user's connection belongs to). */
-function clientOf(c: OAuthCredential): string {
-  return [c.clientId, c.tokenEndpoint, c.authorizationEndpoint ?? '', c.issuer ?? ''].join('\n');
-}
-
 /** The flow's credential, when it is still there and still the client the flow started with. */
 async function stillTheClient(
   ctx: PlatformContext,
@@ -321,7 +326,7 @@ async function stillTheClient(
 ): Promise<OAuthCredential | undefined> {
   const credential = await ctx.vault.records(solution).get(flow.key);
   if (credential?.kind !== 'oauth' || credential.grantType !== 'authorization_code') return undefined;
-  return clientOf(credential) === flow.client ? credential : undefined;
+  return connectionBinding(credential) === flow.client ? credential : undefined;
 }
 
 function expiredPage(reply: FastifyReply) {

@@ -97,17 +97,31 @@ export function credentialRoutes(app: FastifyInstance, ctx: PlatformContext): vo
         parsed.data.kind === 'bearer'
           ? { ...parsed.data, token: parsed.data.token.replace(/^bearer\s+/i, '') }
           : parsed.data;
-      await ctx.vault.put(solution, key, { ...given, origins: bound } as Credential, req.user.name);
-      await ctx.audit(req, {
-        solution,
-        action: 'credential.put',
-        target: key,
-        outcome: 'ok',
-        correlationId: null,
-        durationMs: null,
-      });
+      const audited = (outcome: string) =>
+        ctx.audit(req, {
+          solution,
+          action: 'credential.put',
+          target: key,
+          outcome,
+          correlationId: null,
+          durationMs: null,
+        });
+      let dropped: number;
+      try {
+        dropped = await ctx.vault.put(solution, key, { ...given, origins: bound } as Credential, {
+          name: req.user.name,
+          admin: req.user.role === 'admin',
+        });
+      } catch (error) {
+        // A refused change (in use, an origin added by an author) is audited: who tried what.
+        if (error instanceof PlatformError) await audited(error.code);
+        throw error;
+      }
+      await audited('ok');
       const shown = (await ctx.vault.list(solution)).find((c) => c.key === key);
-      return reply.status(existed ? 200 : 201).send({ ...shown, origins: bound });
+      return reply
+        .status(existed ? 200 : 201)
+        .send({ ...shown, origins: bound, ...(dropped > 0 ? { connectionsDropped: dropped } : {}) });
     },
   );
 

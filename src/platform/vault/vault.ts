@@ -2,7 +2,9 @@ import { randomBytes } from 'node:crypto';
 import type { CredentialRecords } from '../../auth/provider.js';
 import type { Credential, TokenSet } from '../../auth/store.js';
 import { CredentialError } from '../../errors/credential-error.js';
+import { PlatformError } from '../errors.js';
 import type { CredentialRow, PlatformStore } from '../store/types.js';
+import { connectionBinding, credentialChange } from './credential-change.js';
 import { keyIdOf, open, seal } from './seal.js';
 
 const TOKEN_PREFIX = 'token:';
@@ -60,20 +62,51 @@ export class Vault {
     this.keyId = keyIdOf(master);
   }
 
-  async put(solution: string, key: string, credential: Credential, by: string): Promise<void> {
-    const before = (await this.read(solution, key)) as Credential | undefined;
-    await this.write(solution, key, credential, by);
-    // New settings make old tokens meaningless (another client, other scopes).
-    await this.store.deleteCredential(solution, `${TOKEN_PREFIX}${key}`);
-    // Users' connections belong to the client at the provider: a new client secret keeps them
-    // (rotation), another client or provider does not.
-    if (before && !sameClient(before, credential)) await this.dropConnections(solution, key);
+  /**
+   * Stores a credential, as `by` may (see `credentialChange`): refused with nothing written, or
+   * written, its cached token dropped, and its users' connections dropped when what they belong to
+   * changed. Answers how many connections were dropped.
+   */
+  async put(
+    solution: string,
+    key: string,
+    credential: Credential,
+    by: { readonly name: string; readonly admin: boolean },
+  ): Promise<number> {
+    return this.oneAtATime(solution, key, async () => {
+      const before = (await this.read(solution, key)) as Credential | undefined;
+      const connected = (await this.connections(solution)).filter((c) => c.key === key);
+      const change = credentialChange({
+        key,
+        before,
+        after: credential,
+        connections: connected.length,
+        admin: by.admin,
+      });
+      if (!change.allowed) throw new PlatformError(change.code, change.message);
+      await this.write(solution, key, credential, by.name);
+      // New settings make old tokens meaningless (another client, other scopes).
+      await this.store.deleteCredential(solution, `${TOKEN_PREFIX}${key}`);
+      if (!change.dropConnections) return 0;
+      await this.dropConnections(solution, key);
+      return connected.length;
+    });
   }
 
   async delete(solution: string, key: string): Promise<boolean> {
-    await this.store.deleteCredential(solution, `${TOKEN_PREFIX}${key}`);
-    await this.dropConnections(solution, key);
-    return this.store.deleteCredential(solution, key);
+    return this.oneAtATime(solution, key, async () => {
+      await this.store.deleteCredential(solution, `${TOKEN_PREFIX}${key}`);
+      await this.dropConnections(solution, key);
+      return this.store.deleteCredential(solution, key);
+    });
+  }
+
+  /**
+   * A credential's changes and its new connections, one at a time across instances: a connection
+   * made while the credential changes is either dropped by the change or sees it (`connect`).
+   */
+  private oneAtATime<T>(solution: string, key: string, work: () => Promise<T>): Promise<T> {
+    return this.store.exclusive(`credential:${solution}:${key}`, work);
   }
 
   private async dropConnections(solution: string, key: string): Promise<void> {
@@ -133,7 +166,9 @@ export class Vault {
 
   /**
    * Keeps a user's connection to credential `key`: their tokens, sealed like a credential, with who
-   * connected, as which account, the scopes, and when (never the tokens themselves in `meta`).
+   * connected, as which account, the scopes, and when (never the tokens themselves in `meta`). Only
+   * while the credential is still what the flow started with (`binding`, see `connectionBinding`):
+   * false, and nothing kept, when it was removed or changed meanwhile.
    */
   async connect(
     solution: string,
@@ -141,15 +176,21 @@ export class Vault {
     user: { id: string; name: string },
     tokens: Omit<TokenSet, 'kind'>,
     about: { account: string | null; scopes: readonly string[] },
-  ): Promise<void> {
-    const now = new Date().toISOString();
-    await this.write(solution, tokensName(key, user.id), { kind: 'token', ...tokens }, user.name, {
-      user: user.id,
-      userName: user.name,
-      account: about.account,
-      scopes: about.scopes,
-      created: now,
-      refreshed: now,
+    binding: string,
+  ): Promise<boolean> {
+    return this.oneAtATime(solution, key, async () => {
+      const credential = (await this.read(solution, key)) as Credential | undefined;
+      if (credential === undefined || connectionBinding(credential) !== binding) return false;
+      const now = new Date().toISOString();
+      await this.write(solution, tokensName(key, user.id), { kind: 'token', ...tokens }, user.name, {
+        user: user.id,
+        userName: user.name,
+        account: about.account,
+        scopes: about.scopes,
+        created: now,
+        refreshed: now,
+      });
+      return true;
     });
   }
 
@@ -310,15 +351,4 @@ function publicFields(entry: Sealed): Record<string, unknown> {
     default:
       return origins;
   }
-}
-
-/** Whether two credentials are the same client of the same provider (what users connected to). */
-function sameClient(a: Credential, b: Credential): boolean {
-  if (a.kind !== 'oauth' || b.kind !== 'oauth') return a.kind === b.kind;
-  return (
-    a.clientId === b.clientId &&
-    a.tokenEndpoint === b.tokenEndpoint &&
-    a.authorizationEndpoint === b.authorizationEndpoint &&
-    (a.issuer ?? '') === (b.issuer ?? '')
-  );
 }

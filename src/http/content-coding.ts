@@ -1,0 +1,89 @@
+import { promisify } from 'node:util';
+import { brotliDecompress, gunzip, inflate, inflateRaw, type ZlibOptions } from 'node:zlib';
+import { type RequestSummary, ResponseEncodingError, ResponseTooLargeError } from './errors.js';
+
+/**
+ * What every request asks for (`Accept-Encoding`), whatever a function says: the codings restfn
+ * decodes itself. Nothing downstream (the format's parser, masking, a transform, a trace) ever
+ * reads a body in a coding: a gzip that held an echoed credential would pass every mask as bytes.
+ */
+export const ACCEPTED_CODINGS = 'gzip, deflate, br';
+
+type Decoder = (bytes: Buffer, options: ZlibOptions) => Promise<Buffer>;
+
+const gunzipAsync = promisify(gunzip) as Decoder;
+const inflateAsync = promisify(inflate) as Decoder;
+const inflateRawAsync = promisify(inflateRaw) as Decoder;
+const brotliAsync = promisify(brotliDecompress) as unknown as Decoder;
+
+/**
+ * `deflate` is the zlib format (RFC 9110 8.4.1.2), but some servers send raw deflate data under
+ * that name; browsers accept both, and so does restfn.
+ */
+const inflateEither: Decoder = (bytes, options) =>
+  inflateAsync(bytes, options).catch((error: unknown) => {
+    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw error;
+    return inflateRawAsync(bytes, options);
+  });
+
+const DECODERS: Readonly<Record<string, Decoder>> = {
+  gzip: gunzipAsync,
+  'x-gzip': gunzipAsync,
+  deflate: inflateEither,
+  br: brotliAsync,
+};
+
+/**
+ * The codings of a `Content-Encoding` value, in the order the sender applied them (`identity` and
+ * empty items left out), or the first one restfn does not decode.
+ */
+export function contentCodings(header: string | undefined): { codings: string[]; unknown?: string } {
+  if (header === undefined) return { codings: [] };
+  const codings: string[] = [];
+  for (const item of header.split(',')) {
+    const coding = item.trim().toLowerCase();
+    if (coding === '' || coding === 'identity') continue;
+    if (!Object.hasOwn(DECODERS, coding)) return { codings, unknown: coding };
+    codings.push(coding);
+  }
+  return { codings };
+}
+
+/**
+ * The body with every content coding undone, last applied first, each step held to `maxBytes`
+ * (a small gzip that inflates to gigabytes stops at the limit). Decoding runs on libuv's thread
+ * pool, not the thread that runs the execution. A coding restfn does not decode, or data that is not
+ * what its coding says, is RESPONSE_ENCODING: the body is never passed on in a coding.
+ */
+export async function decodeContent(
+  bytes: Buffer,
+  header: string | undefined,
+  maxBytes: number,
+  request: RequestSummary,
+): Promise<Buffer> {
+  const { codings, unknown } = contentCodings(header);
+  if (unknown !== undefined) {
+    throw new ResponseEncodingError(
+      request,
+      `the response is in content coding '${unknown.slice(0, 40)}', which restfn does not decode (it decodes ${ACCEPTED_CODINGS}, and asks for nothing else)`,
+    );
+  }
+  // An empty body (HEAD, 204, 304) has nothing to decode, whatever the header says.
+  if (bytes.length === 0) return bytes;
+  let body = bytes;
+  for (let i = codings.length - 1; i >= 0; i--) {
+    const coding = codings[i]!;
+    try {
+      body = await DECODERS[coding]!(body, { maxOutputLength: maxBytes });
+    } catch (error) {
+      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
+        throw new ResponseTooLargeError(request, maxBytes);
+      throw new ResponseEncodingError(
+        request,
+        `the response says Content-Encoding ${coding}, but its body is not valid ${coding} data`,
+        error,
+      );
+    }
+  }
+  return body;
+}

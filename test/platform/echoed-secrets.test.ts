@@ -1,0 +1,188 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { testServer } from '../helpers/http-server.js';
+import { startPlatformProcess } from '../helpers/platform.js';
+
+// Issue 36, row 1: a service at the credential's own origin that echoes it in an encoding the
+// platform read as bytes (a gzip, UTF-16, XML character references) handed it to the author.
+
+const SECRET = 'SECRET-9fQ2xL7mW4pR8tZ3';
+
+/** Every way the secret could show in bytes or text: as it is, reversed, base64, UTF-16, references. */
+function leaks(text: string | Buffer): boolean {
+  const bytes = typeof text === 'string' ? Buffer.from(text, 'utf8') : text;
+  const forms = [
+    SECRET,
+    [...SECRET].reverse().join(''),
+    Buffer.from(SECRET).toString('base64').slice(0, 20),
+    Buffer.from(SECRET, 'utf16le').toString('base64').slice(0, 20),
+  ];
+  const needles = [
+    ...forms.map((f) => Buffer.from(f)),
+    Buffer.from(SECRET, 'utf16le'),
+    Buffer.from(SECRET, 'utf16le').swap16(),
+  ];
+  const asText = bytes.toString('utf8');
+  const decoded = asText
+    .replace(/&#x([0-9a-f]+);/gi, (_m, h: string) => String.fromCodePoint(Number.parseInt(h, 16)))
+    .replace(/&#([0-9]+);/g, (_m, d: string) => String.fromCodePoint(Number(d)))
+    .replace(/\\u([0-9a-f]{4})/gi, (_m, h: string) => String.fromCharCode(Number.parseInt(h, 16)));
+  return needles.some((n) => bytes.includes(n)) || forms.some((f) => decoded.includes(f));
+}
+
+type Platform = Awaited<ReturnType<typeof startPlatformProcess>>;
+
+/** Author `alice` and user `carol` of `s`, `files` published, `api-key` stored. */
+async function solution(platform: Platform, files: Record<string, string>) {
+  const admin = platform.adminToken;
+  const tokenOf = async (name: string, role: string) => {
+    await platform.api('POST', '/api/v1/users', { token: admin, body: { name, role, solutions: ['s'] } });
+    return (await platform.api('POST', `/api/v1/users/${name}/tokens`, { token: admin, body: {} })).body
+      .token as string;
+  };
+  const author = await tokenOf('alice', 'author');
+  const user = await tokenOf('carol', 'user');
+  const published = await platform.api('PUT', '/api/v1/solutions/s', {
+    token: author,
+    body: { files: { 'solution.yaml': 'name: s\n', ...files } },
+  });
+  expect(published.status, published.text).toBe(201);
+  const stored = await platform.api('PUT', '/api/v1/solutions/s/credentials/api-key', {
+    token: author,
+    body: { kind: 'secret', value: SECRET },
+  });
+  expect(stored.status, stored.text).toBe(201);
+  const run = (fn: string, token: string, body: Record<string, unknown> = {}) =>
+    platform.api('POST', `/api/v1/solutions/s/functions/${fn}/execute`, { token, body });
+  return { author, user, run };
+}
+
+const fn = (url: string, extra: string) => `provider: DATA_PROVIDER_REST
+method: GET
+url: ${url}
+parameters:
+  x-api-key: { location: header, type: secret, value: api-key }
+${extra}`;
+
+describe('no form of a secret leaves in an answer (issue 36, row 1)', () => {
+  it('a service echoing the secret gzipped (or deflated, or br) to a pdf function: the bytes given hold no secret', async () => {
+    let coding = 'gzip';
+    const CODERS: Record<string, (b: Buffer) => Buffer> = {
+      gzip: gzipSync,
+      deflate: deflateSync,
+      br: brotliCompressSync,
+    };
+    // The request's headers echoed back compressed (as express + compression does when asked; this
+    // one compresses whatever it was asked, as the attack's `Accept-Encoding: gzip` made it).
+    const service = await testServer((req, res) => {
+      const body = Buffer.from(JSON.stringify({ headers: req.headers }));
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-encoding': coding });
+      res.end(CODERS[coding]!(body));
+    });
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const { author, user, run } = await solution(platform, {
+      'functions/rest-pdf.platform': fn(`${service.url}/echo`, 'format: pdf\n'),
+    });
+    for (coding of Object.keys(CODERS)) {
+      for (const token of [user, author]) {
+        const answer = await run('rest-pdf', token, token === author ? { trace: true } : {});
+        expect(answer.body?.status, answer.text).toBe('ok');
+        const bytes = Buffer.from(answer.body.output.data, 'base64');
+        // The decoded body, the secret overwritten in place: JSON still, no coding left.
+        const echoed = JSON.parse(bytes.toString('utf8')) as { headers: Record<string, string> };
+        expect(echoed.headers['x-api-key']).toBe('*'.repeat(SECRET.length));
+        expect(leaks(bytes), coding).toBe(false);
+        expect(leaks(answer.text), coding).toBe(false);
+      }
+    }
+    // The service did get it, at its bound origin.
+    expect(service.requests.every((r) => r.headers['x-api-key'] === SECRET)).toBe(true);
+  });
+
+  it('echoed as XML character references, whole or mixed, in elements and attributes: masked for every format', async () => {
+    const refs = [...SECRET].map((c, i) => (i % 2 ? `&#${c.charCodeAt(0)};` : c)).join('');
+    const hex = [...SECRET].map((c) => `&#x${c.charCodeAt(0).toString(16)};`).join('');
+    const service = await testServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/xml' });
+      res.end(`<echo key="${hex}"><mixed>${refs}</mixed></echo>`);
+    });
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const { author, user, run } = await solution(platform, {
+      'functions/rest-xml.platform': fn(`${service.url}/echo`, 'format: xml\n'),
+      // The author's own decoding of what a text answer holds.
+      'functions/rest-text.platform': fn(
+        `${service.url}/echo`,
+        "format: text\noutputTransform: '$replace($, /&#(\\\\d+);/, function($m) { $m.groups[0] })'\n",
+      ),
+    });
+    const xml = await run('rest-xml', user);
+    expect(xml.body).toMatchObject({ status: 'ok', output: { echo: { '@_key': '***', mixed: '***' } } });
+    const text = await run('rest-text', user);
+    expect(text.body?.status, text.text).toBe('ok');
+    expect(leaks(text.text)).toBe(false);
+    const traced = await run('rest-xml', author, { trace: true });
+    expect(traced.body.trace[0].response.body).toContain('***');
+    for (const answer of [xml, text, traced]) expect(leaks(answer.text)).toBe(false);
+  });
+
+  it('echoed in UTF-16, with its charset said or not: masked before any transform or script reads it', async () => {
+    let type = 'text/plain; charset=utf-16le';
+    const service = await testServer((req, res) => {
+      res.writeHead(200, { 'content-type': type });
+      res.end(Buffer.from(`key=${req.headers['x-api-key']}`, 'utf16le'));
+    });
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const { author, user, run } = await solution(platform, {
+      'functions/rest-utf16.platform': fn(
+        `${service.url}/echo`,
+        'format: text\noutputTransform: \'{ "as": $, "squeezed": $replace($, /\\\\u0000/, "") }\'\n',
+      ),
+      'functions/rest-utf16-json.platform': fn(`${service.url}/echo`, 'format: pdf\n'),
+    });
+    for (type of ['text/plain; charset=utf-16le', 'text/plain', 'application/octet-stream']) {
+      const answer = await run('rest-utf16', user);
+      expect(answer.body?.status, answer.text).toBe('ok');
+      expect(leaks(answer.text), type).toBe(false);
+      const traced = await run('rest-utf16', author, { trace: true });
+      expect(leaks(traced.text), type).toBe(false);
+      const binary = await run('rest-utf16-json', user);
+      expect(leaks(Buffer.from(binary.body.output.data, 'base64')), type).toBe(false);
+    }
+    type = 'text/plain; charset=utf-16le';
+    expect((await run('rest-utf16', user)).body.output.as).toMatch(/^key=\*+$/);
+  });
+
+  it('a coding the platform does not decode is RESPONSE_ENCODING, never bytes passed on', async () => {
+    const service = await testServer((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-encoding': 'zstd' });
+      res.end(Buffer.from(String(req.headers['x-api-key'])));
+    });
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const { user, run } = await solution(platform, {
+      'functions/rest-zstd.platform': fn(`${service.url}/echo`, 'format: pdf\n'),
+    });
+    const answer = await run('rest-zstd', user);
+    expect(answer.status).toBe(502);
+    expect(answer.body).toMatchObject({ status: 'error', code: 'RESPONSE_ENCODING' });
+    expect(leaks(answer.text)).toBe(false);
+  });
+
+  it('a function that sets Accept-Encoding is refused at publish: HEADER_RESERVED at its line', async () => {
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const answer = await platform.api('PUT', '/api/v1/solutions/s', {
+      token: platform.adminToken,
+      body: {
+        files: {
+          'solution.yaml': 'name: s\n',
+          'functions/rest-gz.platform': fn('https://api.example.com/x', 'format: pdf\n').replace(
+            'parameters:\n',
+            'parameters:\n  Accept-Encoding: { location: header, type: string, value: gzip }\n',
+          ),
+        },
+      },
+    });
+    expect(answer.status).toBe(422);
+    const finding = answer.body.findings.find((f: { code: string }) => f.code === 'HEADER_RESERVED');
+    expect(finding).toMatchObject({ at: 'functions/rest-gz.platform:5:3', severity: 'error' });
+  });
+});
