@@ -260,13 +260,18 @@ export const ERROR_CODES = {
   TOKEN_NOT_FOUND: code('usage', 'No API token with that id.', 404),
   CREDENTIAL_IN_USE: code(
     'usage',
-    "Users are connected to the OAuth credential: only an admin may change its client, endpoints, origins or client secret (and every connection is then dropped).",
+    'Users are connected to the OAuth credential: only an admin may change its client, endpoints, origins or client secret (and every connection is then dropped).',
     409,
   ),
   SOLUTION_QUOTA: code(
     'usage',
     "A publish would take the solution's stored versions past its quota (`restfn serve --max-solution-mb`).",
     413,
+  ),
+  VERSION_REMOVED: code(
+    'usage',
+    "The version's files were removed by retention (`restfn serve --keep-versions`): its row stays in the history, its files are gone.",
+    410,
   ),
   STORE_FULL: code(
     'usage',
