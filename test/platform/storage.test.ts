@@ -241,9 +241,10 @@ describe('a full disk', () => {
       mkdirSync(data);
       // A small file system of its own for --data (as root: CI is).
       execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=8m', 'tmpfs', data]);
+      let platform: PlatformProcess | undefined;
       try {
         const service = await testServer((_req, res) => json(res, 200, { ok: true }));
-        const platform = await startPlatformProcess({ root: base, args: ['--allow-private-targets'] });
+        platform = await startPlatformProcess({ root: base, args: ['--allow-private-targets'] });
         expect((await publish(platform, solution(service.url, 1))).status).toBe(201);
         expect(await execute(platform)).toMatchObject({ body: { status: 'ok', version: 1 } });
         expect((await platform.api('GET', '/healthz')).status).toBe(200);
@@ -274,8 +275,9 @@ describe('a full disk', () => {
         expect((await platform.api('GET', '/healthz')).status).toBe(200);
         expect((await publish(platform, solution(service.url, 2, 100_000))).status).toBe(201);
         expect(await execute(platform)).toMatchObject({ body: { status: 'ok', version: 2 } });
-        await platform.stop();
       } finally {
+        // Stopped first: a file system in use cannot be unmounted.
+        await platform?.stop();
         execFileSync('umount', [data]);
         rmSync(base, { recursive: true, force: true });
       }
