@@ -200,7 +200,13 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
     });
     // Every instance removes its own folders of the versions removed (by it or another instance).
     store.onChange((change) => {
-      if (change.kind === 'version') void retention.prune(change.solution).catch(() => undefined);
+      if (change.kind !== 'version') return;
+      retention.prune(change.solution).catch((err: unknown) => {
+        retention.log.warn(
+          { solution: change.solution, err },
+          'could not remove the folders of removed versions',
+        );
+      });
     });
     await retention.pruneAll();
     const runtimes = new Runtimes({ versions, dataDir, store, executor, sandboxes, retention });
