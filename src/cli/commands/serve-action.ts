@@ -65,6 +65,8 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     rateLimit,
     ceilings,
     ...(options.maxWorkers ? { maxWorkers: positive(options.maxWorkers, '--max-workers') } : {}),
+    maxSolutionMb: positive(options.maxSolutionMb, '--max-solution-mb'),
+    keepVersions: wholeNumber(options.keepVersions, '--keep-versions'),
     ...(options.metricsPort !== undefined
       ? { metricsPort: portOf(options.metricsPort, '--metrics-port') }
       : {}),
@@ -135,6 +137,13 @@ function positive(text: string, flag: string): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1)
     throw new UsageError(`${flag} must be a positive whole number (got '${text}')`);
+  return value;
+}
+
+function wholeNumber(text: string, flag: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 0)
+    throw new UsageError(`${flag} must be a whole number, 0 or more (got '${text}')`);
   return value;
 }
 
