@@ -8,6 +8,9 @@ interface VersionRow {
   readonly version: number;
   readonly published: string;
   readonly publishedBy: string;
+  /** When retention removed its files (`restfn serve --keep-versions`); its row stays. */
+  readonly removed?: string;
+  readonly removedBy?: string;
 }
 
 type Files = Record<string, string>;
@@ -28,8 +31,10 @@ export function Versions({ solution, mayPublish }: { solution: string; mayPublis
   const load = async () => {
     const { versions: list } = await api<{ versions: VersionRow[] }>('GET', base);
     setVersions(list);
-    setTo(list[0]?.version);
-    setFrom(list[1]?.version ?? list[0]?.version);
+    // Only versions with their files can be compared.
+    const kept = list.filter((v) => !v.removed);
+    setTo(kept[0]?.version);
+    setFrom(kept[1]?.version ?? kept[0]?.version);
   };
   useEffect(() => {
     load().catch((e: Error) => setError(e.message));
@@ -58,11 +63,12 @@ export function Versions({ solution, mayPublish }: { solution: string; mayPublis
     }
   };
   if (!versions) return <Loading error={error} />;
+  const kept = versions.filter((v) => !v.removed);
   const choose = (label: string, value: number | undefined, set: (v: number) => void) => (
     <label>
       {label}
       <select value={value} onChange={(e) => set(Number((e.target as HTMLSelectElement).value))}>
-        {versions.map((v) => (
+        {kept.map((v) => (
           <option key={v.version} value={v.version}>
             version {v.version}
           </option>
@@ -92,12 +98,20 @@ export function Versions({ solution, mayPublish }: { solution: string; mayPublis
               <td data-label="Version">
                 {v.version}
                 {i === 0 && <span class="muted"> (current)</span>}
+                {v.removed && <span class="muted"> (removed)</span>}
               </td>
               <td data-label="Published">
                 {new Date(v.published).toLocaleString()} <span class="muted">by {v.publishedBy}</span>
+                {v.removed && (
+                  <span class="muted">
+                    {' '}
+                    · files removed {new Date(v.removed).toLocaleString()} by {v.removedBy ?? 'retention'}{' '}
+                    (the platform keeps the latest versions)
+                  </span>
+                )}
               </td>
               <td class="actions">
-                {mayPublish && i > 0 && (
+                {mayPublish && i > 0 && !v.removed && (
                   <button
                     type="button"
                     onClick={() => setConfirming(v.version)}
@@ -122,7 +136,7 @@ export function Versions({ solution, mayPublish }: { solution: string; mayPublis
           ))}
         </tbody>
       </table>
-      {versions.length > 1 && (
+      {kept.length > 1 && (
         <section aria-label="Changes between versions">
           <h3>Changes</h3>
           <div class="filters">

@@ -268,6 +268,11 @@ export const ERROR_CODES = {
     "A publish would take the solution's stored versions past its quota (`restfn serve --max-solution-mb`).",
     413,
   ),
+  VERSION_REMOVED: code(
+    'usage',
+    "The version's files were removed by retention (`restfn serve --keep-versions`): its row stays in the history, its files are gone.",
+    410,
+  ),
   STORE_FULL: code(
     'usage',
     'The platform cannot write its data (the disk is full or read-only): publishes and executions fail until there is room.',

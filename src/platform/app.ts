@@ -21,6 +21,7 @@ import { CSRF_HEADER, SESSION_COOKIE, sessionRoutes } from './routes/session.js'
 import { solutionRoutes } from './routes/solutions.js';
 import { userRoutes } from './routes/users.js';
 import { SECURITY_HEADERS } from './security-headers.js';
+import { storeFullError, writeFailureOf } from './store/full.js';
 
 export interface AppOptions {
   readonly logLevel: string;
@@ -188,7 +189,11 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
     const coded = asCoded(error);
     const status = httpStatusOf(coded.code);
     if (status >= 500 && coded.code === 'INTERNAL') req.log.error({ err: error }, 'unexpected error');
-    if (coded.code === 'STORE_UNAVAILABLE' && Date.now() - outageWarned > 10_000) {
+    if (coded.code === 'STORE_FULL') ctx.dataHealth.failed();
+    if (
+      (coded.code === 'STORE_UNAVAILABLE' || coded.code === 'STORE_FULL') &&
+      Date.now() - outageWarned > 10_000
+    ) {
       outageWarned = Date.now();
       req.log.warn({ code: coded.code }, coded.message);
     }
@@ -206,11 +211,14 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
     void reply.status(status).send(errorBody(coded));
   });
 
-  // For load balancers: an instance whose database cannot be reached is taken out (503). Outside
-  // the per-address rate limit: a balancer probing often (or many behind one address) must not
-  // see 429 and take a healthy instance out.
-  app.get('/healthz', { config: { rateLimit: false }, schema: { hide: true } }, async () => {
+  // For load balancers: an instance whose database cannot be reached is taken out (503).
+  // So is one that cannot write its data (a full or read-only disk): a probe, see DataHealth.
+  // Outside the per-address rate limit: a balancer probing often (or many behind one address)
+  // must not see 429 and take a healthy instance out.
+  app.get('/healthz', { config: { rateLimit: false }, schema: { hide: true } }, async (_req, reply) => {
     await ctx.store.ping();
+    const full = await ctx.dataHealth.check();
+    if (full) return reply.status(503).send(errorBody(storeFullError(full)));
     return { status: 'ok' };
   });
   await serveConsole(app);
@@ -273,6 +281,9 @@ function sameSecret(given: string | string[] | undefined, expected: string): boo
 /** Fastify's own errors (a body too large, bad JSON, a schema mismatch) as registry codes. */
 function asCoded(error: FastifyError): RestfnError {
   if (error instanceof RestfnError) return error;
+  // A disk full or read-only (SQLite, a version folder): the operator's to fix, not a bug.
+  const full = writeFailureOf(error);
+  if (full) return storeFullError(full);
   if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
     return new PlatformError(
       'REQUEST_TOO_LARGE',

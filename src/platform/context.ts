@@ -2,9 +2,11 @@ import type { FastifyRequest } from 'fastify';
 import type { AuditLog } from './audit-log.js';
 import type { Permission } from './auth/authorize.js';
 import type { BodyBudget } from './body-budget.js';
+import type { DataHealth } from './data-health.js';
 import type { DeniedRequests } from './denied-requests.js';
 import type { PlatformMetrics } from './metrics.js';
 import type { Counters } from './rate-limit-counters.js';
+import type { VersionRetention } from './retention.js';
 import type { Runtimes } from './runtimes.js';
 import type { SolutionSlots } from './solution-slots.js';
 import type { AuditEntry, PlatformStore, TokenRecord, UserRecord, VersionRecord } from './store/types.js';
@@ -37,6 +39,10 @@ export interface PlatformContext {
   readonly versions: TtlCache<string, VersionRecord | undefined>;
   /** Large request bodies in flight (files in executes and calls), per user and in all. */
   readonly uploads: BodyBudget;
+  /** Versions in use here, and the limits on a solution's stored versions (`--keep-versions`, `--max-solution-mb`). */
+  readonly retention: VersionRetention;
+  /** Whether the data folder and the store take writes now (`/healthz`). */
+  readonly dataHealth: DataHealth;
   /** What `GET /metrics` shows. */
   readonly metrics: PlatformMetrics;
   /** Records one audited event (never a value: who, what, where, outcome). */

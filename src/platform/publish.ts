@@ -1,11 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { compareDiagnostics, type Diagnostic } from '../definition/diagnostic.js';
 import { loadSolution } from '../definition/solution.js';
 import { validateSolution } from '../definition/validate.js';
 import { type Ceilings, cappedFindings } from './ceilings.js';
 import { PlatformError } from './errors.js';
+import { asStoreFull } from './store/full.js';
 
 /** Solution names on the platform: they are URL segments and folder names. */
 export const SOLUTION_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
@@ -85,7 +86,13 @@ export async function validateUpload(
   const scratch = join(dataDir, 'tmp', randomUUID());
   const root = join(scratch, name);
   try {
-    writeFiles(root, files);
+    try {
+      writeFiles(root, files);
+    } catch (error) {
+      // A full disk answers STORE_FULL from here too (this runs in a worker: an uncoded error
+      // would cross back as INTERNAL).
+      throw asStoreFull(error);
+    }
     const solution = loadSolution(root, { displayBase: root });
     // `restfn publish` uploads under the name solution.yaml gives; another name would make
     // `@ctx.solution.name` and the device's `--server` calls disagree with the platform's.
@@ -123,17 +130,60 @@ export function materialise(
   if (existsSync(join(root, '.complete'))) return root;
   // Written beside, then renamed into place: a reader never sees half a solution.
   const staging = join(dataDir, 'tmp', randomUUID());
-  writeFiles(staging, files);
-  writeFileSync(join(staging, '.complete'), '');
-  mkdirSync(dirname(root), { recursive: true });
   try {
+    writeFiles(staging, files);
+    writeFileSync(join(staging, '.complete'), '');
+    mkdirSync(dirname(root), { recursive: true });
     renameSync(staging, root);
   } catch (error) {
+    // Half a folder (a full disk) is not left behind.
     rmSync(staging, { recursive: true, force: true });
     // Another request (or process) put the same version in place first: theirs is identical.
-    if (!existsSync(join(root, '.complete'))) throw error;
+    if (!existsSync(join(root, '.complete'))) throw asStoreFull(error);
   }
   return root;
+}
+
+/** The folder `materialise` writes a version in, with everything in it. */
+export function removeVersionFolder(dataDir: string, name: string, version: number): void {
+  rmSync(join(dataDir, 'versions', name, String(version)), { recursive: true, force: true });
+}
+
+/** The version folders of `<data>/versions/`, by solution. */
+export function versionFolders(dataDir: string): Map<string, number[]> {
+  const found = new Map<string, number[]>();
+  const base = join(dataDir, 'versions');
+  for (const name of existsSync(base) ? readdirSync(base) : []) {
+    if (!SOLUTION_NAME.test(name)) continue;
+    const numbers = readdirSync(join(base, name))
+      .filter((v) => /^[1-9]\d*$/.test(v))
+      .map(Number);
+    found.set(name, numbers);
+  }
+  return found;
+}
+
+/**
+ * Removes the scratch folders in `<data>/tmp` (a publish's validation, a version being written
+ * out) that no live publish uses: all of them when this process holds the data folder (SQLite's
+ * `serve.lock`: whatever is there was left by a process that died), else those older than
+ * `olderThanMs` (instances on PostgreSQL given the same `--data` would share it, and a live
+ * scratch folder lasts no longer than a validation). How many were removed.
+ */
+export function sweepScratch(dataDir: string, olderThanMs = 0, nowMs = Date.now()): number {
+  const base = join(dataDir, 'tmp');
+  let removed = 0;
+  for (const entry of existsSync(base) ? readdirSync(base) : []) {
+    const path = join(base, entry);
+    try {
+      if (olderThanMs > 0 && nowMs - statSync(path).mtimeMs < olderThanMs) continue;
+      rmSync(path, { recursive: true, force: true });
+      removed++;
+    } catch {
+      // Gone meanwhile (another instance swept it): nothing to do.
+    }
+  }
+  return removed;
 }
 
 function writeFiles(root: string, files: Readonly<Record<string, string>>): void {

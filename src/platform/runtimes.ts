@@ -6,6 +6,7 @@ import type { ActionInfo, DatasourceInfo, FunctionInfo, Task } from './executor/
 import type { Sandboxes } from './executor/sandbox.js';
 import type { PublishedNames } from './metric-labels.js';
 import { materialise } from './publish.js';
+import type { VersionRetention } from './retention.js';
 import type { PlatformStore, VersionRecord } from './store/types.js';
 import type { TtlCache } from './ttl-cache.js';
 
@@ -42,11 +43,23 @@ export class Runtimes {
       readonly versions: TtlCache<string, VersionRecord | undefined>;
       readonly executor: Executor;
       readonly sandboxes: Sandboxes;
+      /** Told which versions executions run on (retention keeps them meanwhile). */
+      readonly retention?: VersionRetention;
     },
   ) {}
 
   /** The solution's current version and its folder. */
   async current(solution: string): Promise<{ number: number; root: string }> {
+    const { release, ...version } = await this.acquire(solution);
+    release();
+    return version;
+  }
+
+  /**
+   * The solution's current version and its folder, held (retention removes neither) until
+   * `release` is called: from the moment the version is known, before its folder is written.
+   */
+  private async acquire(solution: string): Promise<{ number: number; root: string; release: () => void }> {
     const { store, versions, dataDir } = this.options;
     const latest = await versions.get(solution, () => store.currentVersion(solution));
     if (!latest) {
@@ -55,21 +68,27 @@ export class Runtimes {
         `solution '${solution}' has no published version: run 'restfn publish'`,
       );
     }
-    // A version's folder is written once; its files are read from the store only then.
-    const key = `${solution}\0${latest.version}`;
-    let root = this.roots.get(key);
-    if (!root) {
-      const files = await store.versionFiles(solution, latest.version);
-      if (!files)
-        throw new PlatformError(
-          'SOLUTION_NOT_PUBLISHED',
-          `solution '${solution}' version ${latest.version} is gone`,
-        );
-      root = materialise(dataDir, solution, latest.version, files);
-      if (this.roots.size >= DESCRIBED) this.roots.clear();
-      this.roots.set(key, root);
+    const release = this.options.retention?.hold(solution, latest.version) ?? (() => undefined);
+    try {
+      // A version's folder is written once; its files are read from the store only then.
+      const key = `${solution}\0${latest.version}`;
+      let root = this.roots.get(key);
+      if (!root) {
+        const files = await store.versionFiles(solution, latest.version);
+        if (!files)
+          throw new PlatformError(
+            'SOLUTION_NOT_PUBLISHED',
+            `solution '${solution}' version ${latest.version} is gone`,
+          );
+        root = materialise(dataDir, solution, latest.version, files);
+        if (this.roots.size >= DESCRIBED) this.roots.clear();
+        this.roots.set(key, root);
+      }
+      return { number: latest.version, root, release };
+    } catch (error) {
+      release();
+      throw error;
     }
-    return { number: latest.version, root };
   }
 
   /** Runs `task` on the solution's current version, in its worker. */
@@ -78,11 +97,15 @@ export class Runtimes {
     task: Exclude<Task, { kind: 'validate' | 'datasource' }>,
     options: { signal?: AbortLike; onPage?: (page: number, result: unknown) => Promise<void> } = {},
   ): Promise<{ value: unknown; version: number }> {
-    const version = await this.current(solution);
-    return {
-      value: await this.options.executor.run(solution, version, task, options),
-      version: version.number,
-    };
+    const { release, ...version } = await this.acquire(solution);
+    try {
+      return {
+        value: await this.options.executor.run(solution, version, task, options),
+        version: version.number,
+      };
+    } finally {
+      release();
+    }
   }
 
   /** A datasource preview on the solution's current version, in a sandbox process (it runs the author's SQL). */
@@ -92,25 +115,33 @@ export class Runtimes {
     user: string,
     signal?: AbortSignal,
   ): Promise<{ value: unknown; version: number }> {
-    const version = await this.current(solution);
-    return {
-      value: await this.options.sandboxes.run(solution, version, task, user, signal),
-      version: version.number,
-    };
+    const { release, ...version } = await this.acquire(solution);
+    try {
+      return {
+        value: await this.options.sandboxes.run(solution, version, task, user, signal),
+        version: version.number,
+      };
+    } finally {
+      release();
+    }
   }
 
   /** The functions of the current version (as the console shows them) and every function's name. */
   async describe(solution: string): Promise<{ version: number } & Described> {
-    const version = await this.current(solution);
-    const key = `${solution}\0${version.number}`;
-    let described = this.described.get(key);
-    if (!described) {
-      described = this.options.executor.run(solution, version, { kind: 'describe' }) as Promise<Described>;
-      if (this.described.size >= DESCRIBED) this.described.clear();
-      this.described.set(key, described);
-      described.catch(() => this.described.delete(key));
+    const { release, ...version } = await this.acquire(solution);
+    try {
+      const key = `${solution}\0${version.number}`;
+      let described = this.described.get(key);
+      if (!described) {
+        described = this.options.executor.run(solution, version, { kind: 'describe' }) as Promise<Described>;
+        if (this.described.size >= DESCRIBED) this.described.clear();
+        this.described.set(key, described);
+        described.catch(() => this.described.delete(key));
+      }
+      return { version: version.number, ...(await described) };
+    } finally {
+      release();
     }
-    return { version: version.number, ...(await described) };
   }
 
   /** The function, datasource and action names of the current version (no version: it throws). */

@@ -14,11 +14,14 @@ import { hashToken, newToken } from './auth/tokens.js';
 import { BodyBudget } from './body-budget.js';
 import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.js';
 import type { PlatformContext } from './context.js';
+import { DataHealth } from './data-health.js';
 import { DeniedRequests } from './denied-requests.js';
 import { Executor } from './executor/pool.js';
 import { Sandboxes } from './executor/sandbox.js';
 import { PlatformMetrics } from './metrics.js';
+import { sweepScratch } from './publish.js';
 import { rateLimitCounters } from './rate-limit-counters.js';
+import { VersionRetention } from './retention.js';
 import { Runtimes } from './runtimes.js';
 import { SolutionSlots } from './solution-slots.js';
 import { DATABASE_URL_ENV, openStore } from './store/open.js';
@@ -44,6 +47,9 @@ export const DEFAULT_MAX_WORKERS = Math.max(8, 4 * availableParallelism());
  * change is seen if a notification was lost.
  */
 const CACHE_TTL_MS = 1000;
+
+/** A scratch folder at least this old is a dead publish's (on PostgreSQL; see `sweepScratch`). */
+const SCRATCH_AGE_MS = 10 * 60_000;
 
 export interface ServeOptions {
   /** @default '127.0.0.1' */
@@ -91,7 +97,20 @@ export interface ServeOptions {
   readonly shutdownTimeoutMs?: number;
   /** `GET /metrics` also on this port of the loopback address, without a token (0: any free one). */
   readonly metricsPort?: number;
+  /** Megabytes a solution's kept versions may take (`--max-solution-mb`). @default DEFAULT_MAX_SOLUTION_MB */
+  readonly maxSolutionMb?: number;
+  /** The newest versions of a solution kept; older ones are removed (0: keep all). @default DEFAULT_KEEP_VERSIONS */
+  readonly keepVersions?: number;
 }
+
+/**
+ * A solution's versions may take 256 MB: a large real solution (hundreds of functions with their
+ * scripts) is 1-2 MB, so 50 versions of it fit several times over, while uploads of the largest
+ * size (32 MB) stop after 8 versions.
+ */
+export const DEFAULT_MAX_SOLUTION_MB = 256;
+/** The last 50 versions are kept: months of daily publishes to diff against and publish again. */
+export const DEFAULT_KEEP_VERSIONS = 50;
 
 export interface Platform {
   readonly url: string;
@@ -114,11 +133,17 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
   });
   // The owner's only, whatever holds the state: it keeps the copies of published versions.
   privateFolder(dataDir);
-  const store = await openStore(dataDir, options.databaseUrl ?? (env[DATABASE_URL_ENV] || undefined));
+  const databaseUrl = options.databaseUrl ?? (env[DATABASE_URL_ENV] || undefined);
+  const store = await openStore(dataDir, databaseUrl);
   try {
     // Before the key is checked: a key rotation running now finishes first, and none starts while
     // this instance serves.
     await store.announce();
+    // Scratch folders of publishes a dead process left (kill -9): on SQLite this process holds the
+    // data folder (serve.lock), so all of them; on PostgreSQL instances given one --data would
+    // share it, so only those older than any live validation lasts.
+    const executionMs = options.ceilings?.executionMs ?? DEFAULT_CEILINGS.executionMs;
+    sweepScratch(dataDir, databaseUrl ? Math.max(2 * executionMs, SCRATCH_AGE_MS) : 0);
     // A wrong key would only show at the first execution, and new credentials would then be
     // sealed under two keys: refuse to start instead.
     // The key recorded at the first start counts too: instances on one database with different
@@ -166,12 +191,32 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       allowTargets: options.allowTargets ?? {},
       records: (solution) => vault.records(solution),
     });
-    const runtimes = new Runtimes({ versions, dataDir, store, executor, sandboxes });
+    const retention = new VersionRetention({
+      store,
+      dataDir,
+      maxBytes: (options.maxSolutionMb ?? DEFAULT_MAX_SOLUTION_MB) * 1024 * 1024,
+      keep: options.keepVersions ?? DEFAULT_KEEP_VERSIONS,
+      audit: (entries) => store.audit(entries),
+    });
+    // Every instance removes its own folders of the versions removed (by it or another instance).
+    store.onChange((change) => {
+      if (change.kind !== 'version') return;
+      retention.prune(change.solution).catch((err: unknown) => {
+        retention.log.warn(
+          { solution: change.solution, err },
+          'could not remove the folders of removed versions',
+        );
+      });
+    });
+    await retention.pruneAll();
+    const runtimes = new Runtimes({ versions, dataDir, store, executor, sandboxes, retention });
     const slots = new SolutionSlots(ceilings.concurrentPerSolution);
     let listeningUrl = '';
     const metrics = platformMetrics(runtimes, slots, auditLog);
     const ctx: PlatformContext = {
       metrics,
+      retention,
+      dataHealth: new DataHealth({ dataDir, store }),
       // 256 MB of large bodies in flight, 64 MB of them one user's (two 30 MB uploads at once).
       uploads: new BodyBudget(256 * 1024 * 1024, 64 * 1024 * 1024),
       dataDir,
@@ -209,6 +254,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       isClosing: () => closing !== undefined,
     });
     executor.log = app.log;
+    retention.log = app.log;
     sandboxes.log = app.log;
     const host = options.host ?? '127.0.0.1';
     const port = options.port ?? 8080;

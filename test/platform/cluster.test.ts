@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -583,5 +583,35 @@ describe('a wrong database URL', () => {
       expect(r.stderr).toMatch(/^restfn: error USAGE: the database URL is not a /m);
       expect(r.stdout + r.stderr).not.toContain(PASSWORD);
     }
+  });
+});
+
+describe('retention on two instances', () => {
+  it("a version removed through A leaves B's data folder too; the quota counts B's publishes", async () => {
+    const service = await testServer((_req, res) => json(res, 200, { n: 1 }));
+    const { a, b } = await twoInstances(['--keep-versions', '2', '--max-solution-mb', '1']);
+    const files = (n: number, pad = 0) => ({
+      'functions/rest-get-things.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/things\n# ${n} ${'x'.repeat(pad)}\n`,
+    });
+    const publish = (p: PlatformProcess, body: Record<string, string>) =>
+      p.api('PUT', '/api/v1/solutions/crm', { token: ADMIN, body: { files: body } });
+    expect((await publish(a, files(1))).status).toBe(201);
+    // B runs version 1: its folder is in B's own --data.
+    expect(await execute(b)).toMatchObject({ body: { status: 'ok', version: 1 } });
+    const folderB = join(b.dataDir, 'versions', 'crm', '1');
+    await expect.poll(() => existsSync(folderB)).toBe(true);
+    expect((await publish(a, files(2))).status).toBe(201);
+    expect((await publish(a, files(3))).status).toBe(201);
+    // B heard of the removal and removed its own folder.
+    await expect.poll(() => existsSync(folderB), { timeout: 20_000 }).toBe(false);
+    const listed = await b.api('GET', '/api/v1/solutions/crm/versions', { token: ADMIN });
+    expect(listed.body.versions.map((v: { removedBy?: string }) => v.removedBy ?? null)).toEqual([
+      null,
+      null,
+      'retention',
+    ]);
+    // 600 KB through B, then 600 KB more through A: with version 4 kept, version 5 does not fit.
+    expect((await publish(b, files(4, 600_000))).status).toBe(201);
+    expect((await publish(a, files(5, 600_000))).body).toMatchObject({ code: 'SOLUTION_QUOTA' });
   });
 });

@@ -209,6 +209,60 @@ export function storeContract(engine: string, harness: StoreHarness): void {
     );
 
     withStore(
+      'versions: sized, held to a quota, and past --keep-versions removed (row kept, files gone) unless in use',
+      async ({ store }) => {
+        const files = (n: number) => ({ 'functions/a.platform': `v${n} ${'x'.repeat(100)}` });
+        const size = Buffer.byteLength(JSON.stringify(files(1)));
+        const limits = { maxBytes: 3 * size, keep: 2, inUse: [] as number[] };
+        const v1 = await store.addVersion('crm', files(1), 'ada', 'd1', limits);
+        expect(v1).toMatchObject({ version: 1, size, removedVersions: [] });
+        await store.addVersion('crm', files(2), 'ada', 'd2', limits);
+        // The third publish makes room: version 1 goes in the same transaction.
+        const v3 = await store.addVersion('crm', files(3), 'ada', 'd3', limits);
+        expect(v3.removedVersions).toEqual([1]);
+        const listed = await store.listVersions('crm');
+        expect(listed.map((v) => [v.version, v.digest, v.removed?.by ?? null])).toEqual([
+          [3, 'd3', null],
+          [2, 'd2', null],
+          [1, 'd1', 'retention'],
+        ]);
+        expect(listed[2]!.removed!.at).toMatch(/^\d{4}-\d\d-\d\dT/);
+        expect(listed[0]!.size).toBe(size);
+        expect(await store.versionFiles('crm', 1)).toBeUndefined();
+        expect(await store.versionFiles('crm', 2)).toEqual(files(2));
+        // A version in use stays whatever its age.
+        const v4 = await store.addVersion('crm', files(4), 'ada', 'd4', { ...limits, inUse: [2] });
+        expect(v4.removedVersions).toEqual([]);
+        expect(await store.versionFiles('crm', 2)).toEqual(files(2));
+        // Past the quota (versions 2, 3 and 4 are kept; a fourth would not fit): refused, nothing written.
+        await expect(
+          store.addVersion('crm', files(5), 'ada', 'd5', { ...limits, keep: 0 }),
+        ).rejects.toMatchObject({
+          code: 'SOLUTION_QUOTA',
+          extra: { usedBytes: 3 * size, uploadBytes: size, quotaBytes: 3 * size, keptVersions: 3 },
+        });
+        expect((await store.currentVersion('crm'))?.version).toBe(4);
+        expect(await store.versionFiles('crm', 2)).toEqual(files(2));
+        // Once no longer in use, retention removes it.
+        expect(await store.retainVersions('crm', { keep: 2, inUse: [] })).toEqual([2]);
+        expect(await store.retainVersions('crm', { keep: 2, inUse: [] })).toEqual([]);
+        expect((await store.listVersions('crm')).filter((v) => v.removed).map((v) => v.version)).toEqual([
+          2, 1,
+        ]);
+        // Removed versions count for nothing: two more fit the quota again.
+        await store.addVersion('crm', files(5), 'ada', 'd5', limits);
+        expect((await store.listSolutions()).map((v) => `${v.solution}@${v.version}`)).toEqual(['crm@5']);
+        // keep 0: every version kept.
+        expect(await store.retainVersions('crm', { keep: 0, inUse: [] })).toEqual([]);
+      },
+    );
+
+    withStore('a write probe writes', async ({ store }) => {
+      await expect(store.probeWrite()).resolves.toBeUndefined();
+      await expect(store.probeWrite()).resolves.toBeUndefined();
+    });
+
+    withStore(
       'the master key id: recorded by the first start, kept for the next, replaced by a rotation',
       async ({ store, reopen }) => {
         expect(await store.masterKeyId('k1')).toBe('k1');

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type PostgresCluster, startPostgres } from '../../scripts/pg-cluster.mjs';
 import { PG_MIGRATIONS } from '../../src/platform/store/postgres/migrations.js';
 import { PostgresPlatformStore } from '../../src/platform/store/postgres/store.js';
+import { MIGRATIONS } from '../../src/platform/store/sqlite/migrations.js';
 import { SqlitePlatformStore } from '../../src/platform/store/sqlite/store.js';
 import type { StoreChange } from '../../src/platform/store/types.js';
 import { storeContract } from './store-contract.js';
@@ -124,5 +125,68 @@ describe('PostgreSQL: what only a networked engine has', () => {
     await expect(PostgresPlatformStore.open(url.toString())).rejects.toMatchObject({
       code: 'STORE_UNAVAILABLE',
     });
+  });
+});
+
+describe('migration 6: versions stored before it get their size and stay whole', () => {
+  const files = { 'functions/a.platform': 'ü ✓ one' };
+  const size = Buffer.byteLength(JSON.stringify(files));
+
+  it('on SQLite', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'restfn-store-'));
+    try {
+      const db = new Database(join(dir, 'platform.db'));
+      for (const [i, migration] of MIGRATIONS.slice(0, 5).entries()) {
+        db.exec(migration);
+        db.pragma(`user_version = ${i + 1}`);
+      }
+      db.prepare(
+        'INSERT INTO versions (solution, version, created, created_by, digest, files) VALUES (?, 1, ?, ?, ?, ?)',
+      ).run('crm', '2026-01-01T00:00:00.000Z', 'ada', 'd1', JSON.stringify(files));
+      db.close();
+      const store = new SqlitePlatformStore(dir);
+      expect(await store.listVersions('crm')).toEqual([
+        {
+          solution: 'crm',
+          version: 1,
+          created: '2026-01-01T00:00:00.000Z',
+          createdBy: 'ada',
+          digest: 'd1',
+          size,
+        },
+      ]);
+      expect(await store.versionFiles('crm', 1)).toEqual(files);
+      await store.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('on PostgreSQL', async () => {
+    const url = await cluster.createDatabase();
+    const c = new pg.Client({ connectionString: url });
+    await c.connect();
+    for (const migration of PG_MIGRATIONS.slice(0, 5)) await c.query(migration);
+    await c.query(
+      'CREATE TABLE restfn_schema (version INTEGER NOT NULL); INSERT INTO restfn_schema VALUES (5)',
+    );
+    await c.query(
+      'INSERT INTO versions (solution, version, created, created_by, digest, files) VALUES ($1, 1, $2, $3, $4, $5)',
+      ['crm', '2026-01-01T00:00:00.000Z', 'ada', 'd1', JSON.stringify(files)],
+    );
+    await c.end();
+    const store = await PostgresPlatformStore.open(url);
+    expect(await store.listVersions('crm')).toEqual([
+      {
+        solution: 'crm',
+        version: 1,
+        created: '2026-01-01T00:00:00.000Z',
+        createdBy: 'ada',
+        digest: 'd1',
+        size,
+      },
+    ]);
+    expect(await store.versionFiles('crm', 1)).toEqual(files);
+    await store.close();
   });
 });

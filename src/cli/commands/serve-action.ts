@@ -35,8 +35,8 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     memoryMb: positive(options.maxMemoryMb, '--max-memory-mb'),
     executionMs: positive(options.maxExecutionMs, '--max-execution-ms'),
     concurrentPerSolution: positive(options.maxConcurrentPerSolution, '--max-concurrent-per-solution'),
-    maxRetries: atLeastZero(options.maxRetries, '--max-retries'),
-    minRetryDelayMs: atLeastZero(options.minRetryDelayMs, '--min-retry-delay-ms'),
+    maxRetries: wholeNumber(options.maxRetries, '--max-retries'),
+    minRetryDelayMs: wholeNumber(options.minRetryDelayMs, '--min-retry-delay-ms'),
     requestsPerExecution: positive(options.maxRequestsPerExecution, '--max-requests-per-execution'),
   };
   for (const range of options.trustProxy) {
@@ -68,6 +68,8 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     rateLimit,
     ceilings,
     ...(options.maxWorkers ? { maxWorkers: positive(options.maxWorkers, '--max-workers') } : {}),
+    maxSolutionMb: positive(options.maxSolutionMb, '--max-solution-mb'),
+    keepVersions: wholeNumber(options.keepVersions, '--keep-versions'),
     ...(options.metricsPort !== undefined
       ? { metricsPort: portOf(options.metricsPort, '--metrics-port') }
       : {}),
@@ -141,10 +143,9 @@ function positive(text: string, flag: string): number {
   return value;
 }
 
-/** A whole number that may be 0 (`--max-retries 0`: handlers never retry). */
-function atLeastZero(text: string, flag: string): number {
+function wholeNumber(text: string, flag: string): number {
   const value = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(value))
+  if (!Number.isInteger(value) || value < 0)
     throw new UsageError(`${flag} must be a whole number, 0 or more (got '${text}')`);
   return value;
 }

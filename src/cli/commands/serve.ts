@@ -23,6 +23,8 @@ export interface ServeCliOptions {
   maxRequestsPerExecution: string;
   maxWorkers?: string;
   metricsPort?: string;
+  maxSolutionMb: string;
+  keepVersions: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -89,6 +91,16 @@ export function registerServe(program: Command): void {
     .option(
       '--max-workers <n>',
       'worker threads that run solutions, one solution at a time each (default: 4 per core, at least 8)',
+    )
+    .option(
+      '--max-solution-mb <mb>',
+      "megabytes a solution's kept versions may take (past it a publish is refused: SOLUTION_QUOTA)",
+      '256',
+    )
+    .option(
+      '--keep-versions <n>',
+      "the newest versions of a solution kept; older ones' files are removed unless in use (0: keep all)",
+      '50',
     )
     .option(
       '--metrics-port <port>',

@@ -85,6 +85,9 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
         published: v.created,
         publishedBy: v.createdBy,
         digest: v.digest,
+        size: v.size,
+        // Its files are gone (`--keep-versions`): when, and by whom (`retention`).
+        ...(v.removed ? { removed: v.removed.at, removedBy: v.removed.by } : {}),
       })),
     }),
   );
@@ -99,9 +102,15 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
 
   async function filesOf(solution: string, version: number): Promise<Record<string, string>> {
     const files = await ctx.store.versionFiles(solution, version);
-    if (!files)
-      throw new PlatformError('SOLUTION_NOT_PUBLISHED', `solution '${solution}' has no version ${version}`);
-    return files;
+    if (files) return files;
+    const removed = (await ctx.store.listVersions(solution)).find((v) => v.version === version)?.removed;
+    if (removed) {
+      throw new PlatformError(
+        'VERSION_REMOVED',
+        `version ${version} of solution '${solution}' was removed by ${removed.by} at ${removed.at} (the platform keeps the last versions: restfn serve --keep-versions); its files are gone, its row stays in the history. Publish from a copy of its files instead`,
+      );
+    }
+    throw new PlatformError('SOLUTION_NOT_PUBLISHED', `solution '${solution}' has no version ${version}`);
   }
 
   app.get<{ Params: { solution: string } }>(
@@ -224,8 +233,24 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
       await audited('ok', `version ${current.version} (unchanged)`);
       return reply.status(200).send({ solution, version: current.version, unchanged: true, findings });
     }
-    const version = await ctx.store.addVersion(solution, files, req.user.name, digest);
+    let version: Awaited<ReturnType<typeof ctx.store.addVersion>>;
+    try {
+      // Held to the quota, and versions past --keep-versions go (not those running here now).
+      version = await ctx.store.addVersion(
+        solution,
+        files,
+        req.user.name,
+        digest,
+        ctx.retention.limits(solution),
+      );
+    } catch (error) {
+      if (error instanceof PlatformError && error.code === 'SOLUTION_QUOTA')
+        await audited('SOLUTION_QUOTA', null);
+      throw error;
+    }
+    ctx.retention.published(solution, version.version);
     await audited('ok', `version ${version.version}${from ? ` (${from})` : ''}`);
+    await ctx.retention.removed(solution, version.removedVersions);
     return reply.status(201).send({ solution, version: version.version, unchanged: false, findings });
   }
 

@@ -25,7 +25,13 @@ export interface VersionRow {
   created: string;
   created_by: string;
   digest: string;
+  size: number | string;
+  removed: string | null;
+  removed_by: string | null;
 }
+
+/** The columns a VersionRow has (never the files: they may be megabytes). */
+export const VERSION_COLUMNS = 'solution, version, created, created_by, digest, size, removed, removed_by';
 export interface CredentialDbRow {
   solution: string;
   key: string;
@@ -71,6 +77,9 @@ export function versionOf(row: VersionRow): VersionRecord {
     created: row.created,
     createdBy: row.created_by,
     digest: row.digest,
+    // PostgreSQL's BIGINT comes as text.
+    size: Number(row.size),
+    ...(row.removed !== null ? { removed: { at: row.removed, by: row.removed_by ?? 'system' } } : {}),
   };
 }
 

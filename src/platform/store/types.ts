@@ -5,6 +5,8 @@
  * `test/platform/store-contract.ts` is the suite every engine passes.
  */
 
+import type { VersionLimits } from './retention.js';
+
 export type Role = 'admin' | 'author' | 'user';
 export const ROLES: readonly Role[] = ['admin', 'author', 'user'];
 
@@ -42,6 +44,10 @@ export interface VersionRecord {
   readonly createdBy: string;
   /** SHA-256 of the files, in path order: the same upload twice has the same digest. */
   readonly digest: string;
+  /** Bytes of the stored files (what counts against `--max-solution-mb`). */
+  readonly size: number;
+  /** Set once its files are removed (`--keep-versions`): when, and by whom (`retention`). */
+  readonly removed?: { readonly at: string; readonly by: string };
 }
 
 /**
@@ -149,17 +155,29 @@ export interface PlatformStore {
   deleteSession(hash: string): Promise<void>;
 
   // Published solutions: immutable versions.
-  /** Adds the next version of `solution` (1 for a new one) with its files, atomically. */
+  /**
+   * Adds the next version of `solution` (1 for a new one) with its files, atomically. With
+   * `limits`, in the same transaction: refused with `SOLUTION_QUOTA` (nothing written) when the
+   * versions kept would pass the quota, and the versions past `keep` (not in use) are removed
+   * (`removedVersions`), as `retainVersions` does.
+   */
   addVersion(
     solution: string,
     files: Readonly<Record<string, string>>,
     by: string,
     digest: string,
-  ): Promise<VersionRecord>;
+    limits?: VersionLimits,
+  ): Promise<VersionRecord & { readonly removedVersions: readonly number[] }>;
+  /**
+   * Removes the versions of `solution` past the newest `keep`, except those in use: their files
+   * go, their row stays, marked removed by `retention`. The numbers removed.
+   */
+  retainVersions(solution: string, limits: Omit<VersionLimits, 'maxBytes'>): Promise<number[]>;
   currentVersion(solution: string): Promise<VersionRecord | undefined>;
+  /** A version's files; undefined for one that does not exist or was removed. */
   versionFiles(solution: string, version: number): Promise<Record<string, string> | undefined>;
   listSolutions(): Promise<VersionRecord[]>;
-  /** Every version of `solution`, newest first. */
+  /** Every version of `solution` (removed ones too), newest first. */
   listVersions(solution: string): Promise<VersionRecord[]>;
 
   // Credentials (encrypted by the vault before they get here).
@@ -210,6 +228,11 @@ export interface PlatformStore {
 
   /** Resolves when the state can be read now (a health check); rejects with the store's error. */
   ping(): Promise<void>;
+  /**
+   * Resolves when the state takes a write now (one small row; a health check's probe); rejects
+   * with the store's error (a full or read-only disk: see `store/full.ts`).
+   */
+  probeWrite(): Promise<void>;
 
   close(): Promise<void>;
 }

@@ -80,4 +80,12 @@ export const PG_MIGRATIONS: readonly string[] = [
   // 5: the id of the master key the credentials are sealed under, recorded at the first start, so
   // an instance with another key is refused even before any credential is stored.
   `CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+  // 6: versions' sizes (the per-solution quota), and retention: a removed version keeps its row
+  // (who removed it, when, its digest) without its files.
+  `ALTER TABLE versions ADD COLUMN size BIGINT;
+   UPDATE versions SET size = octet_length(files);
+   ALTER TABLE versions ALTER COLUMN size SET NOT NULL;
+   ALTER TABLE versions ALTER COLUMN files DROP NOT NULL;
+   ALTER TABLE versions ADD COLUMN removed TEXT;
+   ALTER TABLE versions ADD COLUMN removed_by TEXT;`,
 ];

@@ -1,6 +1,14 @@
 import pg from 'pg';
 import { UsageError } from '../../../errors/restfn-error.js';
 import { PlatformError } from '../../errors.js';
+import { storeFullError, writeFailureOf } from '../full.js';
+import {
+  planPublish,
+  RETENTION_ACTOR,
+  type StoredVersion,
+  type VersionLimits,
+  versionsToRemove,
+} from '../retention.js';
 import {
   AUDIT_COLUMN_COUNT,
   AUDIT_COLUMNS,
@@ -13,6 +21,7 @@ import {
   tokenOf,
   type UserRow,
   userOf,
+  VERSION_COLUMNS,
   type VersionRow,
   versionOf,
 } from '../rows.js';
@@ -335,46 +344,63 @@ export class PostgresPlatformStore implements PlatformStore {
     files: Readonly<Record<string, string>>,
     by: string,
     digest: string,
-  ): Promise<VersionRecord> {
+    limits?: VersionLimits,
+  ): Promise<VersionRecord & { readonly removedVersions: readonly number[] }> {
     const created = now();
+    const text = JSON.stringify(files);
+    const size = Buffer.byteLength(text);
     // Two instances publishing the same solution at once: the lock orders them, so each gets the
-    // next number instead of one failing on the primary key.
-    const version = await this.transaction(async (c) => {
+    // next number (and sees the other's version in its quota) instead of one failing on the key.
+    const { n, removed } = await this.transaction(async (c) => {
       await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [VERSION_LOCK, solution]);
       const next = await c.query<{ n: number }>(
         'SELECT coalesce(max(version), 0) + 1 AS n FROM versions WHERE solution = $1',
         [solution],
       );
       const n = next.rows[0]!.n;
+      const removed = limits
+        ? planPublish(solution, await storedVersions(c, solution), n, size, limits).remove
+        : [];
       await c.query(
-        'INSERT INTO versions (solution, version, created, created_by, digest, files) VALUES ($1, $2, $3, $4, $5, $6)',
-        [solution, n, created, by, digest, JSON.stringify(files)],
+        'INSERT INTO versions (solution, version, created, created_by, digest, files, size) VALUES ($1, $2, $3, $4, $5, $6, $7)',
+        [solution, n, created, by, digest, text, size],
       );
+      await removeVersions(c, solution, removed, created);
       await this.changed({ kind: 'version', solution }, c);
-      return n;
+      return { n, removed };
     });
-    return { solution, version, created, createdBy: by, digest };
+    return { solution, version: n, created, createdBy: by, digest, size, removedVersions: removed };
+  }
+
+  async retainVersions(solution: string, limits: Omit<VersionLimits, 'maxBytes'>): Promise<number[]> {
+    return this.transaction(async (c) => {
+      await c.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [VERSION_LOCK, solution]);
+      const removed = versionsToRemove(await storedVersions(c, solution), limits);
+      await removeVersions(c, solution, removed, now());
+      if (removed.length > 0) await this.changed({ kind: 'version', solution }, c);
+      return removed;
+    });
   }
 
   async currentVersion(solution: string): Promise<VersionRecord | undefined> {
     const rows = await this.query<VersionRow>(
-      'SELECT solution, version, created, created_by, digest FROM versions WHERE solution = $1 ORDER BY version DESC LIMIT 1',
+      `SELECT ${VERSION_COLUMNS} FROM versions WHERE solution = $1 ORDER BY version DESC LIMIT 1`,
       [solution],
     );
     return rows[0] && versionOf(rows[0]);
   }
 
   async versionFiles(solution: string, v: number): Promise<Record<string, string> | undefined> {
-    const rows = await this.query<{ files: string }>(
+    const rows = await this.query<{ files: string | null }>(
       'SELECT files FROM versions WHERE solution = $1 AND version = $2',
       [solution, v],
     );
-    return rows[0] && (JSON.parse(rows[0].files) as Record<string, string>);
+    return rows[0]?.files ? (JSON.parse(rows[0].files) as Record<string, string>) : undefined;
   }
 
   async listSolutions(): Promise<VersionRecord[]> {
     const rows = await this.query<VersionRow>(
-      `SELECT DISTINCT ON (solution) solution, version, created, created_by, digest FROM versions
+      `SELECT DISTINCT ON (solution) ${VERSION_COLUMNS} FROM versions
          ORDER BY solution, version DESC`,
     );
     return rows.map(versionOf);
@@ -382,7 +408,7 @@ export class PostgresPlatformStore implements PlatformStore {
 
   async listVersions(solution: string): Promise<VersionRecord[]> {
     const rows = await this.query<VersionRow>(
-      'SELECT solution, version, created, created_by, digest FROM versions WHERE solution = $1 ORDER BY version DESC',
+      `SELECT ${VERSION_COLUMNS} FROM versions WHERE solution = $1 ORDER BY version DESC`,
       [solution],
     );
     return rows.map(versionOf);
@@ -547,6 +573,14 @@ export class PostgresPlatformStore implements PlatformStore {
     await this.query('SELECT 1');
   }
 
+  async probeWrite(): Promise<void> {
+    await this.query(
+      `INSERT INTO settings (name, value) VALUES ('write_probe', $1)
+         ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+      [now()],
+    );
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     await this.listening?.end().catch(() => undefined);
@@ -598,6 +632,9 @@ export class PostgresPlatformStore implements PlatformStore {
           'the platform database (PostgreSQL) cannot be reached; try again shortly',
         );
       }
+      // A full disk is the operator's to fix, not a bug: STORE_FULL (507), never INTERNAL.
+      const full = writeFailureOf(error);
+      if (full) throw storeFullError(full);
       if (isRefused(error)) {
         // PostgreSQL's own words name the user or the database, never the password.
         throw new PlatformError(
@@ -674,6 +711,28 @@ function isUnavailable(error: unknown): boolean {
 function isRefused(error: unknown): boolean {
   const code = (error as { code?: unknown }).code;
   return typeof code === 'string' && (code.startsWith('28') || code === '3D000' || code === '42501');
+}
+
+async function storedVersions(c: pg.PoolClient, solution: string): Promise<StoredVersion[]> {
+  const { rows } = await c.query<{ version: number; size: string; removed: string | null }>(
+    'SELECT version, size, removed FROM versions WHERE solution = $1',
+    [solution],
+  );
+  return rows.map((r) => ({ version: r.version, size: Number(r.size), removed: r.removed !== null }));
+}
+
+async function removeVersions(
+  c: pg.PoolClient,
+  solution: string,
+  versions: readonly number[],
+  at: string,
+): Promise<void> {
+  if (versions.length === 0) return;
+  await c.query(
+    `UPDATE versions SET files = NULL, removed = $1, removed_by = $2
+       WHERE solution = $3 AND version = ANY($4::int[]) AND removed IS NULL`,
+    [at, RETENTION_ACTOR, solution, versions],
+  );
 }
 
 async function setMemberships(c: pg.PoolClient, userId: string, solutions: readonly string[]): Promise<void> {

@@ -75,4 +75,23 @@ export const MIGRATIONS: readonly string[] = [
   // 5: the id of the master key the credentials are sealed under, recorded at the first start, so
   // a start with another key is refused even before any credential is stored.
   `CREATE TABLE settings (name TEXT PRIMARY KEY, value TEXT NOT NULL);`,
+  // 6: versions' sizes (the per-solution quota), and retention: a removed version keeps its row
+  // (who removed it, when, its digest) without its files. SQLite cannot drop a NOT NULL, so the
+  // table is made again.
+  `CREATE TABLE versions_6 (
+     solution TEXT NOT NULL,
+     version INTEGER NOT NULL,
+     created TEXT NOT NULL,
+     created_by TEXT NOT NULL,
+     digest TEXT NOT NULL,
+     files TEXT,
+     size INTEGER NOT NULL,
+     removed TEXT,
+     removed_by TEXT,
+     PRIMARY KEY (solution, version)
+   );
+   INSERT INTO versions_6 (solution, version, created, created_by, digest, files, size)
+     SELECT solution, version, created, created_by, digest, files, length(CAST(files AS BLOB)) FROM versions;
+   DROP TABLE versions;
+   ALTER TABLE versions_6 RENAME TO versions;`,
 ];

@@ -5,6 +5,13 @@ import { UsageError } from '../../../errors/restfn-error.js';
 import { privateFile } from '../../../local/private-path.js';
 import { PlatformError } from '../../errors.js';
 import {
+  planPublish,
+  RETENTION_ACTOR,
+  type StoredVersion,
+  type VersionLimits,
+  versionsToRemove,
+} from '../retention.js';
+import {
   AUDIT_COLUMN_COUNT,
   AUDIT_COLUMNS,
   type AuditRow,
@@ -16,6 +23,7 @@ import {
   tokenOf,
   type UserRow,
   userOf,
+  VERSION_COLUMNS,
   type VersionRow,
   versionOf,
 } from '../rows.js';
@@ -223,41 +231,76 @@ export class SqlitePlatformStore implements PlatformStore {
     files: Readonly<Record<string, string>>,
     by: string,
     digest: string,
-  ): Promise<VersionRecord> {
+    limits?: VersionLimits,
+  ): Promise<VersionRecord & { readonly removedVersions: readonly number[] }> {
     const created = now();
-    // IMMEDIATE: the next number is read and written under one write lock.
+    const text = JSON.stringify(files);
+    const size = Buffer.byteLength(text);
+    // IMMEDIATE: the next number (and the quota) is read and written under one write lock.
     const add = this.db.transaction(() => {
       const { n } = this.sql(
         'SELECT coalesce(max(version), 0) + 1 AS n FROM versions WHERE solution = ?',
       ).get(solution) as { n: number };
+      const removed = limits
+        ? planPublish(solution, this.storedVersions(solution), n, size, limits).remove
+        : [];
       this.sql(
-        'INSERT INTO versions (solution, version, created, created_by, digest, files) VALUES (?, ?, ?, ?, ?, ?)',
-      ).run(solution, n, created, by, digest, JSON.stringify(files));
-      return n;
+        'INSERT INTO versions (solution, version, created, created_by, digest, files, size) VALUES (?, ?, ?, ?, ?, ?, ?)',
+      ).run(solution, n, created, by, digest, text, size);
+      this.removeVersions(solution, removed, created);
+      return { n, removed };
     });
-    const version = add.immediate();
+    const { n, removed } = add.immediate();
     this.changed({ kind: 'version', solution });
-    return { solution, version, created, createdBy: by, digest };
+    return { solution, version: n, created, createdBy: by, digest, size, removedVersions: removed };
+  }
+
+  async retainVersions(solution: string, limits: Omit<VersionLimits, 'maxBytes'>): Promise<number[]> {
+    const retain = this.db.transaction(() => {
+      const removed = versionsToRemove(this.storedVersions(solution), limits);
+      this.removeVersions(solution, removed, now());
+      return removed;
+    });
+    const removed = retain.immediate();
+    if (removed.length > 0) this.changed({ kind: 'version', solution });
+    return removed;
+  }
+
+  private storedVersions(solution: string): StoredVersion[] {
+    return (
+      this.sql('SELECT version, size, removed FROM versions WHERE solution = ?').all(solution) as Array<{
+        version: number;
+        size: number;
+        removed: string | null;
+      }>
+    ).map((r) => ({ version: r.version, size: r.size, removed: r.removed !== null }));
+  }
+
+  private removeVersions(solution: string, versions: readonly number[], at: string): void {
+    const remove = this.sql(
+      'UPDATE versions SET files = NULL, removed = ?, removed_by = ? WHERE solution = ? AND version = ? AND removed IS NULL',
+    );
+    for (const v of versions) remove.run(at, RETENTION_ACTOR, solution, v);
   }
 
   async currentVersion(solution: string): Promise<VersionRecord | undefined> {
     const row = this.sql(
-      'SELECT solution, version, created, created_by, digest FROM versions WHERE solution = ? ORDER BY version DESC LIMIT 1',
+      `SELECT ${VERSION_COLUMNS} FROM versions WHERE solution = ? ORDER BY version DESC LIMIT 1`,
     ).get(solution) as VersionRow | undefined;
     return row && versionOf(row);
   }
 
   async versionFiles(solution: string, v: number): Promise<Record<string, string> | undefined> {
     const row = this.sql('SELECT files FROM versions WHERE solution = ? AND version = ?').get(solution, v) as
-      | { files: string }
+      | { files: string | null }
       | undefined;
-    return row && (JSON.parse(row.files) as Record<string, string>);
+    return row?.files ? (JSON.parse(row.files) as Record<string, string>) : undefined;
   }
 
   async listSolutions(): Promise<VersionRecord[]> {
     return (
       this.sql(
-        `SELECT solution, version, created, created_by, digest FROM versions v
+        `SELECT ${VERSION_COLUMNS} FROM versions v
            WHERE version = (SELECT max(version) FROM versions WHERE solution = v.solution) ORDER BY solution`,
       ).all() as VersionRow[]
     ).map(versionOf);
@@ -265,9 +308,9 @@ export class SqlitePlatformStore implements PlatformStore {
 
   async listVersions(solution: string): Promise<VersionRecord[]> {
     return (
-      this.sql(
-        'SELECT solution, version, created, created_by, digest FROM versions WHERE solution = ? ORDER BY version DESC',
-      ).all(solution) as VersionRow[]
+      this.sql(`SELECT ${VERSION_COLUMNS} FROM versions WHERE solution = ? ORDER BY version DESC`).all(
+        solution,
+      ) as VersionRow[]
     ).map(versionOf);
   }
 
@@ -446,6 +489,13 @@ export class SqlitePlatformStore implements PlatformStore {
 
   async ping(): Promise<void> {
     this.sql('SELECT 1').get();
+  }
+
+  async probeWrite(): Promise<void> {
+    this.sql(
+      `INSERT INTO settings (name, value) VALUES ('write_probe', ?)
+         ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+    ).run(now());
   }
 
   async close(): Promise<void> {
