@@ -22,6 +22,11 @@ export interface Ceilings {
   readonly executionMs: number;
   /** Executions of one solution at once; past it, 429 RATE_LIMITED with Retry-After. @default 64 */
   readonly concurrentPerSolution: number;
+  /**
+   * Largest answer the platform gives (an execute's output with its trace, a `/call` response, a
+   * page, a preview), MB; past it, ANSWER_TOO_LARGE. @default 50
+   */
+  readonly answerMb: number;
 }
 
 export const DEFAULT_CEILINGS: Ceilings = Object.freeze({
@@ -30,6 +35,7 @@ export const DEFAULT_CEILINGS: Ceilings = Object.freeze({
   memoryMb: 128,
   executionMs: 60_000,
   concurrentPerSolution: 64,
+  answerMb: 50,
 });
 
 /**

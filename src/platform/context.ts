@@ -1,8 +1,8 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuditLog } from './audit-log.js';
 import type { Permission } from './auth/authorize.js';
-import type { BodyBudget } from './body-budget.js';
 import type { DeniedRequests } from './denied-requests.js';
+import type { HeldBudget } from './held-budget.js';
 import type { PlatformMetrics } from './metrics.js';
 import type { Counters } from './rate-limit-counters.js';
 import type { Runtimes } from './runtimes.js';
@@ -35,8 +35,10 @@ export interface PlatformContext {
   readonly tokens: TtlCache<string, { token: TokenRecord; user: UserRecord } | undefined>;
   /** Solution → its current version; cleared for a solution when it is published (any instance). */
   readonly versions: TtlCache<string, VersionRecord | undefined>;
-  /** Large request bodies in flight (files in executes and calls), per user and in all. */
-  readonly uploads: BodyBudget;
+  /** Large request bodies in flight and answers not yet written out, per user and in all. */
+  readonly held: HeldBudget;
+  /** The largest answer, MB (`--max-answer-mb`): past it, ANSWER_TOO_LARGE. */
+  readonly maxAnswerMb: number;
   /** What `GET /metrics` shows. */
   readonly metrics: PlatformMetrics;
   /** Records one audited event (never a value: who, what, where, outcome). */

@@ -11,12 +11,19 @@ import { privateFolder } from '../local/private-path.js';
 import { buildApp, METRICS_TYPE } from './app.js';
 import { AuditLog } from './audit-log.js';
 import { hashToken, newToken } from './auth/tokens.js';
-import { BodyBudget } from './body-budget.js';
 import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.js';
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  defaultMaxConnections,
+  limitConnections,
+  openFileLimit,
+} from './connection-limits.js';
 import type { PlatformContext } from './context.js';
 import { DeniedRequests } from './denied-requests.js';
 import { Executor } from './executor/pool.js';
 import { Sandboxes } from './executor/sandbox.js';
+import { HeldBudget } from './held-budget.js';
 import { PlatformMetrics } from './metrics.js';
 import { rateLimitCounters } from './rate-limit-counters.js';
 import { Runtimes } from './runtimes.js';
@@ -91,6 +98,16 @@ export interface ServeOptions {
   readonly shutdownTimeoutMs?: number;
   /** `GET /metrics` also on this port of the loopback address, without a token (0: any free one). */
   readonly metricsPort?: number;
+  /** MB of large request bodies in flight and answers not yet written out, in all. @default 256 */
+  readonly maxHeldMb?: number;
+  /** The same, of one user. @default 64 */
+  readonly maxHeldMbPerUser?: number;
+  /** The time a client has to send a request's headers. @default DEFAULT_HEADERS_TIMEOUT_MS */
+  readonly headersTimeoutMs?: number;
+  /** Connections at once. @default half the open-file limit, at most 10,000 (`defaultMaxConnections`) */
+  readonly maxConnections?: number;
+  /** Connections at once from one address (`trustProxy` ones excepted). @default 256 */
+  readonly maxConnectionsPerAddress?: number;
 }
 
 export interface Platform {
@@ -172,8 +189,13 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
     const metrics = platformMetrics(runtimes, slots, auditLog);
     const ctx: PlatformContext = {
       metrics,
-      // 256 MB of large bodies in flight, 64 MB of them one user's (two 30 MB uploads at once).
-      uploads: new BodyBudget(256 * 1024 * 1024, 64 * 1024 * 1024),
+      // 256 MB of large bodies in flight and unread answers, 64 MB of them one user's (two 30 MB
+      // uploads at once, or one answer at --max-answer-mb's 50).
+      held: new HeldBudget(
+        (options.maxHeldMb ?? 256) * 1024 * 1024,
+        (options.maxHeldMbPerUser ?? 64) * 1024 * 1024,
+      ),
+      maxAnswerMb: ceilings.answerMb,
       dataDir,
       publicUrl: () => options.publicUrl ?? listeningUrl,
       targets: {
@@ -207,7 +229,17 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       bodyLimit: 1024 * 1024,
       ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
       isClosing: () => closing !== undefined,
+      headersTimeoutMs: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
     });
+    limitConnections(
+      app.server,
+      {
+        maxConnections: options.maxConnections ?? defaultMaxConnections(openFileLimit()),
+        maxConnectionsPerAddress: options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+      },
+      options.trustProxy ?? [],
+      app.log,
+    );
     executor.log = app.log;
     sandboxes.log = app.log;
     const host = options.host ?? '127.0.0.1';

@@ -20,6 +20,12 @@ export interface ServeCliOptions {
   maxConcurrentPerSolution: string;
   maxWorkers?: string;
   metricsPort?: string;
+  maxAnswerMb: string;
+  maxHeldMb: string;
+  maxHeldMbPerUser: string;
+  headersTimeoutMs: string;
+  maxConnections?: string;
+  maxConnectionsPerAddress: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -75,6 +81,24 @@ export function registerServe(program: Command): void {
       '--max-concurrent-per-solution <n>',
       'executions of one solution at once (past it: 429 with Retry-After)',
       '64',
+    )
+    .option(
+      '--max-answer-mb <mb>',
+      'largest answer (an output, a /call response, a page); past it: ANSWER_TOO_LARGE',
+      '50',
+    )
+    .option(
+      '--max-held-mb <mb>',
+      'large request bodies in flight and answers not yet read by their clients, in all (past it: 503 with Retry-After)',
+      '256',
+    )
+    .option('--max-held-mb-per-user <mb>', 'the same, of one user (past it: 429 with Retry-After)', '64')
+    .option('--headers-timeout-ms <ms>', "the time a client has to send a request's headers", '20000')
+    .option('--max-connections <n>', 'connections at once (default: half the open-file limit, at most 10000)')
+    .option(
+      '--max-connections-per-address <n>',
+      'connections at once from one address (--trust-proxy addresses excepted)',
+      '256',
     )
     .option(
       '--max-workers <n>',

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { BodyBudget } from '../../src/platform/body-budget.js';
+import { HeldBudget } from '../../src/platform/held-budget.js';
 
 const MB = 1024 * 1024;
 
 describe('large request bodies in flight', () => {
   it('are held to a per-user and a platform-wide budget, given back once; small bodies are not counted', () => {
-    const budget = new BodyBudget(100 * MB, 64 * MB);
+    const budget = new HeldBudget(100 * MB, 64 * MB);
     const first = budget.take('bob', 30 * MB);
     const second = budget.take('bob', 30 * MB);
     expect(() => budget.take('bob', 30 * MB)).toThrow(
