@@ -186,15 +186,16 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
     const runtimes = new Runtimes({ versions, dataDir, store, executor, sandboxes });
     const slots = new SolutionSlots(ceilings.concurrentPerSolution);
     let listeningUrl = '';
-    const metrics = platformMetrics(runtimes, slots, auditLog);
+    // 256 MB of large bodies in flight and unread answers, 64 MB of them one user's (two 30 MB
+    // uploads at once, or one answer at --max-answer-mb's 50).
+    const held = new HeldBudget(
+      (options.maxHeldMb ?? 256) * 1024 * 1024,
+      (options.maxHeldMbPerUser ?? 64) * 1024 * 1024,
+    );
+    const metrics = platformMetrics(runtimes, slots, auditLog, held);
     const ctx: PlatformContext = {
       metrics,
-      // 256 MB of large bodies in flight and unread answers, 64 MB of them one user's (two 30 MB
-      // uploads at once, or one answer at --max-answer-mb's 50).
-      held: new HeldBudget(
-        (options.maxHeldMb ?? 256) * 1024 * 1024,
-        (options.maxHeldMbPerUser ?? 64) * 1024 * 1024,
-      ),
+      held,
       maxAnswerMb: ceilings.answerMb,
       dataDir,
       publicUrl: () => options.publicUrl ?? listeningUrl,
@@ -356,7 +357,12 @@ export async function ensureAdmin(store: PlatformStore, env: NodeJS.ProcessEnv):
 }
 
 /** The platform's metrics, with the gauges read from its parts at each scrape. */
-function platformMetrics(runtimes: Runtimes, slots: SolutionSlots, auditLog: AuditLog): PlatformMetrics {
+function platformMetrics(
+  runtimes: Runtimes,
+  slots: SolutionSlots,
+  auditLog: AuditLog,
+  held: HeldBudget,
+): PlatformMetrics {
   const metrics = new PlatformMetrics();
   metrics.gauge('restfn_workers', 'Executor worker threads by state (busy: leased to a solution).', () => {
     const s = runtimes.poolStats();
@@ -382,6 +388,11 @@ function platformMetrics(runtimes: Runtimes, slots: SolutionSlots, auditLog: Aud
   metrics.gauge('restfn_audit_queue_depth', 'Audit entries recorded and not yet being written.', () => [
     [{}, auditLog.queued],
   ]);
+  metrics.gauge(
+    'restfn_held_bytes',
+    'Bytes of large request bodies in flight and answers not yet written out (against --max-held-mb).',
+    () => [[{}, held.held]],
+  );
   return metrics;
 }
 

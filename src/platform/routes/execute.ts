@@ -311,7 +311,8 @@ function reserveBody(ctx: PlatformContext) {
 
 /**
  * How long a large answer may wait for its client to take a byte of it: a client that stopped
- * reading gives its share of the budget back when its connection is closed.
+ * reading gives its share of the budget back when its connection is closed. (Node's socket timeout
+ * looks at the write queue when it expires and waits again if it moved: 30 to 60 s in all.)
  */
 const ANSWER_IDLE_MS = 30_000;
 
