@@ -52,13 +52,16 @@ export interface ConnectionLimits {
 
 /** Node's HTTP server options for the headers' deadline (checked this often: well within it). */
 export function headersTimeoutOptions(headersTimeoutMs: number) {
+  // Node refuses a headers timeout longer than the request's (when the server is made: fastify
+  // sets its own `requestTimeout` only after).
+  const requestTimeout = Math.max(REQUEST_TIMEOUT_MS, headersTimeoutMs);
   return {
     http: {
       headersTimeout: headersTimeoutMs,
+      requestTimeout,
       connectionsCheckingInterval: Math.min(30_000, Math.max(50, Math.floor(headersTimeoutMs / 4))),
     },
-    // Node refuses a headers timeout longer than the request's.
-    requestTimeout: Math.max(REQUEST_TIMEOUT_MS, headersTimeoutMs),
+    requestTimeout,
   };
 }
 

@@ -126,6 +126,19 @@ describe('restfn serve holds connections to its limits', () => {
     expect(status).toBe(200);
   }, 60_000);
 
+  it('closes connections past --max-connections, whatever their address', async () => {
+    const platform = await startPlatformProcess({
+      args: ['--max-connections', '5', '--headers-timeout-ms', '600000'],
+    });
+    const held: Socket[] = [];
+    for (let i = 0; i < 5; i++) held.push(await halfHeader(platform.url, `127.0.0.${i + 1}`));
+    const sixth = await halfHeader(platform.url, '127.0.0.9');
+    sixth.on('error', () => undefined);
+    await closed(sixth);
+    expect(held.every((s) => !s.closed)).toBe(true);
+    for (const socket of held) socket.destroy();
+  }, 30_000);
+
   it('closes a connection that does not send its headers within --headers-timeout-ms', async () => {
     const platform = await startPlatformProcess({ args: ['--headers-timeout-ms', '300'] });
     const socket = await halfHeader(platform.url, '127.0.0.1');
