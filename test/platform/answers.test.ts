@@ -63,7 +63,14 @@ describe('answers have a budget', () => {
     const service = await testServer((_req, res) => json(res, 200, { n: 5, data: 'x'.repeat(1000 * 1000) }));
     const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
     const big = functionFile(`${service.url}/x`, "outputTransform: '[1..45].($$.data)'\n");
-    await publish(platform, 'hoard', { 'functions/rest-get-big.platform': big });
+    await publish(platform, 'hoard', {
+      'functions/rest-get-big.platform': big,
+      // The same 45 MB as one page of a paged pull.
+      'functions/rest-get-pages.platform': functionFile(
+        `${service.url}/x`,
+        "outputTransform: '[1..45].($$.data)'\ncontinuation:\n  when: =$exists(@ctx.response.body.next)\n  url: =@ctx.response.body.next\n",
+      ),
+    });
     await publish(platform, 'shop', {
       'functions/rest-get-small.platform': functionFile(`${service.url}/x`),
       'functions/rest-get-big.platform': big,
@@ -94,6 +101,17 @@ describe('answers have a budget', () => {
       if (status === 429) {
         expect(head).toMatch(/retry-after: 1/i);
         expect(head).toContain('"code":"RATE_LIMITED"');
+      }
+      if (i === 0) {
+        // The first answer is held: a paged pull's first line does not fit the rest of the share
+        // either, and is refused as an ordinary answer.
+        const pages = await platform.api('POST', '/api/v1/solutions/hoard/functions/rest-get-pages/execute', {
+          token: mallory,
+          body: { pages: true },
+        });
+        expect(pages.status, pages.text.slice(0, 300)).toBe(429);
+        expect(pages.headers.get('retry-after')).toBe('1');
+        expect(pages.body).toMatchObject({ status: 'error', code: 'RATE_LIMITED' });
       }
       const res = await execute('rest-get-small');
       const text = await res.text();
