@@ -120,9 +120,6 @@ describe('answers have a budget', () => {
     }
     // The process held at most a share of those answers (without the budget: all 24, over 1 GB).
     const memory = memoryOf(platform.pid);
-    console.log(
-      `restfn serve: peak RSS ${Math.round(memory.peak / MB)} MB, now ${Math.round(memory.now / MB)} MB; ${statuses.join(' ')}`,
-    );
     expect(memory.peak, `peak RSS ${Math.round(memory.peak / MB)} MB`).toBeLessThan(1024 * MB);
     // The first answer is held for its client (45 MB, within the user's 64); the others are
     // refused at once and dropped.
