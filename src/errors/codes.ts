@@ -236,6 +236,11 @@ export const ERROR_CODES = {
     'Too many requests by this user (or address), sign-in attempts, or executions of one solution at once; wait for Retry-After.',
     429,
   ),
+  PLATFORM_BUSY: code(
+    'usage',
+    'The platform holds as many large request bodies and unread answers as it allows (`restfn serve --max-held-mb`); wait for Retry-After.',
+    503,
+  ),
   ROUTE_NOT_FOUND: code('usage', 'No such endpoint on the platform.', 404),
   SOLUTION_NOT_PUBLISHED: code('usage', 'The solution has no published version on the platform.', 404),
   USER_EXISTS: code('usage', 'A user of that name exists already.', 409),

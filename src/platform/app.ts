@@ -11,6 +11,7 @@ import { httpStatusOf } from '../errors/codes.js';
 import { RestfnError } from '../errors/restfn-error.js';
 import { authorize } from './auth/authorize.js';
 import { bearerToken, hashToken } from './auth/tokens.js';
+import { headersTimeoutOptions } from './connection-limits.js';
 import { registerConsoleFiles } from './console-files.js';
 import type { PlatformContext } from './context.js';
 import { errorBody, PlatformError } from './errors.js';
@@ -37,6 +38,8 @@ export interface AppOptions {
   readonly trustProxy?: readonly string[];
   /** True once a shutdown began: answers then close their connection, so the server can end. */
   readonly isClosing?: () => boolean;
+  /** The time a client has to send a request's headers (`--headers-timeout-ms`). @default Node's */
+  readonly headersTimeoutMs?: number;
 }
 
 /** Log fields that could carry a credential, whatever a future log line includes. */
@@ -65,6 +68,8 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       ...(options.logStream ? { stream: options.logStream } : {}),
     },
     bodyLimit: options.bodyLimit,
+    // A connection that sends half a request's headers and waits is closed (slowloris).
+    ...(options.headersTimeoutMs !== undefined ? headersTimeoutOptions(options.headersTimeoutMs) : {}),
     // Only the named proxies' forwarded headers count; anyone can send X-Forwarded-For.
     trustProxy: options.trustProxy?.length ? [...options.trustProxy] : false,
     // One line per request, when it is answered (below), instead of fastify's two. (Through a

@@ -29,6 +29,11 @@ export interface Ceilings {
   readonly minRetryDelayMs: number;
   /** Requests one execution sends, retries and redirects counted (REQUEST_LIMIT past it). @default 100 */
   readonly requestsPerExecution: number;
+  /**
+   * Largest answer the platform gives (an execute's output with its trace, a `/call` response, a
+   * page, a preview), MB; past it, ANSWER_TOO_LARGE. @default 50
+   */
+  readonly answerMb: number;
 }
 
 export const DEFAULT_CEILINGS: Ceilings = Object.freeze({
@@ -40,6 +45,7 @@ export const DEFAULT_CEILINGS: Ceilings = Object.freeze({
   maxRetries: 10,
   minRetryDelayMs: 100,
   requestsPerExecution: 100,
+  answerMb: 50,
 });
 
 /**

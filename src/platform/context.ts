@@ -1,9 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import type { AuditLog } from './audit-log.js';
 import type { Permission } from './auth/authorize.js';
-import type { BodyBudget } from './body-budget.js';
 import type { DataHealth } from './data-health.js';
 import type { DeniedRequests } from './denied-requests.js';
+import type { HeldBudget } from './held-budget.js';
 import type { PlatformMetrics } from './metrics.js';
 import type { Counters } from './rate-limit-counters.js';
 import type { VersionRetention } from './retention.js';
@@ -37,12 +37,14 @@ export interface PlatformContext {
   readonly tokens: TtlCache<string, { token: TokenRecord; user: UserRecord } | undefined>;
   /** Solution → its current version; cleared for a solution when it is published (any instance). */
   readonly versions: TtlCache<string, VersionRecord | undefined>;
-  /** Large request bodies in flight (files in executes and calls), per user and in all. */
-  readonly uploads: BodyBudget;
   /** Versions in use here, and the limits on a solution's stored versions (`--keep-versions`, `--max-solution-mb`). */
   readonly retention: VersionRetention;
   /** Whether the data folder and the store take writes now (`/healthz`). */
   readonly dataHealth: DataHealth;
+  /** Large request bodies in flight and answers not yet written out, per user and in all. */
+  readonly held: HeldBudget;
+  /** The largest answer, MB (`--max-answer-mb`): past it, ANSWER_TOO_LARGE. */
+  readonly maxAnswerMb: number;
   /** What `GET /metrics` shows. */
   readonly metrics: PlatformMetrics;
   /** Records one audited event (never a value: who, what, where, outcome). */

@@ -95,7 +95,7 @@ export class Runtimes {
   async run(
     solution: string,
     task: Exclude<Task, { kind: 'validate' | 'datasource' }>,
-    options: { signal?: AbortLike; onPage?: (page: number, result: unknown) => Promise<void> } = {},
+    options: { signal?: AbortLike; onPage?: (page: number, json: string) => Promise<void> } = {},
   ): Promise<{ value: unknown; version: number }> {
     const { release, ...version } = await this.acquire(solution);
     try {

@@ -11,13 +11,20 @@ import { privateFolder } from '../local/private-path.js';
 import { buildApp, METRICS_TYPE } from './app.js';
 import { AuditLog } from './audit-log.js';
 import { hashToken, newToken } from './auth/tokens.js';
-import { BodyBudget } from './body-budget.js';
 import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.js';
+import {
+  DEFAULT_HEADERS_TIMEOUT_MS,
+  DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+  defaultMaxConnections,
+  limitConnections,
+  openFileLimit,
+} from './connection-limits.js';
 import type { PlatformContext } from './context.js';
 import { DataHealth } from './data-health.js';
 import { DeniedRequests } from './denied-requests.js';
 import { Executor } from './executor/pool.js';
 import { Sandboxes } from './executor/sandbox.js';
+import { HeldBudget } from './held-budget.js';
 import { PlatformMetrics } from './metrics.js';
 import { sweepScratch } from './publish.js';
 import { rateLimitCounters } from './rate-limit-counters.js';
@@ -101,6 +108,16 @@ export interface ServeOptions {
   readonly maxSolutionMb?: number;
   /** The newest versions of a solution kept; older ones are removed (0: keep all). @default DEFAULT_KEEP_VERSIONS */
   readonly keepVersions?: number;
+  /** MB of large request bodies in flight and answers not yet written out, in all. @default 256 */
+  readonly maxHeldMb?: number;
+  /** The same, of one user. @default 64 */
+  readonly maxHeldMbPerUser?: number;
+  /** The time a client has to send a request's headers. @default DEFAULT_HEADERS_TIMEOUT_MS */
+  readonly headersTimeoutMs?: number;
+  /** Connections at once. @default half the open-file limit, at most 10,000 (`defaultMaxConnections`) */
+  readonly maxConnections?: number;
+  /** Connections at once from one address (`trustProxy` ones excepted). @default 256 */
+  readonly maxConnectionsPerAddress?: number;
 }
 
 /**
@@ -212,13 +229,19 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
     const runtimes = new Runtimes({ versions, dataDir, store, executor, sandboxes, retention });
     const slots = new SolutionSlots(ceilings.concurrentPerSolution);
     let listeningUrl = '';
-    const metrics = platformMetrics(runtimes, slots, auditLog);
+    // 256 MB of large bodies in flight and unread answers, 64 MB of them one user's (two 30 MB
+    // uploads at once, or one answer at --max-answer-mb's 50).
+    const held = new HeldBudget(
+      (options.maxHeldMb ?? 256) * 1024 * 1024,
+      (options.maxHeldMbPerUser ?? 64) * 1024 * 1024,
+    );
+    const metrics = platformMetrics(runtimes, slots, auditLog, held);
     const ctx: PlatformContext = {
       metrics,
       retention,
       dataHealth: new DataHealth({ dataDir, store }),
-      // 256 MB of large bodies in flight, 64 MB of them one user's (two 30 MB uploads at once).
-      uploads: new BodyBudget(256 * 1024 * 1024, 64 * 1024 * 1024),
+      held,
+      maxAnswerMb: ceilings.answerMb,
       dataDir,
       publicUrl: () => options.publicUrl ?? listeningUrl,
       targets: {
@@ -252,7 +275,17 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       bodyLimit: 1024 * 1024,
       ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
       isClosing: () => closing !== undefined,
+      headersTimeoutMs: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
     });
+    limitConnections(
+      app.server,
+      {
+        maxConnections: options.maxConnections ?? defaultMaxConnections(openFileLimit()),
+        maxConnectionsPerAddress: options.maxConnectionsPerAddress ?? DEFAULT_MAX_CONNECTIONS_PER_ADDRESS,
+      },
+      options.trustProxy ?? [],
+      app.log,
+    );
     executor.log = app.log;
     retention.log = app.log;
     sandboxes.log = app.log;
@@ -370,7 +403,12 @@ export async function ensureAdmin(store: PlatformStore, env: NodeJS.ProcessEnv):
 }
 
 /** The platform's metrics, with the gauges read from its parts at each scrape. */
-function platformMetrics(runtimes: Runtimes, slots: SolutionSlots, auditLog: AuditLog): PlatformMetrics {
+function platformMetrics(
+  runtimes: Runtimes,
+  slots: SolutionSlots,
+  auditLog: AuditLog,
+  held: HeldBudget,
+): PlatformMetrics {
   const metrics = new PlatformMetrics();
   metrics.gauge('restfn_workers', 'Executor worker threads by state (busy: leased to a solution).', () => {
     const s = runtimes.poolStats();
@@ -396,6 +434,11 @@ function platformMetrics(runtimes: Runtimes, slots: SolutionSlots, auditLog: Aud
   metrics.gauge('restfn_audit_queue_depth', 'Audit entries recorded and not yet being written.', () => [
     [{}, auditLog.queued],
   ]);
+  metrics.gauge(
+    'restfn_held_bytes',
+    'Bytes of large request bodies in flight and answers not yet written out (against --max-held-mb).',
+    () => [[{}, held.held]],
+  );
   return metrics;
 }
 

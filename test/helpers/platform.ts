@@ -10,6 +10,8 @@ export interface PlatformProcess {
   readonly adminToken: string;
   readonly dataDir: string;
   readonly keyFile: string;
+  /** The server's process id (its memory: /proc/<pid>/status). */
+  readonly pid: number;
   /** Everything the server wrote so far (stdout + stderr: its log lines). */
   output(): string;
   /** Calls the API; `token` goes in `Authorization: Bearer`. */
@@ -95,6 +97,7 @@ export async function startPlatformProcess(
     adminToken,
     dataDir,
     keyFile,
+    pid: child.pid!,
     output: () => out,
     stop,
     async api(method, path, { token, body } = {}) {

@@ -38,7 +38,18 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     maxRetries: wholeNumber(options.maxRetries, '--max-retries'),
     minRetryDelayMs: wholeNumber(options.minRetryDelayMs, '--min-retry-delay-ms'),
     requestsPerExecution: positive(options.maxRequestsPerExecution, '--max-requests-per-execution'),
+    answerMb: positive(options.maxAnswerMb, '--max-answer-mb'),
   };
+  const held = {
+    all: positive(options.maxHeldMb, '--max-held-mb'),
+    user: positive(options.maxHeldMbPerUser, '--max-held-mb-per-user'),
+  };
+  // An answer at the limit must fit one user's share, and a user's share the platform's.
+  if (held.user < ceilings.answerMb || held.all < held.user) {
+    throw new UsageError(
+      `--max-held-mb (${held.all}) must be at least --max-held-mb-per-user (${held.user}), and that at least --max-answer-mb (${ceilings.answerMb}): an answer at the limit could never be sent`,
+    );
+  }
   for (const range of options.trustProxy) {
     if (!isAddressRange(range)) {
       throw new UsageError(
@@ -74,6 +85,13 @@ export async function serve(options: ServeCliOptions): Promise<void> {
       ? { metricsPort: portOf(options.metricsPort, '--metrics-port') }
       : {}),
     trustProxy: options.trustProxy,
+    maxHeldMb: held.all,
+    maxHeldMbPerUser: held.user,
+    headersTimeoutMs: positive(options.headersTimeoutMs, '--headers-timeout-ms'),
+    ...(options.maxConnections
+      ? { maxConnections: positive(options.maxConnections, '--max-connections') }
+      : {}),
+    maxConnectionsPerAddress: positive(options.maxConnectionsPerAddress, '--max-connections-per-address'),
     ...(options.publicUrl ? { publicUrl: publicUrlOf(options.publicUrl) } : {}),
   });
   if (!['127.0.0.1', 'localhost', '::1'].includes(options.host)) {

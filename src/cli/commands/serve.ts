@@ -25,6 +25,12 @@ export interface ServeCliOptions {
   metricsPort?: string;
   maxSolutionMb: string;
   keepVersions: string;
+  maxAnswerMb: string;
+  maxHeldMb: string;
+  maxHeldMbPerUser: string;
+  headersTimeoutMs: string;
+  maxConnections?: string;
+  maxConnectionsPerAddress: string;
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -87,6 +93,24 @@ export function registerServe(program: Command): void {
       '--max-requests-per-execution <n>',
       'requests one execution sends, retries and redirects counted (past it: REQUEST_LIMIT)',
       '100',
+    )
+    .option(
+      '--max-answer-mb <mb>',
+      'largest answer (an output, a /call response, a page); past it: ANSWER_TOO_LARGE',
+      '50',
+    )
+    .option(
+      '--max-held-mb <mb>',
+      'large request bodies in flight and answers not yet read by their clients, in all (past it: 503 with Retry-After)',
+      '256',
+    )
+    .option('--max-held-mb-per-user <mb>', 'the same, of one user (past it: 429 with Retry-After)', '64')
+    .option('--headers-timeout-ms <ms>', "the time a client has to send a request's headers", '20000')
+    .option('--max-connections <n>', 'connections at once (default: half the open-file limit, at most 10000)')
+    .option(
+      '--max-connections-per-address <n>',
+      'connections at once from one address (--trust-proxy addresses excepted)',
+      '256',
     )
     .option(
       '--max-workers <n>',

@@ -44,7 +44,7 @@ const YOUNG_GENERATION_MB = 64;
 interface Pending {
   readonly resolve: (value: unknown) => void;
   readonly reject: (error: unknown) => void;
-  readonly onPage: ((page: number, result: unknown) => Promise<void>) | undefined;
+  readonly onPage: ((page: number, json: string) => Promise<void>) | undefined;
   readonly validating: boolean;
 }
 
@@ -128,7 +128,7 @@ export class Executor {
     solution: string,
     version: { number: number; root: string } | undefined,
     task: Task,
-    options: { signal?: AbortLike; onPage?: (page: number, result: unknown) => Promise<void> } = {},
+    options: { signal?: AbortLike; onPage?: (page: number, json: string) => Promise<void> } = {},
   ): Promise<unknown> {
     if (this.closed) throw new RestfnError('INTERNAL', 'the platform is stopping');
     const slot = await this.lease(solution);
@@ -289,7 +289,7 @@ export class Executor {
       case 'page': {
         const pending = slot.pending.get(message.id);
         if (!pending?.onPage) return;
-        pending.onPage(message.page, message.result).then(
+        pending.onPage(message.page, message.json).then(
           () => slot.post({ type: 'page-read', id: message.id }),
           () => slot.post({ type: 'abort', id: message.id }),
         );

@@ -55,6 +55,12 @@ export interface ExecuteAnswer {
   readonly json: string;
 }
 
+/** What a `/call`'s worker hands back: the answer's JSON text, and its correlation id for the audit. */
+export interface CallAnswer {
+  readonly correlationId: string;
+  readonly json: string;
+}
+
 /** A credential record operation, asked of the request thread (which holds the vault). */
 export type RecordsOp = 'get' | 'keys' | 'getTokens' | 'setTokens' | 'clearTokens' | 'lock' | 'unlock';
 
@@ -127,7 +133,8 @@ export type FromWorker =
       readonly retries: ReadonlyArray<readonly [string, string]>;
     }
   | { readonly type: 'failed'; readonly id: number; readonly error: WireError }
-  | { readonly type: 'page'; readonly id: number; readonly page: number; readonly result: unknown }
+  /** One page's NDJSON line (`{"page": n, "output": ...}`) as JSON text, made in the worker. */
+  | { readonly type: 'page'; readonly id: number; readonly page: number; readonly json: string }
   | {
       readonly type: 'records';
       readonly rid: number;

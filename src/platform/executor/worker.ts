@@ -2,14 +2,17 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { RestfnError } from '../../errors/restfn-error.js';
 import { Abort } from '../../http/abort.js';
 import type { SecretCollector } from '../../runtime/call.js';
+import { checkAnswerSize } from '../answer-size.js';
 import { validateUpload } from '../publish.js';
 import { maskAnswer, maskWire } from './answer-mask.js';
 import { eachMessage } from './batched.js';
 import {
+  type CallAnswer,
   type CallSeen,
   type ExecuteAnswer,
   type FromWorker,
   MAX_CALLS_REPORTED,
+  type Task,
   type ToWorker,
   toWire,
   type WorkerConfig,
@@ -107,7 +110,11 @@ async function run(message: Extract<ToWorker, { type: 'task' }>): Promise<void> 
               state.pageRead = resolve;
               state.abort.addEventListener('abort', () => reject(state.abort.reason));
             });
-            send({ type: 'page', id, page, result: maskAnswer(result, collect) });
+            // The line's text is made here (masked, as every answer), and refused here when too
+            // large, as an execute's answer.
+            const json = JSON.stringify(maskAnswer(result, collect));
+            checkAnswerSize(json, config.ceilings.answerMb, `page ${page} of function '${taskName(task)}'`);
+            send({ type: 'page', id, page, json });
             await read;
           },
           collect,
@@ -116,6 +123,13 @@ async function run(message: Extract<ToWorker, { type: 'task' }>): Promise<void> 
       value = maskAnswer(value, collect);
       if (task.kind === 'execute')
         value = executeAnswer(value as { status: 'ok' | 'skipped' }, version!.number);
+      if (task.kind === 'call') value = callAnswer(value as { correlationId: string }, version!.number);
+      if (task.kind === 'execute' || task.kind === 'call')
+        checkAnswerSize(
+          (value as ExecuteAnswer | CallAnswer).json,
+          config.ceilings.answerMb,
+          `the answer of function '${task.name}'`,
+        );
     }
     send({ type: 'done', id, value });
   } catch (error) {
@@ -128,4 +142,13 @@ async function run(message: Extract<ToWorker, { type: 'task' }>): Promise<void> 
 /** An execute's answer as the caller gets it, with the version it ran on, as JSON text. */
 function executeAnswer(answer: { status: 'ok' | 'skipped' }, version: number): ExecuteAnswer {
   return { status: answer.status, json: JSON.stringify({ ...answer, version }) };
+}
+
+/** A `/call`'s answer (the response, credentials masked) with its version, as JSON text. */
+function callAnswer(response: { correlationId: string }, version: number): CallAnswer {
+  return { correlationId: response.correlationId, json: JSON.stringify({ ...response, version }) };
+}
+
+function taskName(task: Task): string {
+  return 'name' in task ? task.name : task.kind;
 }

@@ -5,10 +5,12 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { httpStatusOf } from '../../errors/codes.js';
 import { RestfnError } from '../../errors/restfn-error.js';
 import { Abort } from '../../http/abort.js';
+import { checkAnswerSize } from '../answer-size.js';
 import { authorize } from '../auth/authorize.js';
 import type { PlatformContext } from '../context.js';
 import { errorBody, PlatformError } from '../errors.js';
-import type { ExecuteAnswer } from '../executor/protocol.js';
+import type { CallAnswer, ExecuteAnswer } from '../executor/protocol.js';
+import { COUNTED_FROM } from '../held-budget.js';
 import { executionLabels } from '../metric-labels.js';
 import { SOLUTION_NAME } from '../publish.js';
 
@@ -136,6 +138,7 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
       // A worker runs authors' work: its answer's status becomes a metric's label only as one of two.
       if (typeof answer?.json !== 'string' || (answer.status !== 'ok' && answer.status !== 'skipped'))
         throw new RestfnError('INTERNAL', 'the platform failed unexpectedly; the server log has the details');
+      holdAnswer(ctx, req, reply, answer.json);
       await audited(answer.status, correlationId);
       return reply.type(JSON_TYPE).send(answer.json);
     } catch (error) {
@@ -172,7 +175,13 @@ export function previewRoutes(app: FastifyInstance, ctx: PlatformContext): void 
     body: { type: 'object', additionalProperties: false, properties: { context: { type: 'object' } } },
   });
   type Req = FastifyRequest<{ Params: { solution: string }; Body: { context?: Record<string, unknown> } }>;
-  const preview = async (req: Req, kind: 'datasource' | 'action', name: string, signal?: AbortSignal) => {
+  const preview = async (
+    req: Req,
+    reply: FastifyReply,
+    kind: 'datasource' | 'action',
+    name: string,
+    signal?: AbortSignal,
+  ) => {
     const { solution } = req.params;
     const release = ctx.slots.take(solution);
     const audited = auditor(ctx, req, `preview-${kind}`, solution, name);
@@ -183,8 +192,12 @@ export function previewRoutes(app: FastifyInstance, ctx: PlatformContext): void 
         kind === 'datasource'
           ? await ctx.runtimes.sandboxed(solution, { kind, name, context }, req.user.id, signal)
           : await ctx.runtimes.run(solution, { kind, name, context });
+      // Made here (a preview's rows are at most 8 MB): held and sized as every answer.
+      const json = JSON.stringify({ ...(value as object), version });
+      checkAnswerSize(json, ctx.maxAnswerMb, `the preview of ${kind} '${name}'`);
+      holdAnswer(ctx, req, reply, json);
       await audited('ok', correlationId);
-      return { ...(value as object), version };
+      return reply.type(JSON_TYPE).send(json);
     } catch (error) {
       await audited(codeOf(error), withCorrelationId(error, correlationId), detailOf(error));
       throw error;
@@ -195,12 +208,12 @@ export function previewRoutes(app: FastifyInstance, ctx: PlatformContext): void 
   app.post<{ Params: { solution: string; datasource: string }; Body: { context?: Record<string, unknown> } }>(
     '/solutions/:solution/datasources/:datasource/preview',
     { config: { permission: 'function.execute' }, schema: schema('datasource') },
-    (req, reply) => preview(req, 'datasource', req.params.datasource, abortOnHangUp(reply).signal),
+    (req, reply) => preview(req, reply, 'datasource', req.params.datasource, abortOnHangUp(reply).signal),
   );
   app.post<{ Params: { solution: string; action: string }; Body: { context?: Record<string, unknown> } }>(
     '/solutions/:solution/actions/:action/preview',
     { config: { permission: 'function.execute' }, schema: schema('action') },
-    (req) => preview(req, 'action', req.params.action),
+    (req, reply) => preview(req, reply, 'action', req.params.action),
   );
 }
 
@@ -253,7 +266,7 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
     const audited = auditor(ctx, req, 'call', solution, name);
     const continuation = req.body?.continuation;
     try {
-      const { value, version } = await ctx.runtimes.run(
+      const { value } = await ctx.runtimes.run(
         solution,
         {
           kind: 'call',
@@ -266,9 +279,13 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
         },
         { signal: controller },
       );
-      const response = value as { correlationId: string };
-      await audited('ok', response.correlationId);
-      return { ...response, version };
+      // The response as JSON text with its version, made (and sized) in the worker.
+      const answer = value as CallAnswer;
+      if (typeof answer?.json !== 'string' || typeof answer.correlationId !== 'string')
+        throw new RestfnError('INTERNAL', 'the platform failed unexpectedly; the server log has the details');
+      holdAnswer(ctx, req, reply, answer.json);
+      await audited('ok', answer.correlationId);
+      return reply.type(JSON_TYPE).send(answer.json);
     } catch (error) {
       const correlationId = withCorrelationId(error, req.body?.correlationId ?? randomUUID());
       await audited(codeOf(error), correlationId, detailOf(error));
@@ -280,7 +297,7 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
 
 /**
  * Before a large body is read (an execute or call with files), its size is reserved from the
- * platform's upload budget (`BodyBudget`), given back when the answer is sent or the caller goes
+ * platform's budget of bytes held (`HeldBudget`), given back when the answer is sent or the caller goes
  * away. A body without a length (chunked) reserves the most it may be.
  */
 function reserveBody(ctx: PlatformContext) {
@@ -288,9 +305,35 @@ function reserveBody(ctx: PlatformContext) {
     const length = req.headers['content-length'];
     const bytes =
       length !== undefined ? Number(length) : req.headers['transfer-encoding'] ? CALL_BODY_LIMIT : 0;
-    const release = ctx.uploads.take(req.user.id, Math.min(bytes, CALL_BODY_LIMIT));
+    const release = ctx.held.take(req.user.id, Math.min(bytes, CALL_BODY_LIMIT), 'request');
     reply.raw.once('close', release);
   };
+}
+
+/**
+ * How long a large answer may wait for its client to take a byte of it: a client that stopped
+ * reading gives its share of the budget back when its connection is closed. (Node's socket timeout
+ * looks at the write queue when it expires and waits again if it moved: 30 to 60 s in all.)
+ */
+const ANSWER_IDLE_MS = 30_000;
+
+/**
+ * Holds an answer's text (`HeldBudget`, counted by its length) from now until the socket has
+ * written it out or the client went away; past the user's or the platform's budget this throws
+ * (429, 503) and the text is dropped with the request. A large answer whose client takes nothing
+ * of it for `ANSWER_IDLE_MS` has its connection closed.
+ */
+function holdAnswer(ctx: PlatformContext, req: FastifyRequest, reply: FastifyReply, json: string): void {
+  const release = ctx.held.take(req.user.id, json.length, 'answer');
+  const res = reply.raw;
+  // The client may have gone while the answer was being made: nothing will be written.
+  if (res.closed) {
+    release();
+    return;
+  }
+  res.once('close', release);
+  // No listener: Node's server closes a socket whose timeout fires.
+  if (json.length > COUNTED_FROM) res.setTimeout(ANSWER_IDLE_MS);
 }
 
 /**
@@ -358,7 +401,11 @@ async function streamPages(
 ): Promise<void> {
   const out = reply.raw;
   let started = false;
-  const line = async (value: unknown) => {
+  /** A page refused here (the budget): the stream ends with this error, not the worker's abort. */
+  let refused: unknown;
+  const line = async (text: string) => {
+    // Each line is held until written (at most one at a time: the next page waits for it).
+    const release = ctx.held.take(req.user.id, text.length, 'answer');
     if (!started) {
       // The stream starts with its first line: a refusal before it (not published, a credential
       // value given) is an ordinary error answer.
@@ -371,20 +418,34 @@ async function streamPages(
         'cache-control': 'no-store',
       });
     }
-    if (!out.write(`${JSON.stringify(value)}\n`)) await once(out, 'drain', { signal: run.signal });
+    try {
+      if (out.write(`${text}\n`)) return;
+      // A client that takes nothing of a large line for a while has its connection closed.
+      if (text.length > COUNTED_FROM) out.setTimeout(ANSWER_IDLE_MS);
+      await once(out, 'drain', { signal: run.signal });
+      if (text.length > COUNTED_FROM) out.setTimeout(0);
+    } finally {
+      release();
+    }
   };
+  const page = (json: string) =>
+    line(json).catch((error: unknown) => {
+      refused = error;
+      throw error;
+    });
   let correlationId: string | null = null;
   try {
     const { value } = await ctx.runtimes.run(
       run.solution,
       { kind: 'pages', name: run.name, parameters: run.parameters, context: run.context },
-      { signal: run.signal, onPage: (_page, result) => line(result) },
+      { signal: run.signal, onPage: (_page, json) => page(json) },
     );
     const done = value as { pages: number; stopped: string; correlationId: string | null };
     correlationId = done.correlationId;
-    await line({ status: 'ok', pages: done.pages, stopped: done.stopped, correlationId });
+    await line(JSON.stringify({ status: 'ok', pages: done.pages, stopped: done.stopped, correlationId }));
     await run.audited('ok', correlationId);
-  } catch (error) {
+  } catch (thrown) {
+    const error = refused ?? thrown;
     correlationId = withCorrelationId(error, correlationId ?? randomUUID());
     await run.audited(codeOf(error), correlationId);
     withConnectUrl(ctx, run.solution, error);
@@ -396,7 +457,7 @@ async function streamPages(
           : new RestfnError('INTERNAL', 'the platform failed unexpectedly');
       if (!(error instanceof RestfnError))
         req.log.error({ err: error }, 'unexpected error while streaming pages');
-      await line(errorBody(coded)).catch(() => undefined);
+      await line(JSON.stringify(errorBody(coded))).catch(() => undefined);
     }
   } finally {
     if (started) out.end();
