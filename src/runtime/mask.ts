@@ -218,9 +218,18 @@ export function maskBytes(
   encodings: readonly ByteEncoding[],
 ): Buffer {
   if (secrets.length === 0 || bytes.length === 0) return bytes;
+  // A form of Latin-1 characters (most are) has a zero byte in each UTF-16 unit: bytes without
+  // any zero (every UTF-8 text) cannot hold it in UTF-16, and one scan for a zero says so.
+  let zero: boolean | undefined;
+  const hasZero = () => {
+    zero ??= bytes.includes(0);
+    return zero;
+  };
   let out = bytes;
   for (const form of searchedForms(secrets, MIN_SEARCHED).forms) {
+    const latin1 = isLatin1(form);
     for (const encoding of encodings) {
+      if (encoding !== 'utf8' && latin1 && !hasZero()) continue;
       const needle = encoded(form, encoding);
       let at = out.indexOf(needle);
       if (at === -1) continue;
@@ -230,6 +239,11 @@ export function maskBytes(
     }
   }
   return out;
+}
+
+function isLatin1(text: string): boolean {
+  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0xff) return false;
+  return true;
 }
 
 const ESCAPE = /&#(?:x([0-9a-f]{1,6})|([0-9]{1,7}));|\\u([0-9a-f]{4})/gi;
