@@ -1,7 +1,7 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { onTestFinished } from 'vitest';
+import { expect, onTestFinished } from 'vitest';
 import { type CliResult, startCli } from './cli.js';
 
 export interface PlatformProcess {
@@ -141,4 +141,34 @@ export function bytesOf(dir: string): string {
 /** A solution's files as `restfn publish` sends them. */
 export function functionFile(url: string, extra = ''): string {
   return `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${url}\n${extra}`;
+}
+
+/**
+ * Author `alice` and user `carol` of solution `s`, `files` published by alice, and the secret
+ * credential `api-key` stored by her (origins as given, else those of the functions naming it).
+ */
+export async function solutionWithKey(
+  platform: PlatformProcess,
+  files: Record<string, string>,
+  options: { secret: string; origins?: string[] },
+) {
+  const admin = platform.adminToken;
+  const tokenOf = async (name: string, role: string) => {
+    await platform.api('POST', '/api/v1/users', { token: admin, body: { name, role, solutions: ['s'] } });
+    return (await platform.api('POST', `/api/v1/users/${name}/tokens`, { token: admin, body: {} })).body
+      .token as string;
+  };
+  const author = await tokenOf('alice', 'author');
+  const user = await tokenOf('carol', 'user');
+  const published = await platform.api('PUT', '/api/v1/solutions/s', {
+    token: author,
+    body: { files: { 'solution.yaml': 'name: s\n', ...files } },
+  });
+  expect(published.status, published.text).toBe(201);
+  const stored = await platform.api('PUT', '/api/v1/solutions/s/credentials/api-key', {
+    token: author,
+    body: { kind: 'secret', value: options.secret, ...(options.origins ? { origins: options.origins } : {}) },
+  });
+  expect(stored.status, stored.text).toBeLessThan(300);
+  return { author, user, stored: stored.body, published: published.body };
 }

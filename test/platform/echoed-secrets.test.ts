@@ -1,7 +1,7 @@
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { testServer } from '../helpers/http-server.js';
-import { startPlatformProcess } from '../helpers/platform.js';
+import { solutionWithKey, startPlatformProcess } from '../helpers/platform.js';
 
 // Issue 36, row 1: a service at the credential's own origin that echoes it in an encoding the
 // platform read as bytes (a gzip, UTF-16, XML character references) handed it to the author.
@@ -32,26 +32,9 @@ function leaks(text: string | Buffer): boolean {
 
 type Platform = Awaited<ReturnType<typeof startPlatformProcess>>;
 
-/** Author `alice` and user `carol` of `s`, `files` published, `api-key` stored. */
+/** The solution `s` with `api-key` holding SECRET, and a way to execute its functions. */
 async function solution(platform: Platform, files: Record<string, string>) {
-  const admin = platform.adminToken;
-  const tokenOf = async (name: string, role: string) => {
-    await platform.api('POST', '/api/v1/users', { token: admin, body: { name, role, solutions: ['s'] } });
-    return (await platform.api('POST', `/api/v1/users/${name}/tokens`, { token: admin, body: {} })).body
-      .token as string;
-  };
-  const author = await tokenOf('alice', 'author');
-  const user = await tokenOf('carol', 'user');
-  const published = await platform.api('PUT', '/api/v1/solutions/s', {
-    token: author,
-    body: { files: { 'solution.yaml': 'name: s\n', ...files } },
-  });
-  expect(published.status, published.text).toBe(201);
-  const stored = await platform.api('PUT', '/api/v1/solutions/s/credentials/api-key', {
-    token: author,
-    body: { kind: 'secret', value: SECRET },
-  });
-  expect(stored.status, stored.text).toBe(201);
+  const { author, user } = await solutionWithKey(platform, files, { secret: SECRET });
   const run = (fn: string, token: string, body: Record<string, unknown> = {}) =>
     platform.api('POST', `/api/v1/solutions/s/functions/${fn}/execute`, { token, body });
   return { author, user, run };

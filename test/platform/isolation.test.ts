@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { json, testServer } from '../helpers/http-server.js';
-import { functionFile, startPlatformProcess } from '../helpers/platform.js';
+import { functionFile, startPlatformProcess, solutionWithKey as withKey } from '../helpers/platform.js';
 
 /** Publishes `files` as `solution` with the admin's token; the answer. */
 async function publish(
@@ -109,32 +109,12 @@ describe("the operator's ceilings over what solutions set", () => {
 
 const SECRET = 'SECRET-9fQ2xL7mW4pR8tZ3';
 
-/** Author `alice` and user `carol` of `s`, `files` published, `api-key` stored (origins as given). */
-async function solutionWithKey(
+/** The solution `s` with `api-key` holding SECRET (see `solutionWithKey`). */
+const solutionWithKey = (
   platform: Awaited<ReturnType<typeof startPlatformProcess>>,
   files: Record<string, string>,
   origins?: string[],
-) {
-  const admin = platform.adminToken;
-  const tokenOf = async (name: string, role: string) => {
-    await platform.api('POST', '/api/v1/users', { token: admin, body: { name, role, solutions: ['s'] } });
-    return (await platform.api('POST', `/api/v1/users/${name}/tokens`, { token: admin, body: {} })).body
-      .token as string;
-  };
-  const author = await tokenOf('alice', 'author');
-  const user = await tokenOf('carol', 'user');
-  const published = await platform.api('PUT', '/api/v1/solutions/s', {
-    token: author,
-    body: { files: { 'solution.yaml': 'name: s\n', ...files } },
-  });
-  expect(published.status).toBe(201);
-  const stored = await platform.api('PUT', '/api/v1/solutions/s/credentials/api-key', {
-    token: author,
-    body: { kind: 'secret', value: SECRET, ...(origins ? { origins } : {}) },
-  });
-  expect(stored.status, stored.text).toBeLessThan(300);
-  return { author, user, stored: stored.body, published: published.body };
-}
+) => withKey(platform, files, { secret: SECRET, ...(origins ? { origins } : {}) });
 
 /** Every way the secret could show in a text: as it is, spaced, reversed, base64. */
 function leaks(text: string): boolean {
