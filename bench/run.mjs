@@ -14,6 +14,7 @@ const SCRIPTS = [
   'queue',
   'platform',
   'server-limit',
+  'credential-mask',
   'isolation',
   'cluster',
   'console',
