@@ -211,9 +211,21 @@ describe('datasource previews on the platform run in a sandbox process', () => {
     expect(stopped.body, stopped.text).toMatchObject({ code: 'EXECUTION_STALLED' });
     expect(stopped.body.message).toContain('--max-execution-ms');
 
-    const big = await preview(platform, 'hog', 'memory');
+    // The memory case on a platform whose deadline cannot come first on a loaded machine: what
+    // stops it is the data-size limit.
+    const roomy = await startPlatformProcess({
+      args: ['--allow-private-targets', '--max-execution-ms', '60000', '--max-memory-mb', '64'],
+    });
+    await publish(roomy, 'hog', {
+      'functions/rest-get-items.platform': ITEMS(service.url),
+      'datasources/memory.platform': datasource(
+        "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 5000000) SELECT group_concat(printf('%0200d', x)) FROM c",
+      ).replace('entity: items', 'entity: blobs'),
+    });
+    const big = await preview(roomy, 'hog', 'memory');
     expect(big.body, big.text).toMatchObject({ code: 'EXECUTION_MEMORY' });
-    // The platform is still there.
+    // The platforms are still there.
     expect((await platform.api('GET', '/healthz')).status).toBe(200);
+    expect((await roomy.api('GET', '/healthz')).status).toBe(200);
   });
 });
