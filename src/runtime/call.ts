@@ -2,7 +2,7 @@ import { decideRetry, type Failure } from '../errors/retry.js';
 import { parseRetryAfter } from '../errors/retry-after.js';
 import { type AbortLike, toSignal } from '../http/abort.js';
 import { boundaryOf, buildRequest, type PlacedValue, shownRequest } from '../http/build-request.js';
-import { bodyText } from '../http/charset.js';
+import { bodyText, isUtf8Encoding, textEncoding } from '../http/charset.js';
 import {
   AbortedError,
   CallError,
@@ -24,7 +24,15 @@ import type { Engine, FunctionFile, PageRequest } from './engine.js';
 import { bodyExcerpt, ERROR_BODY_LIMIT, TRACE_BODY_LIMIT } from './excerpt.js';
 import type { Field } from './field.js';
 import { handlerRetry, judge, type Verdict } from './judge.js';
-import { type ByteEncoding, maskBytes, maskError, maskHeaders, maskJson, maskText } from './mask.js';
+import {
+  BYTE_ENCODINGS,
+  type ByteEncoding,
+  maskBytes,
+  maskError,
+  maskHeaders,
+  maskJson,
+  maskText,
+} from './mask.js';
 import type { ResolvedParameter } from './parameters.js';
 import type { FunctionPlan } from './plan.js';
 import { reportFailure } from './report.js';
@@ -352,7 +360,7 @@ async function attempt(args: CallArgs, refreshToken: boolean, seen: Seen): Promi
   // On the platform, bytes no parser reads as text (a binary format), and UTF-16 a service sent
   // without saying so, are scrubbed as bytes before anything (a trace, a transform) reads them.
   if (engine.options.maskOutput && secrets.length > 0)
-    raw = { ...raw, bytes: maskBytes(raw.bytes, secrets, format === 'pdf' ? ALL_ENCODINGS : UTF16) };
+    raw = { ...raw, bytes: maskBytes(raw.bytes, secrets, scrubbedEncodings(format, raw)) };
   // Response headers as shown and as expressions see them: cookies, credential-like headers and
   // echoed credential values masked (when first read).
   let headers: Record<string, string> | undefined;
@@ -411,5 +419,16 @@ function lenient(format: Format, raw: RawResponse, summary: RequestSummary, maxD
   }
 }
 
-const ALL_ENCODINGS: readonly ByteEncoding[] = ['utf8', 'utf16le', 'utf16be'];
-const UTF16: readonly ByteEncoding[] = ['utf16le', 'utf16be'];
+const NOT_UTF8: readonly ByteEncoding[] = BYTE_ENCODINGS.filter((e) => e !== 'utf8');
+
+/**
+ * The encodings a response's bytes are scrubbed in before anything reads them: every one for bytes
+ * no parser reads as text (`format: pdf`); for text, every one but UTF-8 when the text is read as
+ * UTF-8 (its UTF-8 forms are masked in the parsed text), else all of them (text in a charset it is
+ * not really in would otherwise hide them from that mask).
+ */
+function scrubbedEncodings(format: Format, raw: RawResponse): readonly ByteEncoding[] {
+  if (format === 'pdf') return BYTE_ENCODINGS;
+  const encoding = textEncoding(raw.bytes, raw.headers['content-type'], format === 'xml');
+  return isUtf8Encoding(encoding) ? NOT_UTF8 : BYTE_ENCODINGS;
+}

@@ -53,14 +53,23 @@ export function encodedForms(value: string): string[] {
     unicodeEscaped(value),
   ];
   for (const text of [value, json]) {
-    forms.push(new URLSearchParams({ s: text }).toString().slice(2));
+    const percent: string[] = [new URLSearchParams({ s: text }).toString().slice(2)];
     // encodeURI(Component) refuses a lone surrogate; such a value cannot be percent-encoded that way.
     try {
       // encodeURI is JSONata's $encodeUrl: it keeps `/?&=+#` as they are.
-      forms.push(encodeURIComponent(text), encodeURI(text));
+      percent.push(encodeURIComponent(text), encodeURI(text));
     } catch {}
+    // Written with lower-case hex digits too, as some encoders do.
+    forms.push(...percent, ...percent.map((f) => f.replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase())));
   }
-  forms.push(...base64Forms(value));
+  const utf8 = Buffer.from(value, 'utf8');
+  // Every byte percent-encoded, and the bytes in hex, each in both cases.
+  const everyByte = [...utf8].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
+  const hex = utf8.toString('hex');
+  forms.push(everyByte, everyByte.toUpperCase(), hex, hex.toUpperCase());
+  // Base64 of the UTF-8 bytes, and of the UTF-16 ones (a Windows service's).
+  for (const encoding of ['utf8', 'utf16le', 'utf16be'] as const)
+    forms.push(...base64Forms(encoded(value, encoding)));
   return [...new Set(forms.filter((f) => f.length > 0))];
 }
 
@@ -103,8 +112,7 @@ function asciiJson(json: string, upper: boolean): string {
  * characters, so the encoding of a value in the middle of a text shifts with its offset modulo 3.
  * The one or two characters shared with neighbouring bytes are left, as they cannot be told apart.
  */
-function base64Forms(value: string): string[] {
-  const bytes = Buffer.from(value, 'utf8');
+function base64Forms(bytes: Buffer): string[] {
   const forms: string[] = [];
   for (let offset = 0; offset < 3; offset++) {
     const encoded = Buffer.concat([Buffer.alloc(offset), bytes]).toString('base64');
@@ -177,13 +185,10 @@ export function maskJson(value: unknown, secrets: readonly string[]): unknown {
   if (secrets.length === 0) return value;
   const { any } = searchedForms(secrets, 1);
   if (any === undefined) return value;
-  // Also in the text its escapes stand for: a value written as character references or `\u`
-  // escapes, mixed with plain characters, is one a script could decode.
-  const holds = (text: string) => {
-    if (any.test(text)) return true;
-    const plain = unescaped(text);
-    return plain !== text && any.test(plain);
-  };
+  // Also in what the text stands for: a value written as character references, `\u` escapes or
+  // percent-encoded bytes mixed with plain characters, or base64 wrapped in lines, is one a script
+  // could decode.
+  const holds = (text: string) => any.test(text) || decodedViews(text).some((view) => any.test(view));
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return holds(v) ? MASK : v;
     if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint')
@@ -199,11 +204,30 @@ export function maskJson(value: unknown, secrets: readonly string[]): unknown {
 }
 
 /** How a text's characters become bytes, for `maskBytes`. */
-export type ByteEncoding = 'utf8' | 'utf16le' | 'utf16be';
+export type ByteEncoding = 'utf8' | 'utf16le' | 'utf16be' | 'utf32le' | 'utf32be';
+
+/** Every encoding `maskBytes` knows. */
+export const BYTE_ENCODINGS: readonly ByteEncoding[] = ['utf8', 'utf16le', 'utf16be', 'utf32le', 'utf32be'];
+
+/** Bytes of one character unit: 1 in UTF-8 (where `*` is one byte), 2 or 4 in the others. */
+const UNIT: Readonly<Record<ByteEncoding, number>> = {
+  utf8: 1,
+  utf16le: 2,
+  utf16be: 2,
+  utf32le: 4,
+  utf32be: 4,
+};
 
 function encoded(text: string, encoding: ByteEncoding): Buffer {
-  if (encoding !== 'utf16be') return Buffer.from(text, encoding);
-  return Buffer.from(text, 'utf16le').swap16();
+  if (encoding === 'utf8' || encoding === 'utf16le') return Buffer.from(text, encoding);
+  if (encoding === 'utf16be') return Buffer.from(text, 'utf16le').swap16();
+  const points = [...text].map((c) => c.codePointAt(0)!);
+  const out = Buffer.alloc(points.length * 4);
+  points.forEach((p, i) => {
+    if (encoding === 'utf32le') out.writeUInt32LE(p, i * 4);
+    else out.writeUInt32BE(p, i * 4);
+  });
+  return out;
 }
 
 /**
@@ -218,8 +242,8 @@ export function maskBytes(
   encodings: readonly ByteEncoding[],
 ): Buffer {
   if (secrets.length === 0 || bytes.length === 0) return bytes;
-  // A form of Latin-1 characters (most are) has a zero byte in each UTF-16 unit: bytes without
-  // any zero (every UTF-8 text) cannot hold it in UTF-16, and one scan for a zero says so.
+  // A form of Latin-1 characters (most are) has a zero byte in each UTF-16 or UTF-32 unit: bytes
+  // without any zero (every UTF-8 text) cannot hold it so, and one scan for a zero says so.
   let zero: boolean | undefined;
   const hasZero = () => {
     zero ??= bytes.includes(0);
@@ -234,7 +258,7 @@ export function maskBytes(
       let at = out.indexOf(needle);
       if (at === -1) continue;
       if (out === bytes) out = Buffer.from(bytes);
-      const stars = encoded('*'.repeat(encoding === 'utf8' ? needle.length : needle.length / 2), encoding);
+      const stars = encoded('*'.repeat(needle.length / UNIT[encoding]), encoding);
       for (; at !== -1; at = out.indexOf(needle, at + needle.length)) stars.copy(out, at);
     }
   }
@@ -247,6 +271,29 @@ function isLatin1(text: string): boolean {
 }
 
 const ESCAPE = /&#(?:x([0-9a-f]{1,6})|([0-9]{1,7}));|\\u([0-9a-f]{4})/gi;
+const PERCENT = /%[0-9a-f]{2}/i;
+const BREAKS = /[\r\n]/;
+
+/**
+ * What a text may stand for once a script undid an encoding a service applied to only part of it
+ * (or wrapped): its escapes decoded (`unescaped`), its percent-encoded bytes decoded, its line
+ * breaks and the spaces around them taken out (MIME-wrapped base64). Only the views that differ.
+ */
+export function decodedViews(text: string): string[] {
+  const views: string[] = [];
+  const plain = unescaped(text);
+  if (plain !== text) views.push(plain);
+  if (PERCENT.test(text)) views.push(percentDecoded(text));
+  if (BREAKS.test(text)) views.push(text.replace(/\s+/g, ''));
+  return views;
+}
+
+/** Every run of `%XX` as the UTF-8 text of its bytes (a `%` that starts no pair kept). */
+function percentDecoded(text: string): string {
+  return text.replace(PERCENT_RUN, (run) => Buffer.from(run.replaceAll('%', ''), 'hex').toString('utf8'));
+}
+
+const PERCENT_RUN = /(?:%[0-9a-fA-F]{2})+/g;
 
 /**
  * A text with its character references (`&#65;`, `&#x41;`) and JSON `\u0041` escapes decoded: the
@@ -265,17 +312,18 @@ export function unescaped(text: string): string {
 }
 
 /**
- * A text as it may be shown: masked as it is, or, when its escapes hide a credential value (a
- * service that wrote it as character references, mixed with plain characters), masked in the form
- * the escapes stand for.
+ * A text as it may be shown: masked as it is, or, when what it stands for hides a credential value
+ * (a service that wrote it as character references or percent-encoded bytes mixed with plain
+ * characters, or wrapped its base64), masked in that decoded form.
  */
 export function maskShownText(text: string, secrets: readonly string[]): string {
   const masked = maskText(text, secrets);
   if (secrets.length === 0) return masked;
-  const plain = unescaped(masked);
-  if (plain === masked) return masked;
-  const plainMasked = maskText(plain, secrets);
-  return plainMasked === plain ? masked : plainMasked;
+  for (const view of decodedViews(masked)) {
+    const viewMasked = maskText(view, secrets);
+    if (viewMasked !== view) return viewMasked;
+  }
+  return masked;
 }
 
 /**

@@ -53,3 +53,31 @@ describe('masking what a service echoed, in the encodings a parser or a script w
     expect(maskShownText(`<k>${SECRET}</k>`, [SECRET])).toBe('<k>***</k>');
   });
 });
+
+describe('the forms a review found', () => {
+  const KEY = 'Sk+9/qW=zX7mLp2R';
+  const b64 = Buffer.from(`user:${KEY}`).toString('base64');
+  it.each([
+    [
+      'percent-encoded, lower-case hex',
+      `k=${encodeURIComponent(KEY).replace(/%[0-9A-F]{2}/g, (h) => h.toLowerCase())}`,
+    ],
+    ['every byte percent-encoded', [...Buffer.from(KEY)].map((b) => `%${b.toString(16)}`).join('')],
+    ['partly percent-encoded', `%53k%2B9/qW=zX7mLp2R`],
+    ['hex', Buffer.from(KEY).toString('hex').toUpperCase()],
+    ['base64 wrapped in lines', `${b64.slice(0, 10)}\r\n ${b64.slice(10)}`],
+    ['base64 of UTF-16LE', Buffer.from(KEY, 'utf16le').toString('base64')],
+    ['base64 of UTF-16BE', Buffer.from(KEY, 'utf16le').swap16().toString('base64')],
+  ])('%s', (_name, text) => {
+    expect(maskJson({ v: text }, [KEY])).toEqual({ v: '***' });
+    expect(maskShownText(`got ${text}.`, [KEY])).toContain('***');
+  });
+
+  it('maskBytes finds UTF-32 in both byte orders', () => {
+    const utf32 = Buffer.alloc(KEY.length * 4);
+    [...KEY].forEach((c, i) => utf32.writeUInt32BE(c.charCodeAt(0), i * 4));
+    const masked = maskBytes(Buffer.concat([Buffer.from([0, 0, 0, 0x20]), utf32]), [KEY], ['utf32be']);
+    expect(masked.includes(utf32)).toBe(false);
+    expect(masked.length).toBe(utf32.length + 4);
+  });
+});
