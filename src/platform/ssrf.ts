@@ -19,6 +19,7 @@ const RANGES: ReadonlyArray<readonly [string, number, 'ipv4' | 'ipv6', string]> 
   ['169.254.0.0', 16, 'ipv4', 'a link-local address (cloud metadata lives here)'],
   ['192.0.0.0', 24, 'ipv4', 'an IETF protocol assignment'],
   ['198.18.0.0', 15, 'ipv4', 'a benchmarking address'],
+  ['192.88.99.0', 24, 'ipv4', 'a 6to4 relay anycast address (deprecated)'],
   ['192.0.2.0', 24, 'ipv4', 'a documentation address'],
   ['198.51.100.0', 24, 'ipv4', 'a documentation address'],
   ['203.0.113.0', 24, 'ipv4', 'a documentation address'],

@@ -39,6 +39,7 @@ describe('which addresses the platform refuses', () => {
     ['5f00::1', 'segment-routing'],
     ['192.0.2.1', 'documentation'],
     ['203.0.113.9', 'documentation'],
+    ['192.88.99.1', '6to4 relay'],
   ])('%s is refused (%s)', (address, kind) => {
     expect(nonPublicReason(address)).toContain(kind);
   });
