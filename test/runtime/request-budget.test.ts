@@ -3,6 +3,7 @@ import { RequestBudget, requestBudget } from '../../src/http/request-budget.js';
 import { recordingClock } from '../helpers/clock.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { runtimeFor } from '../helpers/runtime.js';
+import { datasourceOf } from '../helpers/sync.js';
 
 const fn = (url: string, extra = '') =>
   `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${url}\nformat: json\n${extra}`;
@@ -180,4 +181,43 @@ describe('the pages of one execution share its request budget', () => {
     expect(server.requests).toHaveLength(13);
     expect(server.requests.at(-1)?.url).toBe('/p?page=4');
   });
+});
+
+test('a datasource preview is one execution: its functions and their pages share one budget', async () => {
+  // Every request answers 500 three times before its answer: 4 requests each. `a` is one page (4
+  // of the cap of 10); `b` pages on: its page 1 takes 8, its page 2 adds one (11) and is refused
+  // at its third request, so `b` keeps page 1 and says why it stopped.
+  const failures = new Map<string, number>();
+  const server = await testServer((req, res) => {
+    const failed = failures.get(req.url) ?? 0;
+    if (failed < 3) {
+      failures.set(req.url, failed + 1);
+      return json(res, 500, { error: 'down' });
+    }
+    const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
+    if (req.url.startsWith('/a')) return json(res, 200, { items: [{ id: 'a1' }] });
+    json(res, 200, { items: [{ id: `b${page}` }], next: page + 1 });
+  });
+  const paged = `records: $.items\nparameters:\n  page: { location: query, type: int, value: 1 }\ncontinuation:\n  when: =$exists(@ctx.output.next)\n  parameters:\n    page: { location: query, type: int, value: =@ctx.output.next }\n${FLOOD}`;
+  const runtime = runtimeFor(
+    {
+      'functions/fa.platform': fn(`${server.url}/a`, `records: $.items\n${FLOOD}`),
+      'functions/fb.platform': fn(`${server.url}/b`, paged),
+      'datasources/ab.platform': datasourceOf({ a: 'fa', b: 'fb' }),
+    },
+    { maxRequestsPerExecution: 10 },
+  );
+  const preview = await runtime.previewDatasource('ab');
+  expect(preview.entities).toEqual([
+    { entity: 'a', function: 'fa', pages: 1, records: 1, stopped: 'done' },
+    {
+      entity: 'b',
+      function: 'fb',
+      pages: 1,
+      records: 1,
+      stopped: 'failed',
+      error: { code: 'REQUEST_LIMIT', message: expect.stringContaining('has sent 11 requests') },
+    },
+  ]);
+  expect(server.requests).toHaveLength(11);
 });
