@@ -19,7 +19,7 @@ export interface Ceilings {
   readonly expressionMs: number;
   /** Memory of one execution (its scripts' sandbox, its worker's heap). @default 128 */
   readonly memoryMb: number;
-  /** Longest execution as a whole (retries and waits included), and so of any of its requests. @default 60000 */
+  /** Longest execution as a whole (retries and waits included, a paged one's pages too), and so of any of its requests. @default 60000 */
   readonly executionMs: number;
   /** Executions of one solution at once; past it, 429 RATE_LIMITED with Retry-After. @default 64 */
   readonly concurrentPerSolution: number;
@@ -177,6 +177,14 @@ export function capSettings(
       ),
     },
     maxPages: cap(['settings', 'sync', 'maxPages'], settings?.sync?.maxPages, FIXED.maxPages, FIXED.maxPages),
+    // A paged execute (`"pages": true`) runs within the sync deadline, and is one execution.
+    syncTimeoutMs: cap(
+      ['settings', 'sync', 'timeoutMs'],
+      settings?.sync?.timeoutMs,
+      ceilings.executionMs,
+      ceilings.executionMs,
+      '--max-execution-ms',
+    ),
     // Error handlers are in function files: their retries are held at run time (retry-ceilings.ts warns).
     retry: { handlerMaxRetries: ceilings.maxRetries, handlerMinDelayMs: ceilings.minRetryDelayMs },
     maxRequestsPerExecution: ceilings.requestsPerExecution,

@@ -139,7 +139,7 @@ export async function callWithRetries(args: CallArgs): Promise<CallResult> {
       });
       if (decision.retry) {
         if (args.budget?.spent) {
-          const limited = new RequestLimitError(summaryOf(ctx), args.budget.max);
+          const limited = new RequestLimitError(summaryOf(ctx), args.budget.max, args.budget.count);
           limited.attempts = retries + 1;
           throw limited;
         }

@@ -18,8 +18,9 @@ export interface RuntimeOptions {
   /** Most continuation pages one sync follows. @default 1000 */
   readonly maxPages?: number;
   /**
-   * Most requests one execution sends, retries, redirects and its guards' counted (each
-   * continuation page is one execution); past it, `REQUEST_LIMIT`. The platform sets it.
+   * Most requests one execution sends, retries, redirects and its guards' counted; its pages share
+   * them, each continuation page adding its own first request (see `RequestBudget`); past it,
+   * `REQUEST_LIMIT`. The platform sets it.
    * @default Infinity
    */
   readonly maxRequestsPerExecution?: number;

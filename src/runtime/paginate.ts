@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { isTruthy } from '../expression/evaluate.js';
 import { RemoteError } from '../http/errors.js';
+import { type RequestBudget, requestBudget } from '../http/request-budget.js';
 import type { SecretCollector } from './call.js';
 import type { CallContext } from './context.js';
 import type { Engine, Execution, PageRequest } from './engine.js';
@@ -30,6 +31,11 @@ export interface PaginateOptions {
   readonly allowPartial?: boolean | undefined;
   /** Told every credential text the pages' calls use. */
   readonly collect?: SecretCollector | undefined;
+  /**
+   * The requests left to the execution these pages belong to (a preview runs several functions in
+   * one); a fresh budget when not given. Shared by every page: see `RequestBudget`.
+   */
+  readonly budget?: RequestBudget | undefined;
 }
 
 /**
@@ -46,6 +52,9 @@ export interface PaginateOptions {
  * does can change what it reads, as it converts no records in place. Should `onPage` fail, the
  * request already sent is aborted and its outcome ignored: the failure is the one reported, as it
  * would be without the lookahead.
+ *
+ * All pages are one execution: one request budget (`RequestBudget`), each later page adding its
+ * own first request to it, so retries and redirects cannot multiply by the page cap.
  */
 export async function paginate(
   engine: Engine,
@@ -56,6 +65,7 @@ export async function paginate(
   options: PaginateOptions = {},
 ): Promise<Paged> {
   const { signal, collect } = options;
+  const budget = options.budget ?? requestBudget(engine.options.maxRequestsPerExecution);
   const early = (page: number, error: unknown): Paged => {
     if (page > 1 && typeof error === 'object' && error !== null) laterPageFailures.set(error, page);
     if (!options.allowPartial || page === 1) throw error;
@@ -67,7 +77,7 @@ export async function paginate(
     return { pages: page - 1, stopped, error };
   };
   let previous: { body: string; request: string } | undefined;
-  let pending: Pending = { execution: runFunction(engine, name, given, call, { signal, collect }) };
+  let pending: Pending = { execution: runFunction(engine, name, given, call, { signal, collect, budget }) };
   for (let page = 1; ; page++) {
     let execution: Execution;
     try {
@@ -97,8 +107,9 @@ export async function paginate(
       await onPage(execution, page);
       const next = await nextRequest(engine, name, execution, page).catch((error) => early(page + 1, error));
       if (!('request' in next)) return next;
+      budget?.page();
       pending = {
-        execution: runFunction(engine, name, given, call, { signal, page: next.request, collect }),
+        execution: runFunction(engine, name, given, call, { signal, page: next.request, collect, budget }),
         request: next.request,
       };
       continue;
@@ -114,7 +125,7 @@ export async function paginate(
     }
     const ahead =
       next && 'request' in next
-        ? fetchAhead(engine, name, given, call, signal, next.request, collect)
+        ? fetchAhead(engine, name, given, call, signal, next.request, collect, budget)
         : undefined;
     try {
       // One turn of the event loop lets the next call get as far as its request before the writes.
@@ -185,10 +196,17 @@ function fetchAhead(
   signal: AbortSignal | undefined,
   request: PageRequest,
   collect: SecretCollector | undefined,
+  budget: RequestBudget | undefined,
 ): Pending & { readonly controller: AbortController } {
   const controller = new AbortController();
   const combined = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
-  const execution = runFunction(engine, name, given, call, { signal: combined, page: request, collect });
+  budget?.page();
+  const execution = runFunction(engine, name, given, call, {
+    signal: combined,
+    page: request,
+    collect,
+    budget,
+  });
   // Not awaited until the current page is written: a failure meanwhile is no unhandled rejection.
   execution.catch(() => undefined);
   return { execution, controller, request };

@@ -48,12 +48,12 @@ export async function runFunction(
     readonly correlationId?: string | undefined;
     /** Told every credential text the execution's calls use (the platform masks its answer with them). */
     readonly collect?: SecretCollector | undefined;
-    /** The requests left to the execution a guard runs for; a fresh budget when not given. */
+    /** The requests left to the execution a guard or a page runs for; a fresh budget when not given. */
     readonly budget?: RequestBudget | undefined;
   } = {},
 ): Promise<Execution> {
   const { signal, page, guardDepth = 0, collect } = options;
-  // One budget per execution (each page is one), its guards' requests counted in it.
+  // One budget per execution (its pages share it: paginate.ts), its guards' requests counted in it.
   const budget = options.budget ?? requestBudget(engine.options.maxRequestsPerExecution);
   const started = performance.now();
   const correlationId = options.correlationId ?? randomUUID();

@@ -10,6 +10,7 @@ import { ScriptError } from '../expression/scripts/errors.js';
 import { ScriptSandbox } from '../expression/scripts/sandbox.js';
 import { type AbortLike, toSignal } from '../http/abort.js';
 import type { AddressGuard } from '../http/address-guard.js';
+import { requestBudget } from '../http/request-budget.js';
 import { Transport } from '../http/transport.js';
 import { type Command, CommandQueue } from '../local/command-queue.js';
 import type { FileStore } from '../local/files.js';
@@ -259,6 +260,8 @@ export class Runtime {
           signal: toSignal(signal),
           allowPartial: true,
           ...(options.collect ? { collect: options.collect } : {}),
+          // A preview is one execution: one request budget for all its functions and pages.
+          budget: requestBudget(this.engine.options.maxRequestsPerExecution),
         }),
       );
       const tables: Record<string, { rows: unknown[]; total: number }> = {};

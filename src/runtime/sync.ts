@@ -1,4 +1,5 @@
 import type { SourceFile } from '../definition/solution.js';
+import type { RequestBudget } from '../http/request-budget.js';
 import { pendingRecords } from '../local/command-queue.js';
 import { runQuery } from '../local/queries.js';
 import { Stage } from '../local/stage.js';
@@ -48,6 +49,15 @@ export interface SyncOptions {
   readonly collect?: SecretCollector;
 }
 
+/** What the runtime adds to a sync's options (not the library's to set). */
+interface RunOptions extends SyncOptions {
+  /**
+   * One request budget for every function of the run (a preview is one execution); by default
+   * each function's pages have their own.
+   */
+  readonly budget?: RequestBudget | undefined;
+}
+
 /** Stages everything `name` writes into `entity`, page by page as the pages arrive. */
 async function stageEntity(
   engine: Engine & { store: LocalStore },
@@ -56,7 +66,7 @@ async function stageEntity(
   name: string,
   parameters: Readonly<Record<string, unknown>>,
   call: CallContext,
-  options: SyncOptions,
+  options: RunOptions,
 ): Promise<EntitySync> {
   let records = 0;
   const paged = await paginate(
@@ -70,7 +80,12 @@ async function stageEntity(
       for (const w of writes) if (w.kind === 'rows') records += w.rows.length;
       options.onProgress?.({ entity, function: name, pages: page, records });
     },
-    { signal: options.signal, allowPartial: options.allowPartial, collect: options.collect },
+    {
+      signal: options.signal,
+      allowPartial: options.allowPartial,
+      collect: options.collect,
+      budget: options.budget,
+    },
   );
   return { entity, function: name, records, ...paged };
 }
@@ -99,7 +114,7 @@ export async function syncFunction(
   name: string,
   parameters: Readonly<Record<string, unknown>>,
   call: CallContext,
-  options: SyncOptions = {},
+  options: RunOptions = {},
 ): Promise<EntitySync> {
   const synced = await inOneCommit(engine.store, (stage) =>
     stageEntity(engine, stage, entity, name, parameters, call, options),
@@ -126,7 +141,7 @@ export async function runDatasource(
   engine: Engine & { store: LocalStore },
   file: SourceFile<'datasource'>,
   call: CallContext,
-  options: SyncOptions = {},
+  options: RunOptions = {},
 ): Promise<DatasourceResult> {
   const definition = file.definition!.options;
   const ctx = createContext(engine.solution, 'datasource', engine.options.user, call);

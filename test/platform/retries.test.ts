@@ -109,6 +109,86 @@ describe('retries have ceilings (issue 36, item 6)', () => {
     expect(service.requests).toHaveLength(15);
   });
 
+  it('"pages": true shares one request budget over its pages: the stream ends with REQUEST_LIMIT', async () => {
+    // Every page answers 500 eight times, then 200 with a next page, forever: 9 requests a page.
+    // With a cap of 20: 9 + 9 + 4 = 20 + 2 continuation pages, then REQUEST_LIMIT on page 3.
+    const failures = new Map<string, number>();
+    const service = await testServer((req, res) => {
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
+      const failed = failures.get(req.url) ?? 0;
+      if (failed < 8) {
+        failures.set(req.url, failed + 1);
+        return json(res, 500, { error: 'down' });
+      }
+      json(res, 200, { items: [page], next: page + 1 });
+    });
+    const platform = await startPlatformProcess({
+      args: ['--allow-private-targets', '--min-retry-delay-ms', '0', '--max-requests-per-execution', '20'],
+    });
+    const published = await publish(platform, 'r', {
+      // Without one budget it would run to the page cap: 50 pages, 450 requests.
+      'solution.yaml': 'name: r\nsettings:\n  sync:\n    maxPages: 50\n',
+      'functions/rest-pgr.platform': functionFile(
+        `${service.url}/p`,
+        `parameters:\n  page: { location: query, type: int, value: 1 }\ncontinuation:\n  when: =$exists(@ctx.output.next)\n  parameters:\n    page: { location: query, type: int, value: =@ctx.output.next }\n${FLOOD.replace('maxRetries: 100000', 'maxRetries: 10')}`,
+      ),
+    });
+    expect(published.status).toBe(201);
+    const answer = await platform.api('POST', '/api/v1/solutions/r/functions/rest-pgr/execute', {
+      token: platform.adminToken,
+      body: { pages: true },
+    });
+    const lines = answer.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines.slice(0, -1)).toEqual([
+      { page: 1, output: { items: [1], next: 2 } },
+      { page: 2, output: { items: [2], next: 3 } },
+    ]);
+    expect(lines.at(-1)).toMatchObject({ status: 'error', code: 'REQUEST_LIMIT' });
+    expect(lines.at(-1).message).toContain('has sent 22 requests');
+    expect(service.requests).toHaveLength(22);
+  });
+
+  it('"pages": true runs within --max-execution-ms, and publish says settings.sync.timeoutMs is capped', async () => {
+    // Pages that never end, each a while coming: only the deadline stops them (before the page cap).
+    const service = await testServer(async (req, res) => {
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      json(res, 200, { items: [page], next: page + 1 });
+    });
+    const platform = await startPlatformProcess({
+      args: ['--allow-private-targets', '--max-execution-ms', '3000'],
+    });
+    const published = await publish(platform, 'slow', {
+      'solution.yaml': 'name: slow\nsettings:\n  sync:\n    timeoutMs: 7200000\n    maxPages: 30\n',
+      'functions/rest-slow.platform': functionFile(
+        `${service.url}/p`,
+        'parameters:\n  page: { location: query, type: int, value: 1 }\ncontinuation:\n  when: =$exists(@ctx.output.next)\n  parameters:\n    page: { location: query, type: int, value: =@ctx.output.next }\n',
+      ),
+    });
+    expect(published.status).toBe(201);
+    const capped = published.body.findings.filter((f: { code: string }) => f.code === 'SETTING_CAPPED');
+    expect(capped.map((f: { at: string; message: string }) => [f.at, f.message])).toEqual([
+      [
+        'solution.yaml:4:16',
+        "sync.timeoutMs is 7200000, above this platform's ceiling of 3000: 3000 applies (the operator sets it with restfn serve --max-execution-ms)",
+      ],
+    ]);
+    const answer = await platform.api('POST', '/api/v1/solutions/slow/functions/rest-slow/execute', {
+      token: platform.adminToken,
+      body: { pages: true },
+    });
+    const lines = answer.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines[0]).toMatchObject({ page: 1 });
+    expect(lines.at(-1)).toMatchObject({ status: 'error', code: 'TIMEOUT' });
+    expect(lines.at(-1).message).toContain("function 'rest-slow' did not finish in time (limit 3000 ms");
+  }, 60_000);
+
   it('refuses a flag that is not a whole number', async () => {
     await expect(startPlatformProcess({ args: ['--max-retries', '-1'] })).rejects.toThrow(
       /--max-retries must be a whole number, 0 or more/,

@@ -3,6 +3,7 @@ import { RequestBudget, requestBudget } from '../../src/http/request-budget.js';
 import { recordingClock } from '../helpers/clock.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { runtimeFor } from '../helpers/runtime.js';
+import { datasourceOf } from '../helpers/sync.js';
 
 const fn = (url: string, extra = '') =>
   `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${url}\nformat: json\n${extra}`;
@@ -121,4 +122,102 @@ describe('retry ceilings and the per-execution request cap in a runtime', () => 
     await expect(free.execute('many')).rejects.toMatchObject({ code: 'REMOTE_ERROR', attempts: 151 });
     expect(server.requests).toHaveLength(151);
   });
+});
+
+describe('the pages of one execution share its request budget', () => {
+  test('a continuation page adds its first request; retries and redirects are shared', () => {
+    const budget = new RequestBudget(2);
+    const summary = { method: 'GET', url: 'https://api.example.com/x' };
+    budget.spend(summary);
+    budget.spend(summary);
+    expect(budget.spent).toBe(true);
+    // Page 2's own first request is bounded by the page cap, not by the budget.
+    budget.page();
+    expect(budget.spent).toBe(false);
+    budget.spend(summary);
+    expect(budget.spent).toBe(true);
+    const error = (() => {
+      try {
+        budget.spend(summary);
+      } catch (e) {
+        return e as Error;
+      }
+    })();
+    expect(error).toMatchObject({ code: 'REQUEST_LIMIT', limit: 2 });
+    expect(error?.message).toContain('has sent 3 requests');
+    expect(error?.message).toContain('(2, and the first request of each continuation page)');
+  });
+
+  // Every page answers 500 three times, then 200 with a next page, forever: 4 requests a page. With
+  // a cap of 10 the pages share: 4 + 4 + 4 + 1 = 13 = 10 + 3 continuation pages, then REQUEST_LIMIT
+  // at page 4's first retry. GET streams with a page ahead (fetchAhead); POST does not.
+  test.each(['GET', 'POST'])('%s: a paged function with retries stops at the shared cap', async (method) => {
+    const failures = new Map<string, number>();
+    const server = await testServer((req, res) => {
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
+      const failed = failures.get(req.url) ?? 0;
+      if (failed < 3) {
+        failures.set(req.url, failed + 1);
+        return json(res, 500, { error: 'down' });
+      }
+      json(res, 200, { items: [page], next: page + 1 });
+    });
+    const clock = recordingClock();
+    const runtime = runtimeFor(
+      {
+        'functions/paged.platform': `provider: DATA_PROVIDER_REST\nmethod: ${method}\nurl: ${server.url}/p\nformat: json\nparameters:\n  page: { location: query, type: int, value: 1 }\ncontinuation:\n  when: =$exists(@ctx.output.next)\n  parameters:\n    page: { location: query, type: int, value: =@ctx.output.next }\n${FLOOD}`,
+      },
+      { clock, maxRequestsPerExecution: 10, maxPages: 50 },
+    );
+    const pages: number[] = [];
+    const error = await runtime
+      .pages('paged', {}, {}, (_result, page) => {
+        pages.push(page);
+      })
+      .catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'REQUEST_LIMIT', limit: 10 });
+    expect((error as Error).message).toContain('has sent 13 requests');
+    expect(pages).toEqual([1, 2, 3]);
+    expect(server.requests).toHaveLength(13);
+    expect(server.requests.at(-1)?.url).toBe('/p?page=4');
+  });
+});
+
+test('a datasource preview is one execution: its functions and their pages share one budget', async () => {
+  // Every request answers 500 three times before its answer: 4 requests each. `a` is one page (4
+  // of the cap of 10); `b` pages on: its page 1 takes 8, its page 2 adds one (11) and is refused
+  // at its third request, so `b` keeps page 1 and says why it stopped.
+  const failures = new Map<string, number>();
+  const server = await testServer((req, res) => {
+    const failed = failures.get(req.url) ?? 0;
+    if (failed < 3) {
+      failures.set(req.url, failed + 1);
+      return json(res, 500, { error: 'down' });
+    }
+    const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
+    if (req.url.startsWith('/a')) return json(res, 200, { items: [{ id: 'a1' }] });
+    json(res, 200, { items: [{ id: `b${page}` }], next: page + 1 });
+  });
+  const paged = `records: $.items\nparameters:\n  page: { location: query, type: int, value: 1 }\ncontinuation:\n  when: =$exists(@ctx.output.next)\n  parameters:\n    page: { location: query, type: int, value: =@ctx.output.next }\n${FLOOD}`;
+  const runtime = runtimeFor(
+    {
+      'functions/fa.platform': fn(`${server.url}/a`, `records: $.items\n${FLOOD}`),
+      'functions/fb.platform': fn(`${server.url}/b`, paged),
+      'datasources/ab.platform': datasourceOf({ a: 'fa', b: 'fb' }),
+    },
+    { maxRequestsPerExecution: 10 },
+  );
+  const preview = await runtime.previewDatasource('ab');
+  expect(preview.entities).toEqual([
+    { entity: 'a', function: 'fa', pages: 1, records: 1, stopped: 'done' },
+    {
+      entity: 'b',
+      function: 'fb',
+      pages: 1,
+      records: 1,
+      stopped: 'failed',
+      error: { code: 'REQUEST_LIMIT', message: expect.stringContaining('has sent 11 requests') },
+    },
+  ]);
+  expect(server.requests).toHaveLength(11);
 });
