@@ -75,7 +75,7 @@ describe('the forms a review found', () => {
 
   it('maskBytes finds UTF-32 in both byte orders', () => {
     const utf32 = Buffer.alloc(KEY.length * 4);
-    [...KEY].forEach((c, i) => utf32.writeUInt32BE(c.charCodeAt(0), i * 4));
+    for (const [i, c] of [...KEY].entries()) utf32.writeUInt32BE(c.charCodeAt(0), i * 4);
     const masked = maskBytes(Buffer.concat([Buffer.from([0, 0, 0, 0x20]), utf32]), [KEY], ['utf32be']);
     expect(masked.includes(utf32)).toBe(false);
     expect(masked.length).toBe(utf32.length + 4);
