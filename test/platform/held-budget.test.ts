@@ -71,6 +71,11 @@ describe('answers not yet written out', () => {
     budget.reserve('alice', 200, 'answer');
     budget.take('mallory', MB, 'request');
     expect(budget.held).toBe(64 * MB + 200);
+    // A page's line, as small, counts too until given back.
+    const line = budget.take('alice', 300, 'answer');
+    expect(budget.held).toBe(64 * MB + 500);
+    line();
+    line();
     for (let i = 0; i < 64; i++) budget.giveBack('mallory', MB);
     budget.giveBack('alice', 200);
     expect(budget.held).toBe(0);
