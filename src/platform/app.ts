@@ -15,6 +15,7 @@ import { headersTimeoutOptions } from './connection-limits.js';
 import { registerConsoleFiles } from './console-files.js';
 import type { PlatformContext } from './context.js';
 import { errorBody, PlatformError } from './errors.js';
+import { boundPipelining } from './pipelining.js';
 import { connectionRoutes } from './routes/connections.js';
 import { credentialRoutes } from './routes/credentials.js';
 import { callRoutes, executeRoutes, previewRoutes } from './routes/execute.js';
@@ -78,6 +79,8 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
     // A property the schema does not allow is an error (REQUEST_INVALID), not silently dropped.
     ajv: { customOptions: { removeAdditional: false } },
   });
+  // At most a few requests in flight per connection (pipelining), checked before anything else.
+  boundPipelining(app);
   // helmet's security headers on every answer, computed once: @fastify/helmet built helmet's
   // middleware anew for every request (parsing its CSP directives), a tenth of the request
   // thread's own time per execution (issue 29).

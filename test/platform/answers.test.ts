@@ -57,6 +57,72 @@ function unreadExecute(url: string, path: string, token: string): Promise<{ sock
   });
 }
 
+/**
+ * Writes execute requests for `paths` at once on a raw socket (HTTP pipelining) and never reads
+ * their answers: resolves with what first arrived (the first answer's first bytes, or '' when the
+ * server closed the connection), leaving the socket open.
+ */
+function pipelinedExecutes(
+  url: string,
+  paths: readonly string[],
+  token: string,
+): Promise<{ socket: Socket; first: string }> {
+  const { hostname, port } = new URL(url);
+  const requests = paths.map(
+    (path) =>
+      `POST ${path} HTTP/1.1\r\nHost: ${hostname}:${port}\r\nAuthorization: Bearer ${token}\r\n` +
+      'Content-Type: application/json\r\nContent-Length: 2\r\n\r\n{}',
+  );
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) }, () => {
+      socket.write(requests.join(''));
+    });
+    // A reset (the server closed a connection holding unread requests) is a close too.
+    socket.once('error', () => resolve({ socket, first: '' }));
+    socket.once('readable', () => resolve({ socket, first: String(socket.read() ?? '') }));
+  });
+}
+
+/** Reads a socket's answers until `count` have begun (or it closed): the status of each. */
+function statusesOf(socket: Socket, count: number): Promise<number[]> {
+  return new Promise((resolve) => {
+    const statuses: number[] = [];
+    // The last few bytes of the chunk before: a status line may be split between two.
+    let tail = '';
+    socket.setEncoding('latin1');
+    socket.on('data', (chunk: string) => {
+      const text = tail + chunk;
+      for (const m of text.matchAll(/HTTP\/1\.1 (\d{3}) /g))
+        if (m.index + m[0].length > tail.length) statuses.push(Number(m[1]));
+      tail = text.slice(-20);
+      if (statuses.length >= count) resolve(statuses);
+    });
+    socket.once('close', () => resolve(statuses));
+    socket.once('error', () => undefined);
+    socket.resume();
+  });
+}
+
+/** A gauge of GET /metrics (summed over its series; 0 when it has none). */
+async function gauge(platform: PlatformProcess, name: string, labels = ''): Promise<number> {
+  const res = await fetch(`${platform.url}/metrics`, {
+    headers: { authorization: `Bearer ${platform.adminToken}` },
+  });
+  const text = await res.text();
+  expect(res.status, text.slice(0, 300)).toBe(200);
+  const series = new RegExp(`^${name}(\\{${labels}[^}]*\\})? (\\d+(\\.\\d+)?)$`, 'gm');
+  return [...text.matchAll(series)].reduce((sum, m) => sum + Number(m[2]), 0);
+}
+
+/** Asks `check` again every 50 ms until it holds, for at most a minute. */
+async function until(what: string, check: () => Promise<boolean>): Promise<void> {
+  for (let i = 0; i < 1200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`still not so after a minute: ${what}`);
+}
+
 describe('answers have a budget', () => {
   it('a client that never reads its 45 MB answers cannot take the process past 1 GB; another tenant keeps getting answers', async () => {
     // A 1 MB string from the service, 45 times over in the output: a 45 MB answer made cheaply.
@@ -144,6 +210,92 @@ describe('answers have a budget', () => {
     expect((await platform.api('GET', '/healthz')).status).toBe(200);
     expect((await execute('rest-get-small')).status).toBe(200);
   }, 180_000);
+
+  it('pipelined answers of 1 MB never read are held to the budget, and at most 4 requests wait per connection', async () => {
+    // The review's attack, scaled down: answers of 1,000,094 bytes, connections that write their
+    // requests at once (pipelining) and never read.
+    const service = await testServer((_req, res) => json(res, 200, { n: 5 }));
+    const platform = await startPlatformProcess({
+      args: [
+        '--allow-private-targets',
+        ...['--max-answer-mb', '10', '--max-held-mb-per-user', '24', '--max-held-mb', '48'],
+      ],
+    });
+    const pad = (n: number) => functionFile(`${service.url}/x`, `outputTransform: "$pad('', ${n}, 'a')"\n`);
+    await publish(platform, 'hoard', {
+      'functions/rest-get-pad.platform': pad(1_000_000),
+      'functions/rest-get-wide.platform': pad(6_000_000),
+    });
+    await publish(platform, 'shop', { 'functions/rest-get-pad.platform': pad(1_000_000) });
+    const mallory = await member(platform, 'mallory', 'hoard');
+    const alice = await member(platform, 'alice', 'shop');
+    const execute = async () => {
+      const res = await fetch(`${platform.url}/api/v1/solutions/shop/functions/rest-get-pad/execute`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${alice}`, 'content-type': 'application/json' },
+        body: '{}',
+      });
+      return { status: res.status, length: (await res.text()).length };
+    };
+    // Workers started and warm before the memory is measured.
+    for (let i = 0; i < 4; i++) expect(await execute()).toEqual({ status: 200, length: 1_000_094 });
+    const before = memoryOf(platform.pid).now;
+
+    const small = '/api/v1/solutions/hoard/functions/rest-get-pad/execute';
+    const wide = '/api/v1/solutions/hoard/functions/rest-get-wide/execute';
+    const flooding: Socket[] = [];
+    const waiting: Socket[] = [];
+    const others: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      // 12 requests at once: the connection is closed before any of them runs.
+      const flood = await pipelinedExecutes(platform.url, Array(12).fill(small), mallory);
+      flooding.push(flood.socket);
+      expect(flood.first, flood.first.slice(0, 200)).toBe('');
+      // Every sixth connection, 4 at once (the most): a 6 MB answer fills the kernel's buffers (a
+      // few MB on loopback), the three 1 MB answers behind it wait in the server's memory.
+      if (i % 6 === 0) {
+        const four = await pipelinedExecutes(platform.url, [wide, small, small, small], mallory);
+        waiting.push(four.socket);
+        expect(four.first).toMatch(/^HTTP\/1\.1 (200|429) /);
+      }
+      // Another user keeps getting answers.
+      const other = await execute();
+      expect(other.length).toBe(1_000_094);
+      others.push(other.status);
+    }
+    expect(
+      others.every((s) => s === 200),
+      others.join(' '),
+    ).toBe(true);
+    await until(
+      'no execution of hoard running',
+      async () => (await gauge(platform, 'restfn_executions_in_flight', 'solution="hoard"')) === 0,
+    );
+
+    // The answers waiting are counted, within mallory's share.
+    const held = await gauge(platform, 'restfn_held_bytes');
+    expect(held).toBeGreaterThan(0);
+    expect(held).toBeLessThanOrEqual(24 * MB);
+    const memory = memoryOf(platform.pid);
+    const grown = `RSS ${Math.round(before / MB)} -> ${Math.round(memory.now / MB)} MB (peak ${Math.round(memory.peak / MB)})`;
+    // Measured: +75 to +180 MB with the bound; +466 MB (188 -> 654, peak 795) without it.
+    expect(memory.now - before, grown).toBeLessThan(300 * MB);
+
+    // Read now: the 3 answers behind each first one (whose head was read) are there, each 200 or
+    // refused past the budget (429): 1 MB answers are refused too, they count.
+    const answers = await Promise.all(waiting.map((socket) => statusesOf(socket, 3)));
+    const behind = answers.flat();
+    expect(behind).toHaveLength(3 * waiting.length);
+    expect(
+      behind.every((s) => s === 200 || s === 429),
+      behind.join(' '),
+    ).toBe(true);
+    expect(behind.filter((s) => s === 429).length, behind.join(' ')).toBeGreaterThan(0);
+    for (const socket of [...flooding, ...waiting]) socket.destroy();
+    // Everything held is given back, the answers queued behind another included.
+    await until('nothing held', async () => (await gauge(platform, 'restfn_held_bytes')) === 0);
+    expect(await execute()).toEqual({ status: 200, length: 1_000_094 });
+  }, 240_000);
 
   it('an answer over --max-answer-mb is ANSWER_TOO_LARGE, for an execute, a /call and a page; smaller ones pass', async () => {
     const service = await testServer((req, res) =>

@@ -53,11 +53,32 @@ describe('answers not yet written out', () => {
     expect(all).toMatchObject({ code: 'PLATFORM_BUSY', retryAfterSeconds: 1 });
     expect(all.message).toContain('the platform holds as many large answers as it allows (100 MB');
     expect(budget.held).toBe(90 * MB);
-    // Answers of 1 MB or less are not counted (they go into the kernel's buffers at once).
-    for (let i = 0; i < 100; i++) budget.take('carol', MB, 'answer');
     answer();
     alice();
     expect(budget.held).toBe(0);
     expect(() => budget.take('carol', 64 * MB, 'answer')).not.toThrow();
+  });
+
+  it('count whatever their size (pipelined answers wait in memory), given back with giveBack', () => {
+    const budget = new HeldBudget(100 * MB, 64 * MB);
+    // 64 answers of 1 MB fill the user's share: the next small one is refused.
+    for (let i = 0; i < 64; i++) budget.reserve('mallory', MB, 'answer');
+    expect(budget.held).toBe(64 * MB);
+    expect(() => budget.reserve('mallory', 100, 'answer')).toThrow(
+      /this answer \(under 0.1 MB\) and your others not yet read would hold more than 64 MB/,
+    );
+    // Another user still gets its answers; small request bodies are still not counted.
+    budget.reserve('alice', 200, 'answer');
+    budget.take('mallory', MB, 'request');
+    expect(budget.held).toBe(64 * MB + 200);
+    // A page's line, as small, counts too until given back.
+    const line = budget.take('alice', 300, 'answer');
+    expect(budget.held).toBe(64 * MB + 500);
+    line();
+    line();
+    for (let i = 0; i < 64; i++) budget.giveBack('mallory', MB);
+    budget.giveBack('alice', 200);
+    expect(budget.held).toBe(0);
+    expect(() => budget.reserve('mallory', 64 * MB, 'answer')).not.toThrow();
   });
 });

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { once } from 'node:events';
-import type { OutgoingHttpHeaders } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { httpStatusOf } from '../../errors/codes.js';
 import { RestfnError } from '../../errors/restfn-error.js';
@@ -10,7 +10,7 @@ import { authorize } from '../auth/authorize.js';
 import type { PlatformContext } from '../context.js';
 import { errorBody, PlatformError } from '../errors.js';
 import type { CallAnswer, ExecuteAnswer } from '../executor/protocol.js';
-import { COUNTED_FROM } from '../held-budget.js';
+import type { HeldBudget } from '../held-budget.js';
 import { executionLabels } from '../metric-labels.js';
 import { SOLUTION_NAME } from '../publish.js';
 
@@ -311,29 +311,49 @@ function reserveBody(ctx: PlatformContext) {
 }
 
 /**
- * How long a large answer may wait for its client to take a byte of it: a client that stopped
- * reading gives its share of the budget back when its connection is closed. (Node's socket timeout
- * looks at the write queue when it expires and waits again if it moved: 30 to 60 s in all.)
+ * How long an answer may wait for its client to take a byte of it: a client that stopped reading
+ * gives its share of the budget back when its connection is closed. (Node's socket timeout looks
+ * at the write queue when it expires and waits again if it moved: 30 to 60 s in all.)
  */
 const ANSWER_IDLE_MS = 30_000;
 
+const HELD = Symbol('answer held');
+interface HeldAnswer {
+  readonly budget: HeldBudget;
+  readonly user: string;
+  readonly bytes: number;
+}
+type Holding = ServerResponse & { [HELD]?: HeldAnswer };
+
 /**
- * Holds an answer's text (`HeldBudget`, counted by its length) from now until the socket has
- * written it out or the client went away; past the user's or the platform's budget this throws
- * (429, 503) and the text is dropped with the request. A large answer whose client takes nothing
- * of it for `ANSWER_IDLE_MS` has its connection closed.
+ * Holds an answer's text (`HeldBudget`, counted by its length, whatever its size) from now until
+ * the response is closed: after `finish` (the socket has written it out) or when its connection
+ * closed, queued behind another or not (pipelining.ts closes those Node does not); past the user's
+ * or the platform's budget this throws (429, 503) and the text is dropped with the request. Any
+ * answer whose client takes nothing of it for `ANSWER_IDLE_MS` has its connection closed: an
+ * answer of 1 MB does not fit the kernel's buffers of a client that reads nothing, and pipelined
+ * answers wait in memory behind it. Kept without a closure: this runs for every execution.
  */
 function holdAnswer(ctx: PlatformContext, req: FastifyRequest, reply: FastifyReply, json: string): void {
-  const release = ctx.held.take(req.user.id, json.length, 'answer');
-  const res = reply.raw;
+  ctx.held.reserve(req.user.id, json.length, 'answer');
+  const res = reply.raw as Holding;
   // The client may have gone while the answer was being made: nothing will be written.
   if (res.closed) {
-    release();
+    ctx.held.giveBack(req.user.id, json.length);
     return;
   }
-  res.once('close', release);
-  // No listener: Node's server closes a socket whose timeout fires.
-  if (json.length > COUNTED_FROM) res.setTimeout(ANSWER_IDLE_MS);
+  res[HELD] = { budget: ctx.held, user: req.user.id, bytes: json.length };
+  res.on('close', giveBackAnswer);
+  // On the socket itself: an answer queued behind another has none of its own yet. No listener:
+  // Node's server closes a socket whose timeout fires.
+  req.raw.socket.setTimeout(ANSWER_IDLE_MS);
+}
+
+function giveBackAnswer(this: Holding): void {
+  const held = this[HELD];
+  if (held === undefined) return;
+  this[HELD] = undefined;
+  held.budget.giveBack(held.user, held.bytes);
 }
 
 /**
@@ -344,6 +364,11 @@ function holdAnswer(ctx: PlatformContext, req: FastifyRequest, reply: FastifyRep
  */
 function abortOnHangUp(reply: FastifyReply): Abort {
   const hungUp = new Abort();
+  // Gone already: a pipelined request whose connection was closed while its body was read.
+  if (reply.raw.closed) {
+    hungUp.abort();
+    return hungUp;
+  }
   reply.raw.once('close', () => {
     if (!reply.raw.writableFinished) hungUp.abort();
   });
@@ -420,10 +445,11 @@ async function streamPages(
     }
     try {
       if (out.write(`${text}\n`)) return;
-      // A client that takes nothing of a large line for a while has its connection closed.
-      if (text.length > COUNTED_FROM) out.setTimeout(ANSWER_IDLE_MS);
+      // A client that takes nothing of a line for a while has its connection closed (on the
+      // socket: a stream queued behind a pipelined answer has none of its own yet).
+      req.raw.socket.setTimeout(ANSWER_IDLE_MS);
       await once(out, 'drain', { signal: run.signal });
-      if (text.length > COUNTED_FROM) out.setTimeout(0);
+      req.raw.socket.setTimeout(0);
     } finally {
       release();
     }
