@@ -65,11 +65,16 @@ export function encodedForms(value: string): string[] {
   const utf8 = Buffer.from(value, 'utf8');
   // Every byte percent-encoded, and the bytes in hex, each in both cases.
   const everyByte = [...utf8].map((b) => `%${b.toString(16).padStart(2, '0')}`).join('');
-  const hex = utf8.toString('hex');
-  forms.push(everyByte, everyByte.toUpperCase(), hex, hex.toUpperCase());
-  // Base64 of the UTF-8 bytes, and of the UTF-16 ones (a Windows service's).
-  for (const encoding of ['utf8', 'utf16le', 'utf16be'] as const)
-    forms.push(...base64Forms(encoded(value, encoding)));
+  forms.push(everyByte, everyByte.toUpperCase(), quotedPrintable(utf8));
+  // Of the UTF-8 bytes, and of the UTF-16 ones (a Windows service's): hex, base64, base32; and
+  // base64 once more of the base64 (a credential inside a base64 document, as Kubernetes writes).
+  for (const encoding of ['utf8', 'utf16le', 'utf16be'] as const) {
+    const bytes = encoded(value, encoding);
+    const hex = bytes.toString('hex');
+    const base64 = base64Forms(bytes);
+    forms.push(hex, hex.toUpperCase(), ...base64, ...base32Forms(bytes));
+    for (const inner of base64) forms.push(...base64Forms(Buffer.from(inner, 'latin1')));
+  }
   return [...new Set(forms.filter((f) => f.length > 0))];
 }
 
@@ -85,6 +90,45 @@ export function htmlEscaped(text: string): string {
     .replaceAll('>', '&gt;')
     .replaceAll('"', '&quot;')
     .replaceAll("'", '&#39;');
+}
+
+/** Quoted-printable (RFC 2045), as mail APIs write text: `=`, controls and non-ASCII as `=XX`. */
+function quotedPrintable(bytes: Buffer): string {
+  let out = '';
+  for (const b of bytes)
+    out +=
+      b === 0x3d || b < 0x20 || b > 0x7e
+        ? `=${b.toString(16).toUpperCase().padStart(2, '0')}`
+        : String.fromCharCode(b);
+  return out;
+}
+
+const BASE32 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ234567';
+
+/**
+ * The base32 (RFC 4648) characters that depend on `bytes` alone, for each of the five byte offsets
+ * it may start at (base32 maps 5 bytes to 8 characters), as `base64Forms` does for base64.
+ */
+function base32Forms(bytes: Buffer): string[] {
+  const forms: string[] = [];
+  for (let offset = 0; offset < 5; offset++) {
+    const all = Buffer.concat([Buffer.alloc(offset), bytes]);
+    let bits = 0;
+    let value = 0;
+    let text = '';
+    for (const b of all) {
+      value = ((value << 8) | b) & 0xffff;
+      bits += 8;
+      while (bits >= 5) {
+        text += BASE32[(value >>> (bits - 5)) & 31];
+        bits -= 5;
+      }
+    }
+    const start = Math.ceil((offset * 8) / 5);
+    const end = Math.floor(((offset + bytes.length) * 8) / 5);
+    forms.push(text.slice(start, end));
+  }
+  return forms;
 }
 
 function characterReferences(text: string, radix: 10 | 16): string {
@@ -270,8 +314,64 @@ function isLatin1(text: string): boolean {
   return true;
 }
 
+/** HTML5's names for ASCII punctuation (PHP's `htmlentities` with ENT_HTML5 writes them). */
+const NAMED_ENTITIES: Readonly<Record<string, string>> = {
+  excl: '!',
+  quot: '"',
+  QUOT: '"',
+  num: '#',
+  dollar: '$',
+  percnt: '%',
+  amp: '&',
+  AMP: '&',
+  apos: "'",
+  lpar: '(',
+  rpar: ')',
+  ast: '*',
+  midast: '*',
+  plus: '+',
+  comma: ',',
+  period: '.',
+  sol: '/',
+  colon: ':',
+  semi: ';',
+  lt: '<',
+  LT: '<',
+  equals: '=',
+  gt: '>',
+  GT: '>',
+  quest: '?',
+  commat: '@',
+  lsqb: '[',
+  lbrack: '[',
+  bsol: '\\',
+  rsqb: ']',
+  rbrack: ']',
+  Hat: '^',
+  lowbar: '_',
+  UnderBar: '_',
+  grave: '`',
+  DiacriticalGrave: '`',
+  lcub: '{',
+  lbrace: '{',
+  verbar: '|',
+  vert: '|',
+  VerticalLine: '|',
+  rcub: '}',
+  rbrace: '}',
+  tilde: '~',
+  DiacriticalTilde: '~',
+  hyphen: '-',
+  dash: '-',
+  NewLine: '\n',
+  Tab: '\t',
+  nbsp: ' ',
+};
+const NAMED = /&([A-Za-z]+);/g;
+
 const ESCAPE = /&#(?:x([0-9a-f]{1,6})|([0-9]{1,7}));|\\u([0-9a-f]{4})/gi;
 const PERCENT = /%[0-9a-f]{2}/i;
+const HEX_SEPARATED = /[0-9a-f]{2}(?:[:\- ][0-9a-f]{2}){2}/i;
 const BREAKS = /[\r\n]/;
 
 /**
@@ -285,6 +385,8 @@ export function decodedViews(text: string): string[] {
   if (plain !== text) views.push(plain);
   if (PERCENT.test(text)) views.push(percentDecoded(text));
   if (BREAKS.test(text)) views.push(text.replace(/\s+/g, ''));
+  // Hex bytes with separators (`53:6b:2b`, `53-6B`, `53 6b`).
+  if (HEX_SEPARATED.test(text)) views.push(text.replace(/([0-9a-fA-F]{2})[:\- ](?=[0-9a-fA-F]{2})/g, '$1'));
   return views;
 }
 
@@ -300,15 +402,14 @@ const PERCENT_RUN = /(?:%[0-9a-fA-F]{2})+/g;
  * text a parser would read. An excerpt is masked in this form when it hides a credential there.
  */
 export function unescaped(text: string): string {
-  if (!text.includes('&#') && !text.includes('\\u')) return text;
-  return text.replace(
-    ESCAPE,
-    (whole, hex: string | undefined, dec: string | undefined, u: string | undefined) => {
+  if (!text.includes('&') && !text.includes('\\u')) return text;
+  return text
+    .replace(NAMED, (whole, name: string) => NAMED_ENTITIES[name] ?? whole)
+    .replace(ESCAPE, (whole, hex: string | undefined, dec: string | undefined, u: string | undefined) => {
       const code = Number.parseInt(hex ?? dec ?? u!, hex !== undefined || u !== undefined ? 16 : 10);
       if (u !== undefined) return String.fromCharCode(code);
       return code <= 0x10ffff ? String.fromCodePoint(code) : whole;
-    },
-  );
+    });
 }
 
 /**

@@ -283,5 +283,4 @@ describe('a full disk', () => {
       }
     },
   );
-  it.skipIf(root)('needs root to mount a small tmpfs for --data (skipped: not root)', () => undefined);
 });

@@ -28,8 +28,8 @@ describe('masking what a service echoed, in the encodings a parser or a script w
     expect(maskBytes(clean, [SECRET], ['utf8'])).toBe(clean);
   });
 
-  it('unescaped decodes decimal and hex character references and \\u escapes, nothing else', () => {
-    expect(unescaped('&#116;o&#x6B;-\\u005a&amp;')).toBe('tok-Z&amp;');
+  it('unescaped decodes character references (numeric, and HTML5 names of ASCII punctuation) and \\u escapes', () => {
+    expect(unescaped('&#116;o&#x6B;-\\u005a&amp;')).toBe('tok-Z&');
     expect(unescaped('no escapes')).toBe('no escapes');
     expect(unescaped('&#99999999;')).toBe('&#99999999;');
   });
@@ -68,6 +68,17 @@ describe('the forms a review found', () => {
     ['base64 wrapped in lines', `${b64.slice(0, 10)}\r\n ${b64.slice(10)}`],
     ['base64 of UTF-16LE', Buffer.from(KEY, 'utf16le').toString('base64')],
     ['base64 of UTF-16BE', Buffer.from(KEY, 'utf16le').swap16().toString('base64')],
+    // A second review's forms.
+    ['quoted-printable', 'k=Sk+9/qW=3DzX7mLp2R'],
+    ['hex of UTF-16LE', Buffer.from(KEY, 'utf16le').toString('hex')],
+    ['hex with separators', [...Buffer.from(KEY)].map((b) => b.toString(16)).join(':')],
+    ['base32', 'KNVSWOJPOFLT26SYG5WUY4BSKI'],
+    ['base64 of base64', Buffer.from(Buffer.from(KEY).toString('base64')).toString('base64')],
+    [
+      'base64 of a document holding basic auth',
+      Buffer.from(JSON.stringify({ auth: Buffer.from(`u:${KEY}`).toString('base64') })).toString('base64'),
+    ],
+    ['HTML5 named entities', 'Sk&plus;9&sol;qW&equals;zX7mLp2R'],
   ])('%s', (_name, text) => {
     expect(maskJson({ v: text }, [KEY])).toEqual({ v: '***' });
     expect(maskShownText(`got ${text}.`, [KEY])).toContain('***');

@@ -138,9 +138,9 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
       // A worker runs authors' work: its answer's status becomes a metric's label only as one of two.
       if (typeof answer?.json !== 'string' || (answer.status !== 'ok' && answer.status !== 'skipped'))
         throw new RestfnError('INTERNAL', 'the platform failed unexpectedly; the server log has the details');
-      holdAnswer(ctx, req, reply, answer.json);
+      const body = holdAnswer(ctx, req, reply, answer.json);
       await audited(answer.status, correlationId);
-      return reply.type(JSON_TYPE).send(answer.json);
+      return reply.type(JSON_TYPE).send(body);
     } catch (error) {
       // Errors found before the call (parameters, credentials) carry the execution's id too.
       await audited(codeOf(error), withCorrelationId(error, correlationId), detailOf(error));
@@ -195,9 +195,9 @@ export function previewRoutes(app: FastifyInstance, ctx: PlatformContext): void 
       // Made here (a preview's rows are at most 8 MB): held and sized as every answer.
       const json = JSON.stringify({ ...(value as object), version });
       checkAnswerSize(json, ctx.maxAnswerMb, `the preview of ${kind} '${name}'`);
-      holdAnswer(ctx, req, reply, json);
+      const body = holdAnswer(ctx, req, reply, json);
       await audited('ok', correlationId);
-      return reply.type(JSON_TYPE).send(json);
+      return reply.type(JSON_TYPE).send(body);
     } catch (error) {
       await audited(codeOf(error), withCorrelationId(error, correlationId), detailOf(error));
       throw error;
@@ -283,9 +283,9 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
       const answer = value as CallAnswer;
       if (typeof answer?.json !== 'string' || typeof answer.correlationId !== 'string')
         throw new RestfnError('INTERNAL', 'the platform failed unexpectedly; the server log has the details');
-      holdAnswer(ctx, req, reply, answer.json);
+      const body = holdAnswer(ctx, req, reply, answer.json);
       await audited('ok', answer.correlationId);
-      return reply.type(JSON_TYPE).send(answer.json);
+      return reply.type(JSON_TYPE).send(body);
     } catch (error) {
       const correlationId = withCorrelationId(error, req.body?.correlationId ?? randomUUID());
       await audited(codeOf(error), correlationId, detailOf(error));
@@ -334,20 +334,34 @@ type Holding = ServerResponse & { [HELD]?: HeldAnswer };
  * answer of 1 MB does not fit the kernel's buffers of a client that reads nothing, and pipelined
  * answers wait in memory behind it. Kept without a closure: this runs for every execution.
  */
-function holdAnswer(ctx: PlatformContext, req: FastifyRequest, reply: FastifyReply, json: string): void {
-  ctx.held.reserve(req.user.id, json.length, 'answer');
+function holdAnswer(
+  ctx: PlatformContext,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  json: string,
+): string | Buffer {
+  // What waits is what is written: a large answer is sent as its UTF-8 bytes, made once here, and
+  // those are counted (its text, two bytes a character in V8 when it is not Latin-1, is dropped with
+  // the request's handler; counting the text's length undercounted a non-ASCII answer several times).
+  const body = json.length > BUFFERED_FROM ? Buffer.from(json, 'utf8') : json;
+  const bytes = typeof body === 'string' ? Buffer.byteLength(body, 'utf8') : body.length;
+  ctx.held.reserve(req.user.id, bytes, 'answer');
   const res = reply.raw as Holding;
   // The client may have gone while the answer was being made: nothing will be written.
   if (res.closed) {
-    ctx.held.giveBack(req.user.id, json.length);
-    return;
+    ctx.held.giveBack(req.user.id, bytes);
+    return body;
   }
-  res[HELD] = { budget: ctx.held, user: req.user.id, bytes: json.length };
+  res[HELD] = { budget: ctx.held, user: req.user.id, bytes };
   res.on('close', giveBackAnswer);
   // On the socket itself: an answer queued behind another has none of its own yet. No listener:
   // Node's server closes a socket whose timeout fires.
   req.raw.socket.setTimeout(ANSWER_IDLE_MS);
+  return body;
 }
+
+/** Answers longer than this (characters) are sent as bytes made once (see `holdAnswer`). */
+const BUFFERED_FROM = 64 * 1024;
 
 function giveBackAnswer(this: Holding): void {
   const held = this[HELD];
