@@ -170,9 +170,17 @@ function base64Forms(bytes: Buffer): string[] {
 
 /** The forms of a secrets list at one minimum length, and one pattern that finds any of them. */
 interface Searched {
+  /** Every form, longest first so that a shorter form never cuts a longer one in two. */
   readonly forms: readonly string[];
-  /** Any form (longest first), for the common case: a text that holds none, answered in one scan. */
+  /** Any form of the values, for the common case: a text that holds none, answered in one scan. */
   readonly any: RegExp | undefined;
+  /** The attempt's references, searched as they are (see `searchedForms`). */
+  readonly refs: readonly string[];
+}
+
+/** Whether a text holds any form of the list (the `any` pattern, or a reference). */
+function holdsAny(text: string, searched: Searched): boolean {
+  return searched.any?.test(text) === true || searched.refs.some((ref) => text.includes(ref));
 }
 
 /**
@@ -181,7 +189,21 @@ interface Searched {
  */
 const formsCache = new WeakMap<readonly string[], Map<number, Searched>>();
 
-/** Forms to search for, longest first so that a shorter form never cuts a longer one in two. */
+/**
+ * The values' forms and pattern by their text: every attempt makes a new list (its references are
+ * new), but the values are the same execution after execution, and their forms (several dozen
+ * each) and one pattern of them all cost far more than a call to compute.
+ */
+const byValues = new Map<string, { forms: readonly string[]; any: RegExp | undefined }>();
+const BY_VALUES_KEPT = 256;
+
+/**
+ * A reference (`rfn-secret-` + 28 hex digits, secret-refs.ts) stands for a value and is no secret:
+ * it is masked so that what is shown reads `***`, as it is written (encoding it changes nothing
+ * but base64 and hex, and a reshaped reference is meaningless anyway).
+ */
+const isReference = (text: string) => text.length === 39 && text.startsWith('rfn-secret-');
+
 function searchedForms(secrets: readonly string[], minLength: number): Searched {
   let byLength = formsCache.get(secrets);
   if (!byLength) {
@@ -190,9 +212,19 @@ function searchedForms(secrets: readonly string[], minLength: number): Searched 
   }
   let searched = byLength.get(minLength);
   if (!searched) {
-    const forms = computeForms(secrets, minLength);
-    const any = forms.length > 0 ? new RegExp(forms.map(escapeRegExp).join('|')) : undefined;
-    searched = { forms, any };
+    const values = secrets.filter((s) => !isReference(s) && s.length >= minLength);
+    const refs = secrets.filter((s) => isReference(s) && s.length >= minLength);
+    const key = `${minLength}\0${values.join('\0')}`;
+    let ofValues = byValues.get(key);
+    if (!ofValues) {
+      const forms = computeForms(values, minLength);
+      ofValues = { forms, any: forms.length > 0 ? new RegExp(forms.map(escapeRegExp).join('|')) : undefined };
+      if (byValues.size >= BY_VALUES_KEPT) byValues.clear();
+      byValues.set(key, ofValues);
+    }
+    const forms =
+      refs.length === 0 ? ofValues.forms : [...ofValues.forms, ...refs].sort((a, b) => b.length - a.length);
+    searched = { forms, any: ofValues.any, refs };
     byLength.set(minLength, searched);
   }
   return searched;
@@ -212,8 +244,9 @@ function computeForms(secrets: readonly string[], minLength: number): string[] {
 /** A text with every form of every credential value (of at least 3 characters) replaced by `***`. */
 export function maskText(text: string, secrets: readonly string[]): string {
   if (secrets.length === 0) return text;
-  const { forms, any } = searchedForms(secrets, MIN_SEARCHED);
-  if (!any?.test(text)) return text;
+  const searched = searchedForms(secrets, MIN_SEARCHED);
+  if (!holdsAny(text, searched)) return text;
+  const { forms } = searched;
   let out = text;
   for (const form of forms) if (out.includes(form)) out = out.split(form).join(MASK);
   return out;
@@ -227,12 +260,13 @@ export function maskText(text: string, secrets: readonly string[]): string {
  */
 export function maskJson(value: unknown, secrets: readonly string[]): unknown {
   if (secrets.length === 0) return value;
-  const { any } = searchedForms(secrets, 1);
-  if (any === undefined) return value;
+  const searched = searchedForms(secrets, 1);
+  if (searched.forms.length === 0) return value;
   // Also in what the text stands for: a value written as character references, `\u` escapes or
   // percent-encoded bytes mixed with plain characters, or base64 wrapped in lines, is one a script
   // could decode.
-  const holds = (text: string) => any.test(text) || decodedViews(text).some((view) => any.test(view));
+  const holds = (text: string) =>
+    holdsAny(text, searched) || decodedViews(text).some((view) => holdsAny(view, searched));
   const walk = (v: unknown): unknown => {
     if (typeof v === 'string') return holds(v) ? MASK : v;
     if (typeof v === 'number' || typeof v === 'boolean' || typeof v === 'bigint')
