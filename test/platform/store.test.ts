@@ -129,6 +129,24 @@ describe('PostgreSQL: what only a networked engine has', () => {
 });
 
 describe('migration 6: versions stored before it get their size and stay whole', () => {
+  /** The version stored before migration 6 reads back whole, its size computed. */
+  async function keptWithItsSize(
+    store: Pick<SqlitePlatformStore, 'listVersions' | 'versionFiles' | 'close'>,
+  ) {
+    expect(await store.listVersions('crm')).toEqual([
+      {
+        solution: 'crm',
+        version: 1,
+        created: '2026-01-01T00:00:00.000Z',
+        createdBy: 'ada',
+        digest: 'd1',
+        size,
+      },
+    ]);
+    expect(await store.versionFiles('crm', 1)).toEqual(files);
+    await store.close();
+  }
+
   const files = { 'functions/a.platform': 'ü ✓ one' };
   const size = Buffer.byteLength(JSON.stringify(files));
 
@@ -144,19 +162,7 @@ describe('migration 6: versions stored before it get their size and stay whole',
         'INSERT INTO versions (solution, version, created, created_by, digest, files) VALUES (?, 1, ?, ?, ?, ?)',
       ).run('crm', '2026-01-01T00:00:00.000Z', 'ada', 'd1', JSON.stringify(files));
       db.close();
-      const store = new SqlitePlatformStore(dir);
-      expect(await store.listVersions('crm')).toEqual([
-        {
-          solution: 'crm',
-          version: 1,
-          created: '2026-01-01T00:00:00.000Z',
-          createdBy: 'ada',
-          digest: 'd1',
-          size,
-        },
-      ]);
-      expect(await store.versionFiles('crm', 1)).toEqual(files);
-      await store.close();
+      await keptWithItsSize(new SqlitePlatformStore(dir));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -175,18 +181,6 @@ describe('migration 6: versions stored before it get their size and stay whole',
       ['crm', '2026-01-01T00:00:00.000Z', 'ada', 'd1', JSON.stringify(files)],
     );
     await c.end();
-    const store = await PostgresPlatformStore.open(url);
-    expect(await store.listVersions('crm')).toEqual([
-      {
-        solution: 'crm',
-        version: 1,
-        created: '2026-01-01T00:00:00.000Z',
-        createdBy: 'ada',
-        digest: 'd1',
-        size,
-      },
-    ]);
-    expect(await store.versionFiles('crm', 1)).toEqual(files);
-    await store.close();
+    await keptWithItsSize(await PostgresPlatformStore.open(url));
   });
 });
