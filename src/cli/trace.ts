@@ -18,6 +18,8 @@ export function trace(event: ExecutionEvent): void {
     if (event.body !== '') lines.push(...prefixed('< ', event.body));
   } else if (event.type === 'failed') {
     lines.push(`! ${event.code} [${event.correlationId}]`);
+  } else if (event.type === 'console') {
+    lines.push(...prefixed(`# ${event.function} console.${event.level}: `, event.message));
   } else if (event.type === 'succeeded') {
     lines.push(`= done in ${event.durationMs.toFixed(0)} ms [${event.correlationId}]`);
   }

@@ -168,6 +168,11 @@ export const RULES = {
     severity: 'error',
     summary: 'Actions start each other through `onSuccess` in a cycle.',
   },
+  NAMED_EXPRESSION_CYCLE: {
+    severity: 'error',
+    summary:
+      "solution.yaml's named expressions read each other (`@ctx.expressions.<name>`) in a circle: none of them could give a value.",
+  },
   GUARD_CYCLE: {
     severity: 'error',
     summary: "Guards call each other in a cycle (a function's guard leads back to it).",

@@ -12,6 +12,7 @@ import {
 import { expressionSyntax, type KnownNames } from './rules/expressions.js';
 import { handlerMatchesSuccess } from './rules/handlers.js';
 import { headerText } from './rules/headers.js';
+import { namedExpressions } from './rules/named-expressions.js';
 import { fileName, functionId, uniqueName } from './rules/naming.js';
 import { deprecatedKeys, parameterLocation, parameterStyle, parameterType } from './rules/parameters.js';
 import { queryDependencies } from './rules/queries.js';
@@ -71,6 +72,7 @@ export async function validateSolution(
     functionReferences(file, r, solution);
     guardCycle(file, r, solution);
     onSuccessReferences(file, r, solution);
+    namedExpressions(file, r, solution);
     if (file.kind !== 'function') continue;
     fileName(file as ValidFunction, r, solution);
     // A file that failed the schema is checked as mended where its messages say how (stand-in.ts).

@@ -6,9 +6,16 @@ export interface Alert {
   /** Stable while the alert is updated in place (grouped errors, a replaced group member). */
   readonly id: string;
   readonly title: string;
+  readonly subtitle?: string | undefined;
   readonly description: string | undefined;
   readonly icon: string | undefined;
   readonly isNegative: boolean;
+  readonly isWarning?: boolean;
+  readonly isPositive?: boolean;
+  /** How it closes: by itself after `autoAfterSeconds`, and whether the user may close it. */
+  readonly dismiss?: { readonly isEnabled: boolean; readonly autoAfterSeconds?: number } | undefined;
+  /** Buttons: their text, and what they do as the handler wrote it (a step for a screen). */
+  readonly actions?: ReadonlyArray<{ readonly title: string; readonly action: unknown }> | undefined;
   readonly presentAs: 'toast' | 'modal';
   readonly groupId: string | undefined;
   /** How many errors this alert stands for. */

@@ -113,7 +113,7 @@ async function runFile(
   definition: ActionDefinition = file.definition!,
   at: PropertyPath = [],
 ): Promise<ActionResult> {
-  const ctx = createContext(engine.solution, randomUUID(), engine.options.user, context);
+  const ctx = createContext(engine.solution, randomUUID(), engine.options, context);
   const evaluate = fieldsOf(file, ctx, engine.expressions);
   const field = (path: PropertyPath, raw: unknown) => evaluate([...at, ...path], raw, ctx);
   const result =

@@ -43,7 +43,7 @@ export async function callStep(
   const ctx = createContext(
     engine.solution,
     options.correlationId ?? randomUUID(),
-    options.user ?? engine.options.user,
+    options.user ? { ...engine.options, user: options.user } : engine.options,
     options.context ?? {},
   );
   const field = fieldsOf(file, ctx, engine.expressions);

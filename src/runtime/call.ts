@@ -1,3 +1,4 @@
+import { CredentialError } from '../errors/credential-error.js';
 import { decideRetry, type Failure } from '../errors/retry.js';
 import { parseRetryAfter } from '../errors/retry-after.js';
 import { type AbortLike, toSignal } from '../http/abort.js';
@@ -94,6 +95,7 @@ export async function callWithRetries(args: CallArgs): Promise<CallResult> {
         answer = await attempt(args, refreshToken, seen);
         ctx.error = undefined;
       } catch (error) {
+        if (missingCredential(error)) await credentialMissing(args, error, seen);
         // The request cap ends the execution: no handler judges it, no retry can help.
         if (
           !(error instanceof CallError) ||
@@ -201,6 +203,52 @@ export async function callWithRetries(args: CallArgs): Promise<CallResult> {
   } catch (error) {
     throw maskError(error, seen.secrets);
   }
+}
+
+/**
+ * The names the platform gives a missing credential or login, as handlers test them
+ * (`when: =@ctx.error.name = 'OAuthCredentialsMissingError'`): an OAuth credential not stored, not
+ * logged in or whose refresh was refused; any other credential not stored.
+ */
+function missingCredential(error: unknown): error is CredentialError {
+  return (
+    error instanceof CredentialError &&
+    (error.code === 'CREDENTIAL_NOT_FOUND' ||
+      error.code === 'LOGIN_REQUIRED' ||
+      error.code === 'CONNECTION_REQUIRED')
+  );
+}
+
+/**
+ * A missing credential or login is an error the handlers see before the run stops: the first
+ * whose `when` holds (or a handler without `when`) reports it as a failed call would be reported
+ * (its texts, operations into error tables, alert). Nothing is retried (no wait brings a login
+ * back); the run then fails with the credential's own coded error, carrying the handler's texts
+ * and alert. With no handler matching, it fails as before, with no alert.
+ */
+async function credentialMissing(args: CallArgs, error: CredentialError, seen: Seen): Promise<void> {
+  const { engine, file, ctx, field } = args;
+  const handlers = file.definition.error;
+  if (!handlers?.length) return;
+  const oauth =
+    (error as { credentialKind?: string }).credentialKind === 'oauth' ||
+    error.code !== 'CREDENTIAL_NOT_FOUND';
+  ctx.error = {
+    name: oauth ? 'OAuthCredentialsMissingError' : 'CredentialNotFoundError',
+    message: error.message,
+  };
+  const verdict = await judge(handlers, true, ctx, field);
+  if (!verdict.handler) return;
+  await reportFailure({
+    engine,
+    file,
+    ctx,
+    verdict,
+    error,
+    field,
+    secrets: seen.secrets,
+    writeErrorTables: args.writeErrorTables,
+  });
 }
 
 /** What an attempt that got an answer gives. */

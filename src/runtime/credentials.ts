@@ -52,10 +52,14 @@ export async function applyCredentials(
       location: p.location,
       ...(options.user === undefined ? {} : { user: options.user }),
     };
-    const applied = await engine.credentials.apply(
-      { ...request, refresh: refresh && p.credential === 'oauth' },
-      toSignal(signal),
-    );
+    const applied = await engine.credentials
+      .apply({ ...request, refresh: refresh && p.credential === 'oauth' }, toSignal(signal))
+      .catch((error: unknown) => {
+        // Which kind of credential is missing decides the name error handlers see (call.ts).
+        if (error instanceof CredentialError)
+          Object.defineProperty(error, 'credentialKind', { value: p.credential, configurable: true });
+        throw error;
+      });
     for (const v of applied.values) {
       if (v.location === 'header') checkCredentialHeader(p.name, key, v.value);
       // An Authorization header holding a bare token (a secret stored without `Bearer `): said if

@@ -35,7 +35,18 @@ export type ExecutionEvent =
   | { type: 'skipped'; correlationId: string; function: string; reason: string }
   | { type: 'failed'; correlationId: string; function: string; code: string; message: string }
   | { type: 'succeeded'; correlationId: string; function: string; durationMs: number }
-  | { type: 'alert'; correlationId: string; function: string; alert: Alert };
+  | { type: 'alert'; correlationId: string; function: string; alert: Alert }
+  /**
+   * An expression script wrote with `console.*` (`function`: its `module.function`). Scripts are
+   * the solution's, shared by its executions: no execution is named.
+   */
+  | {
+      type: 'console';
+      correlationId?: undefined;
+      function: string;
+      level: 'log' | 'info' | 'warn' | 'error' | 'debug';
+      message: string;
+    };
 
 export type EventListener = (event: ExecutionEvent) => void;
 

@@ -5,6 +5,7 @@ import { ExpressionError, type ExpressionErrorCode } from '../expression/errors.
 import { type ExpressionEnv, evaluateExpression } from '../expression/evaluate.js';
 import { ScriptError } from '../expression/scripts/errors.js';
 import { expressionSource } from '../expression/source.js';
+import { withNamedExpressions } from './named-expressions.js';
 
 /**
  * Evaluates one value of a definition file: an `=` expression (or always-JSONata text) is evaluated,
@@ -23,8 +24,12 @@ export async function evaluateField(
   if (typeof raw !== 'string') return raw;
   const source = expressionSource(raw, alwaysJsonata);
   if (!source) return raw;
+  // A named expression's failure is said at its place in solution.yaml (before this try).
+  const ctx = await withNamedExpressions(source.body, context, env, (f, p, r, i, c) =>
+    evaluateField(f, p, r, i, c, env),
+  );
   try {
-    return await evaluateExpression(source.body, input, context, env);
+    return await evaluateExpression(source.body, input, ctx, env);
   } catch (error) {
     if (error instanceof ScriptError) {
       // Where the expression that called the script is, next to where the script failed.

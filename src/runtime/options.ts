@@ -5,6 +5,7 @@ import { DEFAULT_RETRY, type RetryDefaults } from '../errors/retry.js';
 import { DEFAULT_LIMITS, type ExpressionLimits } from '../expression/limits.js';
 import { DEFAULT_SCRIPT_LIMITS, type ScriptLimits } from '../expression/scripts/sandbox.js';
 import { DEFAULT_HTTP, type HttpOptions } from '../http/options.js';
+import type { SystemSettings } from './system-context.js';
 
 /** What `createRuntime` accepts: every field optional; the solution's settings apply beneath these. */
 export interface RuntimeOptions {
@@ -44,6 +45,15 @@ export interface RuntimeOptions {
   readonly maskOutput?: boolean;
   /** Told of every request sent and every retry decided: the platform's metrics. */
   readonly observer?: CallObserver;
+  /** `@ctx.solution.id` (the platform gives its own). @default solution.yaml's `id`, else its name */
+  readonly solutionId?: string;
+  /** `@ctx.organization`, over solution.yaml's `organization`. */
+  readonly organization?: { readonly id?: string; readonly name?: string };
+  /**
+   * `@ctx.system`'s time zone and locale (a call's context may give its own). @default the
+   * process's time zone, and `locale`
+   */
+  readonly system?: SystemSettings;
 }
 
 /**
@@ -71,6 +81,15 @@ export interface NormalizedOptions {
   readonly scripts: ScriptLimits;
   readonly maskOutput: boolean;
   readonly observer: CallObserver | undefined;
+  /** What `@ctx` says of the solution, its organization and the system (context.ts). */
+  readonly about: ContextAbout;
+}
+
+/** The runtime's part of `@ctx.solution`, `@ctx.organization` and `@ctx.system`. */
+export interface ContextAbout {
+  readonly solutionId: string;
+  readonly organization: { readonly id?: string; readonly name?: string };
+  readonly system: SystemSettings;
 }
 
 export function normalizeOptions(solution: Solution, options: RuntimeOptions = {}): NormalizedOptions {
@@ -94,6 +113,14 @@ export function normalizeOptions(solution: Solution, options: RuntimeOptions = {
     clock: options.clock ?? SYSTEM_CLOCK,
     maskOutput: options.maskOutput === true,
     observer: options.observer,
+    about: {
+      solutionId: options.solutionId ?? solution.settings?.definition?.id ?? solution.name,
+      organization: {
+        ...setOnly(solution.settings?.definition?.organization),
+        ...setOnly(options.organization),
+      },
+      system: { locale: options.locale, ...setOnly(options.system) },
+    },
     scripts: {
       timeoutMs:
         options.scripts?.timeoutMs ?? settings?.scripts?.timeoutMs ?? DEFAULT_SCRIPT_LIMITS.timeoutMs,

@@ -63,7 +63,7 @@ export async function runFunction(
     const file = functionFile(engine.solution, name);
     const definition = file.definition;
     const plan = planOf(definition);
-    const ctx = createContext(engine.solution, correlationId, engine.options.user, call);
+    const ctx = createContext(engine.solution, correlationId, engine.options, call);
     const field = fieldsOf(file, ctx, engine.expressions);
     const skip = (reason: string, guardFailed = false): Execution => {
       if (events.active) events.emit({ type: 'skipped', correlationId, function: name, reason });

@@ -1,4 +1,5 @@
 import type { PropertyPath } from '../definition/yaml-file.js';
+import { CredentialError } from '../errors/credential-error.js';
 import { localize } from '../errors/localize.js';
 import {
   type CallError,
@@ -28,7 +29,8 @@ export async function reportFailure(report: {
   readonly file: FunctionFile;
   readonly ctx: ExecutionContext;
   readonly verdict: Verdict;
-  readonly error: CallError;
+  /** The failure: a call's, or a missing credential's (the handlers see it before the run stops). */
+  readonly error: CallError | CredentialError;
   readonly field: Field;
   /**
    * The credential values of the failed call: masked in the texts shown to the user and in the
@@ -45,9 +47,6 @@ export async function reportFailure(report: {
   const at: PropertyPath = ['error', verdict.index ?? 0];
   const locale = engine.options.locale;
   const status = error instanceof RemoteError ? `${error.status} ${error.statusText}`.trim() : undefined;
-  const title = localize(handler?.title, locale) ?? defaultTitle(error);
-  const description =
-    localize(handler?.description, locale) ?? (status ? `The service answered ${status}` : error.message);
   // Reporting must not hide the failure it reports: its own problems are attached, not thrown.
   const problems: Error[] = [];
   const guarded = async <T>(step: () => Promise<T>): Promise<T | undefined> => {
@@ -58,6 +57,19 @@ export async function reportFailure(report: {
       return undefined;
     }
   };
+  // A handler's texts are text or expressions (over @ctx, `$` too), in the user's language; shown
+  // masked. One that fails to evaluate falls back to what stands without it.
+  const text = async (raw: Localizable | undefined, path: PropertyPath): Promise<string | undefined> => {
+    const picked = localized(raw, locale, path);
+    if (!picked) return undefined;
+    const value = await guarded(() => field(picked.path, picked.text, ctx));
+    if (value === undefined || value === null) return undefined;
+    return mask(typeof value === 'string' ? value : JSON.stringify(value));
+  };
+  const title = (await text(handler?.title, [...at, 'title'])) ?? defaultTitle(error);
+  const description =
+    (await text(handler?.description, [...at, 'description'])) ??
+    (status ? `The service answered ${status}` : error.message);
   const rawDetails =
     handler?.details !== undefined
       ? await guarded(() => field([...at, 'details'], handler.details, ctx))
@@ -116,14 +128,31 @@ export async function reportFailure(report: {
     (handler.notification === undefined && handler.alert !== undefined);
   if (notify) {
     const alert = handler?.alert;
+    const where: PropertyPath = [...at, 'alert'];
     const raised = engine.alerts.raise(
       {
-        title: localize(alert?.title, locale) ?? title,
-        description: localize(alert?.description, locale) ?? description,
-        icon: alert?.icon,
-        isNegative: alert?.style?.isNegative ?? true,
+        title: (await text(alert?.title, [...where, 'title'])) ?? title,
+        ...(alert?.subtitle === undefined
+          ? {}
+          : { subtitle: await text(alert.subtitle, [...where, 'subtitle']) }),
+        description: (await text(alert?.description, [...where, 'description'])) ?? description,
+        icon: alert?.icon ?? handler?.icon,
+        ...tone(alert?.style),
         presentAs: alert?.presentAs ?? 'toast',
         groupId: alert?.group?.id,
+        ...(alert?.dismiss === undefined
+          ? {}
+          : { dismiss: await dismissOf(alert.dismiss, [...where, 'dismiss'], field, ctx, guarded) }),
+        ...(alert?.actions === undefined
+          ? {}
+          : {
+              actions: await Promise.all(
+                alert.actions.map(async (button, i) => ({
+                  title: (await text(button.title, [...where, 'actions', i, 'title'])) ?? '',
+                  action: button.action,
+                })),
+              ),
+            }),
         correlationId: ctx.correlationId,
         function: file.name,
       },
@@ -139,6 +168,46 @@ export async function reportFailure(report: {
         alert: raised,
       });
   }
+}
+
+type Localizable = string | Readonly<Record<string, string>>;
+
+/** The text of `raw` in `locale`, with the path of the one picked (a language's own, in a map). */
+function localized(
+  raw: Localizable | undefined,
+  locale: string,
+  path: PropertyPath,
+): { text: string; path: PropertyPath } | undefined {
+  const text = localize(raw, locale);
+  if (text === undefined || raw === undefined) return undefined;
+  if (typeof raw === 'string') return { text, path };
+  const key = Object.keys(raw).find((k) => raw[k] === text);
+  return { text, path: key === undefined ? path : [...path, key] };
+}
+
+/** The alert's tone: one of the three (isNegative unless another is set, restfn's default for an error). */
+function tone(style: { isNegative?: boolean; isWarning?: boolean; isPositive?: boolean } | undefined) {
+  const isPositive = style?.isPositive === true;
+  const isWarning = !isPositive && style?.isWarning === true;
+  return { isNegative: style?.isNegative ?? !(isPositive || isWarning), isWarning, isPositive };
+}
+
+/** `dismiss`: seconds (closes by itself), or `{ autoAfter, isEnabled }`; seconds may be expressions. */
+async function dismissOf(
+  dismiss: number | string | { autoAfter?: number | string | undefined; isEnabled?: boolean | undefined },
+  at: PropertyPath,
+  field: Field,
+  ctx: ExecutionContext,
+  guarded: <T>(step: () => Promise<T>) => Promise<T | undefined>,
+): Promise<{ isEnabled: boolean; autoAfterSeconds?: number }> {
+  const { autoAfter, isEnabled = true } =
+    typeof dismiss === 'object' ? dismiss : { autoAfter: dismiss, isEnabled: true };
+  const path = typeof dismiss === 'object' ? [...at, 'autoAfter'] : at;
+  const seconds =
+    autoAfter === undefined ? undefined : Number(await guarded(() => field(path, autoAfter, ctx)));
+  return seconds !== undefined && Number.isFinite(seconds) && seconds >= 0
+    ? { isEnabled, autoAfterSeconds: seconds }
+    : { isEnabled };
 }
 
 /** A handler's error-table writes with every credential value in their records or SQL values masked. */
@@ -180,7 +249,8 @@ const UNREACHABLE = new Set([
  * the service never answered; a bad answer (an error status, a body not in the expected format) or
  * a request refused before it left is not the service being unreachable.
  */
-export function defaultTitle(error: CallError): string {
+export function defaultTitle(error: CallError | CredentialError): string {
+  if (error instanceof CredentialError) return 'Sign-in needed';
   if (error instanceof RemoteError) return 'Request failed';
   if (error instanceof TimeoutError) return 'Service did not answer in time';
   if (error instanceof NetworkError && error.causeCode !== undefined && UNREACHABLE.has(error.causeCode))

@@ -68,7 +68,17 @@ export class Runtime {
     this.solution = solution;
     this.options = normalizeOptions(solution, options);
     this.scripts =
-      solution.scripts.length > 0 ? new ScriptSandbox(solution.scripts, this.options.scripts) : undefined;
+      solution.scripts.length > 0
+        ? new ScriptSandbox(solution.scripts, this.options.scripts, (log) => {
+            if (this.events.active)
+              this.events.emit({
+                type: 'console',
+                function: log.source,
+                level: log.level,
+                message: log.message,
+              });
+          })
+        : undefined;
     this.engine = {
       solution,
       options: this.options,

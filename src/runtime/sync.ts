@@ -144,7 +144,7 @@ export async function runDatasource(
   options: RunOptions = {},
 ): Promise<DatasourceResult> {
   const definition = file.definition!.options;
-  const ctx = createContext(engine.solution, 'datasource', engine.options.user, call);
+  const ctx = createContext(engine.solution, 'datasource', engine.options, call);
   const evaluate = fieldsOf(file, ctx, engine.expressions);
   const field = (path: Array<string | number>, raw: unknown) => evaluate(path, raw, ctx);
   const perEntity = options.commitPerEntity === true;

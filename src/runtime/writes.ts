@@ -41,7 +41,15 @@ async function pageWrites(
   const field = fieldsOf(file, ctx, engine.expressions);
   const convert: Convert = async (records, conversions, at) =>
     applyConversions(records, await conversionList(conversions, at, field, ctx), engine.files);
-  const where: OperationScope = { entity, firstPage, field, ctx, convert, fn: d };
+  const where: OperationScope = {
+    entity,
+    firstPage,
+    field,
+    ctx,
+    convert,
+    fn: d,
+    now: () => engine.options.clock.now(),
+  };
   const operations = (ops: readonly Operation[], at: PropertyPath, output: unknown, records: unknown[]) =>
     operationWrites(ops, at, output, records, where);
 
@@ -93,6 +101,7 @@ export async function planOperations(
     ctx,
     convert,
     fn: file.definition,
+    now: () => engine.options.clock.now(),
   });
 }
 
@@ -111,6 +120,8 @@ interface OperationScope {
   readonly ctx: Record<string, unknown>;
   readonly convert: Convert;
   readonly fn: FunctionDefinition;
+  /** The runtime's clock: an operation's `timeStamp` is the time of its write. */
+  readonly now: () => number;
 }
 
 async function operationWrites(
@@ -120,7 +131,7 @@ async function operationWrites(
   records: readonly unknown[],
   scope: OperationScope,
 ): Promise<StagedWrite[]> {
-  const { entity, firstPage, field, ctx, convert, fn } = scope;
+  const { entity, firstPage, field, ctx, convert, fn, now } = scope;
   const writes: StagedWrite[] = [];
   for (const [i, op] of operations.entries()) {
     const path = [...at, i];
@@ -166,7 +177,12 @@ async function operationWrites(
           await convert(copy, op.conversions, [...path, 'conversions']);
           opRecords = copy;
         }
-        const rows = await toRows(opRecords, op.primaryKey, [...path, 'primaryKey'], field, ctx);
+        let rows = await toRows(opRecords, op.primaryKey, [...path, 'primaryKey'], field, ctx);
+        if (op.timeStamp !== undefined) {
+          const column = String(await field([...path, 'timeStamp'], op.timeStamp, ctx));
+          const at = new Date(now()).toISOString();
+          rows = rows.map((row) => ({ ...row, data: { ...(row.data as object), [column]: at } }));
+        }
         // delete-insert clears its scope (the whole table without one); upserts only a scope given.
         const scoped =
           Object.keys(op.forRowsWithValues ?? {}).length > 0 ||

@@ -295,4 +295,33 @@ options:
       { id: 'r3', score: 3 },
     ]);
   });
+
+  test("timeStamp sets that column of every written row to the write time, from the runtime's clock", async () => {
+    const server = await testServer((_, res) => json(res, 200, [{ id: 'a', modified: 'kept' }, { id: 'b' }]));
+    const { runtime, store } = syncSetup({
+      'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${server.url}/items
+forRowsWithMatchingIds: true
+operations:
+  - type: operation.upsert-merge
+    timeStamp: syncedAt
+  - type: operation.upsert-replace
+    table: copies
+    timeStamp: =@ctx.entity & 'At'
+`,
+      'datasources/items.platform': datasource('items', 'rest-get-items'),
+    });
+    await runtime.sync('items');
+    // The helper's recording clock starts at 21 Nov 2026, 12:00 UTC.
+    const at = '2026-11-21T12:00:00.000Z';
+    expect(store.rows('items')).toEqual([
+      { id: 'a', modified: 'kept', syncedAt: at },
+      { id: 'b', syncedAt: at },
+    ]);
+    expect(store.rows('copies')).toEqual([
+      { id: 'a', modified: 'kept', itemsAt: at },
+      { id: 'b', itemsAt: at },
+    ]);
+  });
 });

@@ -38,7 +38,7 @@ export async function printQuery(input: string, options: QueryOptions): Promise<
     sql = query;
     // The datasource's parameters, evaluated as a sync would (over the solution's context).
     const settings = normalizeOptions(solution);
-    const ctx = createContext(solution, 'query', settings.user, {});
+    const ctx = createContext(solution, 'query', settings, {});
     const field = fieldsOf(file, ctx, { limits: settings.expressions, functions: {} });
     for (const [name, raw] of Object.entries(queryParameters)) {
       parameters[name] = await field(['options', 'queryParameters', name], raw, ctx);

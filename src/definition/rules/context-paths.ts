@@ -1,5 +1,5 @@
 import { expressionSource } from '../../expression/source.js';
-import { closest } from '../suggest.js';
+import { closest, didYouMean } from '../suggest.js';
 import { isAlwaysJsonata, walk } from './expressions.js';
 import type { FunctionRule } from './reporter.js';
 
@@ -22,11 +22,16 @@ const TOP = [
   'components',
   'current',
   'datasources',
+  'organization',
+  'system',
+  'expressions',
 ];
 const INSIDE: Readonly<Record<string, readonly string[]>> = {
   response: ['ok', 'status', 'statusText', 'headers', 'body'],
   request: ['method', 'url', 'headers', 'body'],
-  solution: ['name', 'title', 'settings'],
+  solution: ['id', 'name', 'title', 'settings'],
+  organization: ['id', 'name'],
+  system: ['timezone', 'locale', 'isOffline', 'isOnline'],
   error: ['name', 'message'],
   guard: ['output', 'error'],
 };
@@ -50,11 +55,12 @@ export const contextPaths: FunctionRule = (file, r, solution) => {
   const custom = solution.settings
     ? Object.keys(solution.settings.definition?.settings?.custom ?? {})
     : undefined;
+  const named = solution.settings ? Object.keys(solution.settings.definition?.expressions ?? {}) : undefined;
   walk(file.data, [], (value, path) => {
     const source = expressionSource(value, isAlwaysJsonata(path));
     if (!source) return;
     for (const { names, index } of contextReads(source.body)) {
-      const problem = problemOf(names, parameters, custom);
+      const problem = problemOf(names, parameters, custom) ?? unknownNamed(names, named);
       if (problem) r.report('CONTEXT_PATH', problem, path, { index: source.offset + index });
     }
   });
@@ -90,6 +96,13 @@ function problemOf(
     }
   }
   return undefined;
+}
+
+/** `@ctx.expressions.<name>` with a name solution.yaml's `expressions` does not have. */
+function unknownNamed(names: readonly string[], named: readonly string[] | undefined) {
+  const [first, second] = names;
+  if (!named || first !== 'expressions' || second === undefined || named.includes(second)) return undefined;
+  return `@ctx.expressions.${second}: solution.yaml has no expression '${second}'${didYouMean(second, named)}, so it reads nothing`;
 }
 
 /**

@@ -44,6 +44,12 @@ const common = {
     .optional()
     .describe('Expression over @ctx.record giving the row id; defaults to the record id.'),
   conversions: conversions.optional(),
+  timeStamp: z
+    .string()
+    .optional()
+    .describe(
+      "A column (a property of each written record) set to the time of the write, ISO 8601 in UTC (text or expression giving the column's name).",
+    ),
 };
 
 /** Operations that write records may delete the rows in their scope first (on the first page). */

@@ -7,6 +7,24 @@ const positiveInt = z.number().int().positive();
 
 export const solutionDefinition = strict({
   name: z.string().optional().describe('Solution name; defaults to the folder name.'),
+  id: z
+    .string()
+    .optional()
+    .describe(
+      'Read as @ctx.solution.id outside the platform (the platform gives its own); default: the name.',
+    ),
+  organization: strict({ id: z.string().optional(), name: z.string().optional() })
+    .optional()
+    .describe('Read as @ctx.organization.id / .name (the platform may give its own).'),
+  expressions: z
+    .record(
+      z.string().regex(/^[A-Za-z_][\w-]*$/, 'a name of letters, digits, _ and -'),
+      z.union([z.string(), z.number(), z.boolean()]),
+    )
+    .optional()
+    .describe(
+      'Named expressions for the whole solution, read in any expression as @ctx.expressions.<name>: each is evaluated where it is read, against that context.',
+    ),
   title: z.string().optional(),
   description: z.string().optional(),
   settings: strict({

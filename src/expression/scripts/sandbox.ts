@@ -1,3 +1,6 @@
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 import type {
   InterruptHandler,
   QuickJSContext,
@@ -46,6 +49,53 @@ export interface LoadedScripts {
 }
 
 const MODULE_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** What a script wrote with `console.*`: its level and text (captured, never printed; see PRELUDE). */
+export interface ScriptLog {
+  readonly level: 'log' | 'info' | 'warn' | 'error' | 'debug';
+  /** `module.function` that wrote it, or `module` while the modules load. */
+  readonly source: string;
+  readonly message: string;
+}
+
+/** At most this many `console` lines per call (or per load), each at most `MAX_LOG_LINE` characters. */
+export const MAX_LOG_LINES = 100;
+const MAX_LOG_LINE = 2000;
+
+/**
+ * Runs first in every sandbox: `console.log/info/warn/error/debug` that keep what they are given in
+ * a bounded buffer (an author can log in a loop), each argument as text (JSON for values); the host
+ * drains it after every call. Gives the host the drain function.
+ */
+const PRELUDE = `(() => {
+  const lines = [];
+  let dropped = 0;
+  const { stringify } = JSON;
+  const show = (value) => {
+    if (typeof value === 'string') return value;
+    try {
+      const json = stringify(value);
+      return json === undefined ? String(value) : json;
+    } catch {
+      try { return String(value); } catch { return '[value]'; }
+    }
+  };
+  const writer = (level) => (...args) => {
+    if (lines.length >= ${MAX_LOG_LINES}) { dropped++; return; }
+    let text = args.map(show).join(' ');
+    if (text.length > ${MAX_LOG_LINE}) text = text.slice(0, ${MAX_LOG_LINE}) + '... (' + text.length + ' characters)';
+    lines.push([level, text]);
+  };
+  globalThis.console = {
+    log: writer('log'), info: writer('info'), warn: writer('warn'), error: writer('error'), debug: writer('debug'),
+  };
+  return () => {
+    const out = stringify({ lines, dropped });
+    lines.length = 0;
+    dropped = 0;
+    return out;
+  };
+})()`;
 
 /**
  * Runs inside every sandbox before the modules: freezes the built-in objects (so a module cannot
@@ -119,6 +169,7 @@ interface Live {
   readonly rt: QuickJSRuntime;
   readonly ctx: QuickJSContext;
   readonly call: QuickJSHandle;
+  readonly drain: QuickJSHandle;
   readonly deadline: (ms: number) => InterruptHandler;
 }
 
@@ -140,6 +191,8 @@ export class ScriptSandbox {
   constructor(
     private readonly modules: readonly ScriptModule[],
     private readonly limits: ScriptLimits = DEFAULT_SCRIPT_LIMITS,
+    /** Told what the scripts write with `console.*` (the trace); without it, dropped. */
+    private readonly onLog?: (log: ScriptLog) => void,
   ) {}
 
   /** Loads the modules (once): what each exports, and what did not load. */
@@ -181,6 +234,8 @@ export class ScriptSandbox {
       const handles = [ctx.newString(module), ctx.newString(fn), ctx.newString(JSON.stringify(args) ?? '[]')];
       const result = ctx.callFunction(live.call, ctx.undefined, ...handles);
       for (const h of handles) h.dispose();
+      // What the call logged goes out whether it succeeded or threw (a log before a throw explains it).
+      this.drainLogs(live, `${module}.${fn}`);
       if (result.error) {
         const thrown = ctx.dump(result.error) as unknown;
         result.error.dispose();
@@ -224,6 +279,7 @@ export class ScriptSandbox {
     this.live = undefined;
     try {
       live.call.dispose();
+      live.drain.dispose();
       live.ctx.dispose();
       live.rt.dispose();
     } catch {
@@ -263,6 +319,20 @@ export class ScriptSandbox {
     rt.setMaxStackSize(QUICKJS_STACK_BYTES);
     rt.setInterruptHandler(deadline(this.limits.timeoutMs));
     const ctx = rt.newContext();
+    const drain = ctx.unwrapResult(ctx.evalCode(PRELUDE, 'restfn-prelude.js'));
+    // date-fns, which the platform gives expression scripts, before the built-ins are frozen (its
+    // namespace is frozen with them), only for a solution whose modules import it.
+    const dateFns = this.modules.some((m) => DATE_FNS_IMPORT.test(m.source));
+    if (dateFns) {
+      ctx.unwrapResult(ctx.evalCode('globalThis.window = {};', 'restfn-date-fns.js')).dispose();
+      ctx.unwrapResult(ctx.evalCode(dateFnsSource(), 'date-fns.js')).dispose();
+      const names = ctx.unwrapResult(ctx.evalCode('JSON.stringify(Object.keys(window.dateFns))'));
+      const exported = JSON.parse(ctx.getString(names)) as string[];
+      names.dispose();
+      rt.setModuleLoader((name) => dateFnsModule(name, exported));
+      // The bundle logs a notice of its own (its CDN files moved): restfn's loading, not the author's.
+      ctx.callFunction(drain, ctx.undefined).dispose();
+    }
     const pair = ctx.unwrapResult(ctx.evalCode(BOOTSTRAP, 'restfn-bootstrap.js'));
     const register = ctx.getProp(pair, 0);
     const call = ctx.getProp(pair, 1);
@@ -281,6 +351,7 @@ export class ScriptSandbox {
       }
       rt.setInterruptHandler(deadline(this.limits.timeoutMs));
       const evaluated = ctx.evalCode(m.source, `${m.name}.js`, { type: 'module' });
+      this.drainLogs({ ctx, drain }, m.name);
       if (evaluated.error) {
         const thrown = ctx.dump(evaluated.error) as unknown;
         evaluated.error.dispose();
@@ -296,7 +367,30 @@ export class ScriptSandbox {
     }
     register.dispose();
     this.loaded = { functions, problems };
-    return { rt, ctx, call, deadline };
+    return { rt, ctx, call, drain, deadline };
+  }
+
+  /** Hands what the scripts logged since the last drain to `onLog`: one line per call, bounded. */
+  private drainLogs(live: Pick<Live, 'ctx' | 'drain'>, source: string): void {
+    const { ctx } = live;
+    const result = ctx.callFunction(live.drain, ctx.undefined);
+    if (result.error) {
+      result.error.dispose();
+      return;
+    }
+    const { lines, dropped } = JSON.parse(ctx.getString(result.value)) as {
+      lines: Array<[ScriptLog['level'], string]>;
+      dropped: number;
+    };
+    result.value.dispose();
+    if (!this.onLog) return;
+    for (const [level, message] of lines) this.onLog({ level, source, message });
+    if (dropped > 0)
+      this.onLog({
+        level: 'warn',
+        source,
+        message: `(${dropped} more console lines not kept: at most ${MAX_LOG_LINES} a call)`,
+      });
   }
 
   /** A call that threw: the time and memory limits by their own codes (and a fresh sandbox next time). */
@@ -350,5 +444,38 @@ function loadProblem(m: ScriptModule, thrown: unknown): ScriptLoadProblem {
     message: importing
       ? `the module imports another module, which expression scripts cannot do (${message}); keep each module self-contained`
       : `the module does not load: ${name}: ${message}`,
+  };
+}
+
+/** A module that imports date-fns (`from 'date-fns'`, `from "date-fns/format"`). */
+const DATE_FNS_IMPORT = /\bfrom\s*['"]date-fns(?:\/[\w-]+)?['"]|\bimport\s*\(\s*['"]date-fns/;
+
+let dateFnsText: string | undefined;
+
+/**
+ * The date-fns package's own prebuilt bundle (`cdn.min.js`, all its functions in one script that
+ * sets `window.dateFns`), read from the installed package once per process: no copy in restfn.
+ */
+function dateFnsSource(): string {
+  if (dateFnsText === undefined) {
+    const require = createRequire(import.meta.url);
+    const root = dirname(require.resolve('date-fns/package.json'));
+    dateFnsText = readFileSync(join(root, 'cdn.min.js'), 'utf8');
+  }
+  return dateFnsText;
+}
+
+/** `date-fns` as an ES module over the namespace the bundle set; `date-fns/<name>`: that function. */
+function dateFnsModule(name: string, exported: readonly string[]): string | { error: Error } {
+  const NAME = /^[A-Za-z_$][\w$]*$/;
+  if (name === 'date-fns') {
+    const lines = exported.filter((n) => NAME.test(n)).map((n) => `export const ${n} = d.${n};`);
+    return `const d = globalThis.window.dateFns;\n${lines.join('\n')}\nexport default d;`;
+  }
+  const single = /^date-fns\/([A-Za-z_$][\w$]*)$/.exec(name)?.[1];
+  if (single && exported.includes(single))
+    return `const f = globalThis.window.dateFns.${single};\nexport const ${single} = f;\nexport default f;`;
+  return {
+    error: new Error(`module '${name}' is not available: expression scripts may import only 'date-fns'`),
   };
 }

@@ -37,7 +37,7 @@ export type Task =
       readonly context?: { entity?: string; commandId?: string };
       readonly correlationId?: string;
       /** The calling user (`@ctx.user`). */
-      readonly user: { id: string; name: string };
+      readonly user: { id: string; name: string; displayName?: string };
     }
   | { readonly kind: 'action'; readonly name: string; readonly context: Record<string, unknown> }
   /** Only in a sandbox process (sandbox.ts): a datasource runs the author's SQL. */

@@ -88,6 +88,8 @@ export class SolutionRuntimes {
       }),
       ...(guard ? { addressGuard: guard } : {}),
       maskOutput: true,
+      // `@ctx.solution.id` is the platform's name for the solution (its address), whatever solution.yaml says.
+      solutionId: solution,
       ...(this.config.observer ? { observer: this.config.observer(solution) } : {}),
     });
     await runtime.ready();

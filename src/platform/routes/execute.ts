@@ -108,7 +108,10 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
     const controller = abortOnHangUp(reply);
     const audited = auditor(ctx, req, 'execute', solution, name);
     const parameters = req.body?.parameters ?? {};
-    const context = { ...(req.body?.context ?? {}), user: { id: req.user.id, name: req.user.name } };
+    const context = {
+      ...(req.body?.context ?? {}),
+      user: { id: req.user.id, name: req.user.name, displayName: req.user.name },
+    };
     if (req.body?.pages === true) {
       return streamPages(ctx, req, reply, {
         solution,
@@ -187,7 +190,10 @@ export function previewRoutes(app: FastifyInstance, ctx: PlatformContext): void 
     const audited = auditor(ctx, req, `preview-${kind}`, solution, name);
     const correlationId = randomUUID();
     try {
-      const context = { ...(req.body?.context ?? {}), user: { id: req.user.id, name: req.user.name } };
+      const context = {
+        ...(req.body?.context ?? {}),
+        user: { id: req.user.id, name: req.user.name, displayName: req.user.name },
+      };
       const { value, version } =
         kind === 'datasource'
           ? await ctx.runtimes.sandboxed(solution, { kind, name, context }, req.user.id, signal)
@@ -275,7 +281,7 @@ export function callRoutes(app: FastifyInstance, ctx: PlatformContext): void {
           ...(continuation ? { continuation: { url: continuation.url } } : {}),
           ...(req.body?.context ? { context: req.body.context } : {}),
           ...(req.body?.correlationId ? { correlationId: req.body.correlationId } : {}),
-          user: { id: req.user.id, name: req.user.name },
+          user: { id: req.user.id, name: req.user.name, displayName: req.user.name },
         },
         { signal: controller },
       );

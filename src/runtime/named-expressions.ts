@@ -1,0 +1,125 @@
+import { contextReads } from '../definition/rules/context-paths.js';
+import type { Solution, SourceFile } from '../definition/solution.js';
+import { compileForEvaluation } from '../expression/compile.js';
+import { ExpressionError } from '../expression/errors.js';
+import type { ExpressionEnv } from '../expression/evaluate.js';
+import { expressionSource } from '../expression/source.js';
+import { CONTEXT_VARIABLE } from '../expression/translate.js';
+
+/**
+ * The solution's named expressions (`expressions:` in solution.yaml), read as
+ * `@ctx.expressions.<name>`. Each read evaluates the named expression where it is read, against
+ * that execution's context as it is then (`@ctx.parameters`, `@ctx.response`... are the reading
+ * function's), with `$` bound to `@ctx`: a name is a shared piece of an expression, not a value
+ * frozen once. Only the names an expression reads are evaluated.
+ */
+export interface NamedExpressions {
+  readonly file: SourceFile<'solution'>;
+  readonly sources: Readonly<Record<string, unknown>>;
+}
+
+/** Where a context made by createContext keeps its solution's named expressions (not data: a symbol). */
+export const NAMED_EXPRESSIONS = Symbol('named expressions');
+/** The names being evaluated on the way to this context: a cycle is caught, not recursed into. */
+const EVALUATING = Symbol('named expressions being evaluated');
+
+const bySolution = new WeakMap<Solution, NamedExpressions | null>();
+
+export function namedExpressionsOf(solution: Solution): NamedExpressions | undefined {
+  let named = bySolution.get(solution);
+  if (named === undefined) {
+    const file = solution.settings;
+    const sources = file?.definition?.expressions;
+    named = file && sources && Object.keys(sources).length > 0 ? { file, sources } : null;
+    bySolution.set(solution, named);
+  }
+  return named ?? undefined;
+}
+
+/** How one value of a file is evaluated (field.ts's `evaluateField`, passed in: no import cycle). */
+export type EvaluateValue = (
+  file: SourceFile,
+  path: readonly (string | number)[],
+  raw: unknown,
+  input: unknown,
+  context: unknown,
+) => Promise<unknown>;
+
+/**
+ * The context `body` is evaluated against: as it is, unless `body` reads `@ctx.expressions`; then a
+ * shallow copy whose `expressions` holds the values of the names read (the context itself is never
+ * changed, so a later read sees the context as it is then).
+ */
+export async function withNamedExpressions(
+  body: string,
+  context: unknown,
+  env: ExpressionEnv,
+  evaluate: EvaluateValue,
+): Promise<unknown> {
+  if (context === null || typeof context !== 'object' || !body.includes('expressions')) return context;
+  const named = (context as { [NAMED_EXPRESSIONS]?: NamedExpressions })[NAMED_EXPRESSIONS];
+  if (!named) return context;
+  const wanted = namesRead(body, named);
+  if (wanted.length === 0) return context;
+  const evaluating: readonly string[] = (context as { [EVALUATING]?: string[] })[EVALUATING] ?? [];
+  const values: Record<string, unknown> = {};
+  for (const name of wanted) {
+    // Validation reports the circle first (NAMED_EXPRESSION_CYCLE); this is for a run without it.
+    if (evaluating.includes(name)) {
+      const at = named.file.yaml.locate(['expressions', name]);
+      throw new ExpressionError(
+        'EXPRESSION_EVALUATION',
+        `named expressions read each other in a circle (${[...evaluating, name].join(' -> ')}): break it`,
+        { location: { file: at.file, path: `expressions.${name}`, line: at.line, col: at.col } },
+      );
+    }
+    const inner = withMarks({ ...(context as object) }, named, [...evaluating, name]);
+    values[name] = await evaluateOne(named, name, inner, env, evaluate);
+  }
+  const copy = { ...(context as Record<string, unknown>), expressions: values };
+  return withMarks(copy, named, evaluating);
+}
+
+function withMarks<T extends object>(target: T, named: NamedExpressions, evaluating: readonly string[]): T {
+  Object.defineProperty(target, NAMED_EXPRESSIONS, { value: named });
+  Object.defineProperty(target, EVALUATING, { value: evaluating });
+  return target;
+}
+
+/** The names `body` reads; all of them when it reads `@ctx.expressions` (or `@ctx`) as a whole. */
+function namesRead(body: string, named: NamedExpressions): string[] {
+  const all = Object.keys(named.sources);
+  const wanted = new Set<string>();
+  for (const { names } of contextReads(body)) {
+    if (names[0] !== 'expressions') continue;
+    if (names[1] === undefined) return all;
+    if (Object.hasOwn(named.sources, names[1])) wanted.add(names[1]);
+  }
+  if (/@(?:ctx)?\.expressions(?![.\w$])|@(?:ctx)?(?![.\w$])/.test(body)) return all;
+  return [...wanted];
+}
+
+/**
+ * One named expression's value. A function (`=function($p) {...}`) is kept as the function, so
+ * `@ctx.expressions.format(1)` calls it: it is defined just before the reading expression runs, so
+ * the JSONata time limit it carries from its definition is the reading expression's own.
+ */
+async function evaluateOne(
+  named: NamedExpressions,
+  name: string,
+  context: object,
+  env: ExpressionEnv,
+  evaluate: EvaluateValue,
+): Promise<unknown> {
+  const raw = named.sources[name];
+  const source = typeof raw === 'string' ? expressionSource(raw) : undefined;
+  if (source && /^\s*\(?\s*(?:function|λ)\s*\(/.test(source.body)) {
+    try {
+      const { expression } = compileForEvaluation(source.body, env.limits);
+      return await expression.evaluate(context, { ...env.functions, [CONTEXT_VARIABLE]: context });
+    } catch {
+      // Said with its place in solution.yaml by the ordinary evaluation below.
+    }
+  }
+  return evaluate(named.file, ['expressions', name], raw, context, context);
+}

@@ -1,0 +1,144 @@
+import { describe, expect, test } from 'vitest';
+import { loadSolution } from '../../src/definition/solution.js';
+import { validateSolution } from '../../src/definition/validate.js';
+import { recordingClock } from '../helpers/clock.js';
+import { json, testServer } from '../helpers/http-server.js';
+import { runtimeFor } from '../helpers/runtime.js';
+import { tempSolution } from '../helpers/temp-solution.js';
+
+/** A function that sends what `value` gives as its JSON body, and gives the body back. */
+const echo = (url: string, value: string) => `provider: DATA_PROVIDER_REST
+method: POST
+url: ${url}/echo
+parameters:
+  x: { location: body, type: object, value: ${JSON.stringify(value)} }
+outputTransform: $.x
+`;
+
+describe('@ctx.solution, @ctx.organization, @ctx.system', () => {
+  test("on the device: solution.yaml's id and organization, the process's time zone unless the runtime's is given", async () => {
+    const server = await testServer((req, res) => json(res, 200, JSON.parse(req.body)));
+    const runtime = runtimeFor(
+      {
+        'solution.yaml': 'name: crm\nid: crm-7\norganization: { id: org-1, name: Acme }\n',
+        'functions/fn.platform': echo(
+          server.url,
+          '={"id": @ctx.solution.id, "name": @ctx.solution.name, "org": @ctx.organization, "tz": @ctx.system.timezone, "locale": @ctx.system.locale, "offline": @ctx.system.isOffline}',
+        ),
+      },
+      // 21 Nov 2026 (winter in Europe): Zurich is one hour ahead.
+      {
+        clock: recordingClock(Date.UTC(2026, 10, 21)),
+        system: { timezone: 'Europe/Zurich' },
+        locale: 'de_CH',
+      },
+    );
+    const result = await runtime.execute('fn', {});
+    expect(result.status === 'ok' && result.output).toEqual({
+      id: 'crm-7',
+      name: 'crm',
+      org: { id: 'org-1', name: 'Acme' },
+      tz: { name: 'Europe/Zurich', offset: '+0100' },
+      locale: 'de-CH',
+      offline: false,
+    });
+  });
+
+  test("without an id the solution's name is its id; a caller's context gives its own time zone (in summer time)", async () => {
+    const server = await testServer((req, res) => json(res, 200, JSON.parse(req.body)));
+    const runtime = runtimeFor(
+      {
+        'solution.yaml': 'name: crm\n',
+        'functions/fn.platform': echo(
+          server.url,
+          '={"id": @ctx.solution.id, "tz": @ctx.system.timezone, "at": $fromMillis(0, "[H01]:[m01]", @ctx.system.timezone.offset)}',
+        ),
+      },
+      { clock: recordingClock(Date.UTC(2026, 6, 1)) },
+    );
+    const result = await runtime.execute('fn', {}, { system: { timezone: 'America/New_York' } });
+    expect(result.status === 'ok' && result.output).toEqual({
+      id: 'crm',
+      tz: { name: 'America/New_York', offset: '-0400' },
+      at: '20:00',
+    });
+  });
+});
+
+describe('solution-level expressions', () => {
+  const files = (url: string, value: string) => ({
+    'solution.yaml': `name: s
+settings:
+  custom: { region: eu }
+expressions:
+  region: =$uppercase(@ctx.solution.settings.custom.region)
+  greeting: ="Hello " & @ctx.parameters.who & " from " & @ctx.expressions.region
+  format: |
+    =function($n) { $formatNumber($n, '#,##0.00') }
+`,
+    'functions/fn.platform': `provider: DATA_PROVIDER_REST
+method: POST
+url: ${url}/echo
+parameters:
+  who: { location: body, type: string }
+  x: { location: body, type: object, value: ${JSON.stringify(value)} }
+outputTransform: $.x
+`,
+  });
+
+  test("a name is evaluated where it is read, against the reader's context; a function-valued one is called", async () => {
+    const server = await testServer((req, res) => json(res, 200, JSON.parse(req.body)));
+    const runtime = runtimeFor(
+      files(
+        server.url,
+        '={"g": @ctx.expressions.greeting, "r": @.expressions.region, "p": @ctx.expressions.format(1234.5)}',
+      ),
+    );
+    const ann = await runtime.execute('fn', { who: 'Ann' });
+    expect(ann.status === 'ok' && ann.output).toEqual({ g: 'Hello Ann from EU', r: 'EU', p: '1,234.50' });
+    const bob = await runtime.execute('fn', { who: 'Bob' });
+    expect(bob.status === 'ok' && bob.output).toMatchObject({ g: 'Hello Bob from EU' });
+  });
+
+  test('validate: an unknown name is a warning with a suggestion, a circle is an error at each name, syntax at its line', async () => {
+    const root = tempSolution({
+      'solution.yaml': `name: s
+expressions:
+  a: =@ctx.expressions.b & 'x'
+  b: =@ctx.expressions.a
+  broken: =1 +
+`,
+      'functions/fn.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: https://example.test/x
+parameters:
+  q: { location: query, type: string, value: =@ctx.expressions.brokn }
+`,
+    });
+    const { diagnostics } = await validateSolution(loadSolution(root, { displayBase: root }));
+    const shown = diagnostics.map((d) => `${d.file}:${d.line} ${d.code} ${d.message}`);
+    expect(shown).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^solution\.yaml:3 NAMED_EXPRESSION_CYCLE .*a -> b -> a/),
+        expect.stringMatching(/^solution\.yaml:4 NAMED_EXPRESSION_CYCLE .*b -> a -> b/),
+        expect.stringMatching(/^solution\.yaml:5 EXPRESSION_SYNTAX/),
+        expect.stringMatching(
+          /^functions\/fn\.platform:5 CONTEXT_PATH .*no expression 'brokn' \(did you mean 'broken'\?\)/,
+        ),
+      ]),
+    );
+  });
+
+  test('a circle found while running is a coded evaluation error naming solution.yaml', async () => {
+    const server = await testServer((req, res) => json(res, 200, JSON.parse(req.body)));
+    const runtime = runtimeFor({
+      'solution.yaml': 'name: s\nexpressions:\n  a: =@ctx.expressions.b\n  b: =@ctx.expressions.a\n',
+      'functions/fn.platform': echo(server.url, '=@ctx.expressions.a'),
+    });
+    await expect(runtime.execute('fn', {})).rejects.toMatchObject({
+      code: 'EXPRESSION_EVALUATION',
+      message: expect.stringMatching(/^solution\.yaml:\d+:\d+ .*circle \(a -> b -> a\)/),
+    });
+    expect(server.requests).toHaveLength(0);
+  });
+});
