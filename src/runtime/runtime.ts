@@ -16,7 +16,14 @@ import { type Command, CommandQueue } from '../local/command-queue.js';
 import type { FileStore } from '../local/files.js';
 import { COMMAND_QUEUE_TABLE } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
-import { type ActionOptions, type ActionResult, queueCommands, runAction } from './action.js';
+import {
+  type ActionOptions,
+  type ActionResult,
+  previewStep,
+  queueCommands,
+  runAction,
+  walkSteps,
+} from './action.js';
 import type { SecretCollector } from './call.js';
 import { callStep } from './call-step.js';
 import type { CallContext } from './context.js';
@@ -307,8 +314,11 @@ export class Runtime {
       const file = this.solution.files.find((f) => f.kind === 'action' && f.name === name) as
         | SourceFile<'action'>
         | undefined;
-      const definition = file?.definition;
-      const entity = definition?.type === 'action.execute-entity' ? definition.options.entity : undefined;
+      const definition = file?.definition?.action;
+      const entity =
+        definition?.type === 'action.execute-entity' || definition?.type === 'action.submit-form'
+          ? definition.options.entity
+          : undefined;
       const item = (context.current as { item?: Record<string, unknown> } | undefined)?.item;
       const before =
         entity !== undefined && item && (typeof item.id === 'string' || typeof item.id === 'number')
@@ -334,6 +344,7 @@ export class Runtime {
           function: c.function,
           parameters: c.payload.parameters ?? {},
         })),
+        steps: walkSteps(result).map(({ step }) => previewStep(step)),
       };
     } finally {
       store.close();
