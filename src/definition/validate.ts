@@ -1,5 +1,6 @@
 import { ScriptSandbox } from '../expression/scripts/sandbox.js';
 import { compareDiagnostics, type Diagnostic, diagnostic } from './diagnostic.js';
+import { componentIds } from './rules/actions.js';
 import { bodyOnGet } from './rules/body.js';
 import { contextPaths } from './rules/context-paths.js';
 import {
@@ -71,6 +72,7 @@ export async function validateSolution(
     functionReferences(file, r, solution);
     guardCycle(file, r, solution);
     onSuccessReferences(file, r, solution);
+    componentIds(file, r);
     if (file.kind !== 'function') continue;
     fileName(file as ValidFunction, r, solution);
     // A file that failed the schema is checked as mended where its messages say how (stand-in.ts).
