@@ -302,7 +302,9 @@ export class Runtime {
    * What the action `name` would do, doing nothing: it runs against a throwaway in-memory database
    * holding only the screen's item (`context.current.item`, when it has an id), with no push. The
    * answer is the local row before and after, and the commands it would queue (their functions and
-   * parameters). Nothing is sent and nothing is stored. What the platform's console previews.
+   * parameters) and every step in the order it ran. No change is sent and nothing is stored; a
+   * `sync-entities` step reads its service into the throwaway database, as a datasource preview
+   * does. What the platform's console previews.
    */
   async previewAction(name: string, context: CallContext = {}): Promise<ActionPreview> {
     await this.ready();
