@@ -1,3 +1,4 @@
+import { namedActions } from '../definition/action-steps.js';
 import { contextPathsRead } from '../definition/rules/context-paths.js';
 import type { Solution, SourceFile } from '../definition/solution.js';
 import { closest } from '../definition/suggest.js';
@@ -54,10 +55,10 @@ function pathsRead(
   seen.add(file.name);
   const read = contextPathsRead(file.data);
   if (read === undefined) return undefined;
-  // onSuccess by name: that action runs with the same context.
-  const onSuccess = (file.definition?.options as { onSuccess?: unknown } | undefined)?.onSuccess;
-  if (typeof onSuccess === 'string' && !seen.has(onSuccess)) {
-    const next = solution.files.find((f) => f.kind === 'action' && f.name === onSuccess);
+  // Actions started by name (onSuccess, execute-action) run with the same context.
+  for (const { name } of file.definition ? namedActions(file.definition) : []) {
+    if (seen.has(name)) continue;
+    const next = solution.files.find((f) => f.kind === 'action' && f.name === name);
     if (next) {
       const more = pathsRead(solution, next as SourceFile<'action'>, seen);
       if (more === undefined) return undefined;

@@ -162,11 +162,11 @@ export const RULES = {
   },
   UNKNOWN_ACTION: {
     severity: 'error',
-    summary: "An action's `onSuccess` names an action that does not exist.",
+    summary: "An action's `onSuccess`/`onError` or `execute-action` names an action that does not exist.",
   },
   ACTION_CYCLE: {
     severity: 'error',
-    summary: 'Actions start each other through `onSuccess` in a cycle.',
+    summary: 'Actions start each other (`onSuccess`, `onError`, `execute-action`) in a cycle.',
   },
   NAMED_EXPRESSION_CYCLE: {
     severity: 'error',
@@ -184,7 +184,7 @@ export const RULES = {
   DEPRECATED_KEY: {
     severity: 'warning',
     summary:
-      'A key of an older format (`errorTransform`, `table`/`transform` on an error handler); it still runs, and the message shows the current form.',
+      "A key of an older format (`errorTransform`, `table`/`transform` on an error handler, an action's `componentId`); it still runs, and the message shows the current form.",
   },
   INVALID_HEADER: {
     severity: 'error',

@@ -7,7 +7,7 @@ import { describe, EXTENSION, findDefinitionFiles } from './definition-files.js'
 import { type Diagnostic, diagnostic } from './diagnostic.js';
 import { parseDefinition } from './schema/compiled.js';
 import {
-  type ActionDefinition,
+  type ActionFile,
   type DatasourceDefinition,
   type FileKind,
   type FunctionDefinition,
@@ -25,7 +25,7 @@ export const KIND_FOLDERS = { function: 'functions', datasource: 'datasources', 
 interface DefinitionOf {
   function: FunctionDefinition;
   datasource: DatasourceDefinition;
-  action: ActionDefinition;
+  action: ActionFile;
   solution: SolutionDefinition;
 }
 

@@ -1,5 +1,6 @@
 import { ScriptSandbox } from '../expression/scripts/sandbox.js';
 import { compareDiagnostics, type Diagnostic, diagnostic } from './diagnostic.js';
+import { componentIds, queueActionIds } from './rules/actions.js';
 import { bodyOnGet } from './rules/body.js';
 import { contextPaths } from './rules/context-paths.js';
 import {
@@ -73,6 +74,9 @@ export async function validateSolution(
     guardCycle(file, r, solution);
     onSuccessReferences(file, r, solution);
     namedExpressions(file, r, solution);
+
+    componentIds(file, r);
+    queueActionIds(file, r);
     if (file.kind !== 'function') continue;
     fileName(file as ValidFunction, r, solution);
     // A file that failed the schema is checked as mended where its messages say how (stand-in.ts).

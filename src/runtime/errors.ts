@@ -1,3 +1,4 @@
+import type { ErrorCode } from '../errors/codes.js';
 import { RestfnError } from '../errors/restfn-error.js';
 
 /** `execute` named a function the solution does not have (exit code 2). */
@@ -58,6 +59,16 @@ export class PagingError extends RestfnError {
     /** Pages fetched and handed on before paging stopped. */
     readonly pages: number,
   ) {
+    super(code, message);
+  }
+}
+
+/**
+ * An action ran, but one of its steps failed and the failure was reported rather than thrown (an
+ * action of a list, a failure `onError` handled): the CLI's exit says so with that failure's code.
+ */
+export class ActionStepError extends RestfnError {
+  constructor(code: ErrorCode, message: string) {
     super(code, message);
   }
 }

@@ -157,14 +157,19 @@ export function coerce(name: string, type: string | undefined, value: unknown): 
       if (value === 'true' || value === '1' || value === 1) return true;
       if (value === 'false' || value === '0' || value === 0) return false;
       return fail('true or false');
-    case 'array':
+    case 'array': {
+      const parsed = typeof value === 'string' ? parseJson(value) : value;
+      if (Array.isArray(parsed)) return parsed;
+      if (value === null) return fail('a list (JSON array)');
+      // One value where a list is declared is a list of one (an action's `=@ctx.current.item.id`, a
+      // CLI `-p ids=7`): the platform sends it so. JSON text of an object is that object; any other
+      // text stays the text it is ("7" is not 7).
+      return [typeof parsed === 'object' && parsed !== null ? parsed : value];
+    }
     case 'object': {
       const parsed = typeof value === 'string' ? parseJson(value) : value;
-      const ok =
-        type === 'array'
-          ? Array.isArray(parsed)
-          : typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
-      return ok ? parsed : fail(type === 'array' ? 'a list (JSON array)' : 'a map (JSON object)');
+      const ok = typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed);
+      return ok ? parsed : fail('a map (JSON object)');
     }
     default:
       return value;

@@ -30,4 +30,19 @@ export interface ActionPreview {
     function: string | null;
     parameters: unknown;
   }>;
+  /**
+   * Every step in the order it ran (lists, confirms, global actions, follow-ups): a data action ran
+   * here (`ranHere: true`), or a step only a screen takes (navigate, notify, ask) was reported.
+   */
+  readonly steps?: ReadonlyArray<{
+    type: string;
+    ranHere: boolean;
+    action?: string;
+    entity?: string;
+    record?: string;
+    records?: number;
+    title?: string;
+    skipped?: string;
+    error?: { code: string; message: string };
+  }>;
 }

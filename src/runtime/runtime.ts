@@ -16,7 +16,14 @@ import { type Command, CommandQueue } from '../local/command-queue.js';
 import type { FileStore } from '../local/files.js';
 import { COMMAND_QUEUE_TABLE } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
-import { type ActionOptions, type ActionResult, queueCommands, runAction } from './action.js';
+import {
+  type ActionOptions,
+  type ActionResult,
+  previewStep,
+  queueCommands,
+  runAction,
+  walkSteps,
+} from './action.js';
 import type { SecretCollector } from './call.js';
 import { callStep } from './call-step.js';
 import type { CallContext } from './context.js';
@@ -305,7 +312,9 @@ export class Runtime {
    * What the action `name` would do, doing nothing: it runs against a throwaway in-memory database
    * holding only the screen's item (`context.current.item`, when it has an id), with no push. The
    * answer is the local row before and after, and the commands it would queue (their functions and
-   * parameters). Nothing is sent and nothing is stored. What the platform's console previews.
+   * parameters) and every step in the order it ran. No change is sent and nothing is stored; a
+   * `sync-entities` step reads its service into the throwaway database, as a datasource preview
+   * does. What the platform's console previews.
    */
   async previewAction(name: string, context: CallContext = {}): Promise<ActionPreview> {
     await this.ready();
@@ -317,8 +326,11 @@ export class Runtime {
       const file = this.solution.files.find((f) => f.kind === 'action' && f.name === name) as
         | SourceFile<'action'>
         | undefined;
-      const definition = file?.definition;
-      const entity = definition?.type === 'action.execute-entity' ? definition.options.entity : undefined;
+      const definition = file?.definition?.action;
+      const entity =
+        definition?.type === 'action.execute-entity' || definition?.type === 'action.submit-form'
+          ? definition.options.entity
+          : undefined;
       const item = (context.current as { item?: Record<string, unknown> } | undefined)?.item;
       const before =
         entity !== undefined && item && (typeof item.id === 'string' || typeof item.id === 'number')
@@ -344,6 +356,7 @@ export class Runtime {
           function: c.function,
           parameters: c.payload.parameters ?? {},
         })),
+        steps: walkSteps(result).map(({ step }) => previewStep(step)),
       };
     } finally {
       store.close();

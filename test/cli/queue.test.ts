@@ -201,7 +201,7 @@ options:
     expect(r.stderr).toContain(
       `'customers' record '${realId}' created locally and sent (command ${out.command.id})`,
     );
-    expect(r.stderr).toContain('restfn: next: action.go-back (a step for a screen; nothing to do here)\n');
+    expect(r.stderr).toContain('restfn:   action.go-back: a step for a screen; nothing to do here\n');
     // The row is in the --db file, not in the default database.
     const conn = new Database(db, { readonly: true });
     try {

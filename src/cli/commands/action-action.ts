@@ -1,11 +1,13 @@
+import { actionSteps, namedActions } from '../../definition/action-steps.js';
+import type { ActionFile } from '../../definition/schema/index.js';
 import { loadSolution, type SourceFile } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
 import { ERROR_CODES, isErrorCode } from '../../errors/codes.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
-import type { ActionResult } from '../../runtime/action.js';
-import { CommandFailedError } from '../../runtime/errors.js';
+import { type ActionResult, isScreenStep, type StepResult, walkSteps } from '../../runtime/action.js';
+import { ActionStepError, CommandFailedError } from '../../runtime/errors.js';
 import { checkActionPaths } from '../action-paths.js';
 import { diagnosticLine } from '../diagnostic-line.js';
 import { InterruptedError } from '../errors.js';
@@ -18,24 +20,40 @@ import type { ActionCliOptions } from './action.js';
 
 /** `restfn action` (loaded when the command runs; its options are in action.ts). */
 export async function action(name: string, options: ActionCliOptions): Promise<void> {
-  const context = parseContext(options.context, options.set);
   const solution = loadSolution(solutionDir(options.solution));
   const file = solution.files.find((f) => f.kind === 'action' && f.name === name) as
     | SourceFile<'action'>
     | undefined;
+  // `-p x=1` for a parameter the global action declares is `-p action.parameters.x=1`.
+  const declared = new Set(Object.keys(file?.definition?.parameters ?? {}));
+  const pairs = options.set.map((pair) => {
+    const key = pair.slice(0, Math.max(pair.indexOf('='), 0));
+    return declared.has(key) && !CONTEXT_ROOTS.has(key) ? `action.parameters.${pair}` : pair;
+  });
+  const context = parseContext(options.context, pairs);
   if (file) {
-    // The action and the function it calls must be valid; problems elsewhere do not stop it.
-    const d = file.definition;
-    const fn = d?.type === 'action.execute-entity' ? d.options.function : undefined;
-    const fnFile = fn === undefined ? undefined : solution.functions.get(fn);
-    const only = new Set(
-      [file, fnFile, solution.settings].filter((f) => f !== undefined).map((f) => f.yaml.file),
-    );
+    // The action, the actions it starts and the functions they call must be valid; problems
+    // elsewhere do not stop it.
+    const only = new Set([solution.settings?.yaml.file].filter((f) => f !== undefined));
+    const visit = (f: SourceFile<'action'>) => {
+      if (only.has(f.yaml.file)) return;
+      only.add(f.yaml.file);
+      if (!f.definition) return;
+      for (const fn of functionsCalled(f.definition)) {
+        const fnFile = solution.functions.get(fn);
+        if (fnFile) only.add(fnFile.yaml.file);
+      }
+      for (const { name: next } of namedActions(f.definition)) {
+        const nextFile = solution.files.find((g) => g.kind === 'action' && g.name === next);
+        if (nextFile) visit(nextFile as SourceFile<'action'>);
+      }
+    };
+    visit(file);
     const { diagnostics, errors } = await validateSolution(solution, { only });
     for (const d of diagnostics) process.stderr.write(`${diagnosticLine(d)}\n`);
     if (errors > 0)
       throw new DefinitionError(`action '${name}' has ${errors} error(s); fix them first`, diagnostics);
-    checkActionPaths(solution, file, options.set);
+    checkActionPaths(solution, file, pairs);
   }
   const store = openStore(solution.root, options.db);
   const runtime = await cliRuntime(solution, store, options);
@@ -50,15 +68,27 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
           `action interrupted: '${name}' stopped while its command was being sent; the local change and the command are kept ('restfn queue push' sends it; the service may have received it, and the idempotency key keeps a resend from applying twice)`,
         );
       });
+    // The result as JSON on stdout (for programs); one line per step, nested as they ran, on stderr.
     process.stdout.write(`${JSON.stringify(shown(result), null, 2)}\n`);
-    for (let step: ActionResult['next'] = result; step; step = 'action' in step ? step.next : undefined) {
-      process.stderr.write(`${printable(`restfn: ${describe(step)}`)}\n`);
-    }
-    const failed = findFailed(result);
-    if (failed) {
+    for (const { step, depth } of walkSteps(result))
+      process.stderr.write(`${printable(`restfn: ${'  '.repeat(depth)}${describe(step)}`)}\n`);
+    const failedCommand = walkSteps(result)
+      .map(({ step }) => step)
+      .find((s): s is ActionResult => !isScreenStep(s) && s.command?.state === 'failed');
+    if (failedCommand) {
       throw new CommandFailedError(
-        `${failed.command!.error?.message ?? 'the service refused the change'}; ${failed.method === 'functionCall' ? 'the call' : 'the local change stays and the command'} is kept as failed: fix the cause, then 'restfn queue retry ${failed.command!.id}' (or 'restfn queue delete ${failed.command!.id}' to drop it)`,
-        failed.command!.id,
+        `${failedCommand.command!.error?.message ?? 'the service refused the change'}; ${failedCommand.method === 'functionCall' ? 'the call' : 'the local change stays and the command'} is kept as failed: fix the cause, then 'restfn queue retry ${failedCommand.command!.id}' (or 'restfn queue delete ${failedCommand.command!.id}' to drop it)`,
+        failedCommand.command!.id,
+      );
+    }
+    const reported = walkSteps(result)
+      .map(({ step }) => step)
+      .find((s): s is ActionResult => !isScreenStep(s) && s.error !== undefined);
+    if (reported?.error) {
+      const code = isErrorCode(reported.error.code) ? reported.error.code : 'INTERNAL';
+      throw new ActionStepError(
+        code,
+        `action '${reported.action}' (${reported.type}): ${reported.error.message}`,
       );
     }
   } finally {
@@ -66,6 +96,23 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
     await runtime.close();
     store.close();
   }
+}
+
+/** The first `-p` path segments that are the screen's, never a global action's parameter. */
+const CONTEXT_ROOTS = new Set(['current', 'components', 'jig', 'user', 'action', 'inputs', 'datasources']);
+
+/** The functions an action file's data actions call. */
+function functionsCalled(definition: ActionFile): string[] {
+  const out: string[] = [];
+  for (const { step } of actionSteps(definition)) {
+    if (step.type === 'action.sync-entities') {
+      for (const e of step.options.entities) if (typeof e !== 'string' && e.function) out.push(e.function);
+    } else if ('options' in step && step.options && 'function' in step.options) {
+      const fn = step.options.function;
+      if (typeof fn === 'string') out.push(fn);
+    }
+  }
+  return out;
 }
 
 /** `--context` JSON, then each `-p path=value` over it (dotted paths make the objects on the way). */
@@ -113,33 +160,37 @@ export function parseContext(json: string | undefined, pairs: readonly string[])
   return context;
 }
 
-/** What stdout shows: the result without the push's per-command list. */
-function shown(result: ActionResult | { type: string; ranHere: false }): unknown {
-  if (!('action' in result)) return result;
-  const { push, next, ...rest } = result;
+/** What `--json` shows: the result without the push's per-command list. */
+function shown(result: StepResult): unknown {
+  if (isScreenStep(result)) return result;
+  const { push, next, steps, ...rest } = result;
   return {
     ...rest,
     ...(push
       ? { pushed: { sent: push.sent, waiting: push.waiting, failed: push.failed, remaining: push.remaining } }
       : {}),
-    ...(next ? { next: shown(next) } : {}),
+    ...(steps ? { steps: steps.map(shown) } : {}),
+    ...(next ? { next: Array.isArray(next) ? next.map(shown) : shown(next as StepResult) } : {}),
   };
 }
 
-function findFailed(result: ActionResult): ActionResult | undefined {
-  if (result.command?.state === 'failed') return result;
-  return result.next && 'action' in result.next ? findFailed(result.next) : undefined;
-}
-
 /** One line per step, saying what changed locally and where the remote call stands. */
-function describe(step: ActionResult | { type: string; ranHere: false }): string {
-  if (!('action' in step)) return `next: ${step.type} (a step for a screen; nothing to do here)`;
-  if (step.commands) return `${step.action}: ${step.type}: ${step.commands.join(', ') || 'no commands'}`;
+function describe(step: StepResult): string {
+  if (isScreenStep(step))
+    return `${step.type}${step.title === undefined ? '' : ` (${step.title})`}: a step for a screen; nothing to do here`;
+  const head = `${step.action}: ${step.type}`;
+  if (step.skipped) return `${head}: skipped (${step.skipped})`;
+  if (step.error) return `${head}: failed: ${step.error.code}: ${step.error.message}`;
+  if (step.synced)
+    return `${head}: ${step.synced.map((s) => `'${s.entity}' ${s.records} record(s)${s.function ? ` from ${s.function}` : ''}`).join(', ') || 'nothing'}`;
+  if (step.commands) return `${head}: ${step.commands.join(', ') || 'no commands'}`;
+  if (step.method === undefined || step.type === 'action.execute-entities')
+    return step.type === 'action.execute-entities' ? `${head}: ${step.steps?.length ?? 0} record(s)` : head;
   const where = step.record === undefined ? `'${step.entity}'` : `'${step.entity}' record '${step.record}'`;
   const local =
     step.method === 'functionCall'
       ? `${step.action}: function call`
-      : `${step.action}: ${where} ${PAST[step.method!]} locally`;
+      : `${step.action}: ${where} ${PAST[step.method]} locally`;
   const command = step.command;
   if (!command) return `${local}; nothing to send`;
   switch (command.state) {

@@ -1,3 +1,4 @@
+import { actionSteps, namedActions } from '../action-steps.js';
 import type { Solution, SourceFile } from '../solution.js';
 import { didYouMean } from '../suggest.js';
 import type { PropertyPath } from '../yaml-file.js';
@@ -19,14 +20,24 @@ export function functionReferences(file: SourceFile, r: Reporter, solution: Solu
       if (typeof entry !== 'string') check(entry.function, ['options', 'entities', i, 'function']);
     }
   } else if (file.kind === 'action' && file.definition) {
-    const action = (file as SourceFile<'action'>).definition!;
-    if (action.type === 'action.execute-entity') {
-      check(action.options.function, ['options', 'function']);
-      if (action.options.method === 'functionCall' && action.options.function === undefined) {
+    for (const { step, at } of actionSteps((file as SourceFile<'action'>).definition!)) {
+      if (step.type === 'action.sync-entities') {
+        for (const [i, entry] of step.options.entities.entries())
+          if (typeof entry !== 'string') check(entry.function, [...at, 'options', 'entities', i, 'function']);
+        continue;
+      }
+      if (
+        step.type !== 'action.execute-entity' &&
+        step.type !== 'action.execute-entities' &&
+        step.type !== 'action.submit-form'
+      )
+        continue;
+      check(step.options.function, [...at, 'options', 'function']);
+      if (step.options.method === 'functionCall' && step.options.function === undefined) {
         r.report(
           'ACTION_FUNCTION_MISSING',
           "method functionCall calls a function and changes nothing locally: name it with 'function: <name>'",
-          ['options', 'method'],
+          [...at, 'options', 'method'],
         );
       }
     }
@@ -57,43 +68,39 @@ export function guardCycle(file: SourceFile, r: Reporter, solution: Solution): v
 }
 
 /**
- * `onSuccess` by name must name an action of the solution, and actions started that way must not
- * lead back to where they began (the runtime stops such a chain only after the first actions ran).
- * Followed through inline `onSuccess` actions too.
+ * Actions started by name (`onSuccess`/`onError` names, `execute-action`) must name an action of the
+ * solution, and actions started that way must not lead back to where they began (the runtime stops
+ * such a chain only after the first actions ran). Followed through actions written in place too.
  */
 export function onSuccessReferences(file: SourceFile, r: Reporter, solution: Solution): void {
   if (file.kind !== 'action' || !file.definition) return;
   const actions = new Map(
     solution.files.filter((f) => f.kind === 'action').map((f) => [f.name, f as SourceFile<'action'>]),
   );
-  /** The action names an action definition starts by `onSuccess`, with where each is written. */
-  const named = (definition: unknown, path: PropertyPath): Array<[string, PropertyPath]> => {
-    const onSuccess = (definition as { options?: { onSuccess?: unknown } } | undefined)?.options?.onSuccess;
-    const at = [...path, 'options', 'onSuccess'];
-    if (typeof onSuccess === 'string') return [[onSuccess, at]];
-    return onSuccess !== null && typeof onSuccess === 'object' ? named(onSuccess, at) : [];
+  const named = (name: string) => {
+    const definition = actions.get(name)?.definition;
+    return definition ? namedActions(definition) : [];
   };
-  const own = named(file.definition, []);
-  for (const [name, path] of own) {
+  const own = namedActions((file as SourceFile<'action'>).definition!);
+  for (const { name, at } of own) {
     if (actions.has(name)) continue;
     r.report(
       'UNKNOWN_ACTION',
-      `onSuccess names action '${name}', which does not exist in this solution${didYouMean(name, actions.keys())}; actions are the files in the actions/ folder`,
-      path,
+      `action '${name}' does not exist in this solution${didYouMean(name, actions.keys())}; actions are the files in the actions/ folder`,
+      at,
     );
   }
   // Breadth first over the named chain; a cycle further on is reported at its own files.
-  const chain = new Map<string, string[]>(own.map(([name]) => [name, [file.name, name]]));
+  const chain = new Map<string, string[]>(own.map(({ name }) => [name, [file.name, name]]));
   for (const [name, route] of chain) {
     if (name === file.name) {
       r.report(
         'ACTION_CYCLE',
-        `actions start each other in a cycle through onSuccess: ${route.join(' -> ')}; end the chain with a step for the screen (action.go-back) or remove one onSuccess`,
-        own[0]![1],
+        `actions start each other in a cycle (onSuccess, onError, execute-action): ${route.join(' -> ')}; end the chain with a step for the screen (action.go-back) or remove one reference`,
+        own[0]!.at,
       );
       return;
     }
-    for (const [next] of named(actions.get(name)?.definition, []))
-      if (!chain.has(next)) chain.set(next, [...route, next]);
+    for (const next of named(name)) if (!chain.has(next.name)) chain.set(next.name, [...route, next.name]);
   }
 }

@@ -147,8 +147,13 @@ function describe(runtime: Runtime): {
 
 /** What a screen gives an action, as `@ctx` paths (the ones the runtime fills left out). */
 function actionInfo(file: SourceFile<'action'>): ActionInfo {
-  const d = file.definition!;
-  const o = d.type === 'action.execute-entity' ? d.options : undefined;
+  const d = file.definition!.action;
+  const o =
+    d.type === 'action.execute-entity' ||
+    d.type === 'action.execute-entities' ||
+    d.type === 'action.submit-form'
+      ? d.options
+      : undefined;
   const reads = [...(contextPathsRead(file.data) ?? [])]
     .filter((p) => ['current', 'components', 'jig'].includes(p.split('.')[0]!))
     .sort();

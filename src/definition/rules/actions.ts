@@ -1,0 +1,56 @@
+import { COMPONENT_ID, componentType, QUEUE_ACTION_TYPES } from '../schema/index.js';
+import type { SourceFile } from '../solution.js';
+import type { PropertyPath } from '../yaml-file.js';
+import type { Reporter } from './reporter.js';
+
+/**
+ * The older `componentId: '@jigx/jd-<name>'` in place of `type: action.<name>`: it still runs (the
+ * schema reads it as that type), and the warning shows the current form. Looked for in the file as
+ * written, since the definition holds the type only.
+ */
+export function componentIds(file: SourceFile, r: Reporter): void {
+  if (file.kind !== 'action') return;
+  walk(file.data, [], (o, path) => {
+    if (typeof o.componentId !== 'string' || !COMPONENT_ID.test(o.componentId) || 'type' in o) return;
+    r.report(
+      'DEPRECATED_KEY',
+      `componentId is the older form of an action's type: write 'type: ${componentType(o.componentId)}' instead`,
+      [...path, 'componentId'],
+      { key: true },
+    );
+  });
+}
+
+/**
+ * A queue action needs the command (or, for clear-queue, record) id: `id`, or the older
+ * `commandId`. Looked for in the file as written: either name is optional to the schema.
+ */
+export function queueActionIds(file: SourceFile, r: Reporter): void {
+  if (file.kind !== 'action') return;
+  walk(file.data, [], (o, path) => {
+    if (!(QUEUE_ACTION_TYPES as readonly unknown[]).includes(o.type)) return;
+    const options = o.options;
+    if (typeof options !== 'object' || options === null || 'id' in options || 'commandId' in options) return;
+    r.report(
+      'MISSING_KEY',
+      `missing required key 'id' in options; add it (the command's id, the id of its row in the {entity}_error table, for example =@ctx.current.item.id${o.type === 'action.clear-queue' ? ", or a record's id" : ''})`,
+      [...path, 'options'],
+    );
+  });
+}
+
+/** Calls `visit` with every map in `value`, and its path. */
+function walk(
+  value: unknown,
+  path: PropertyPath,
+  visit: (o: Record<string, unknown>, path: PropertyPath) => void,
+): void {
+  if (Array.isArray(value)) {
+    for (const [i, v] of value.entries()) walk(v, [...path, i], visit);
+    return;
+  }
+  if (typeof value !== 'object' || value === null) return;
+  const o = value as Record<string, unknown>;
+  visit(o, path);
+  for (const [k, v] of Object.entries(o)) walk(v, [...path, k], visit);
+}
