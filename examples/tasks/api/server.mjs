@@ -11,9 +11,23 @@ function seed() {
     { id: 'l-trip', name: 'Trip', color: 'orange' },
   ];
   const tasks = [
-    { id: 't-1', listId: 'l-home', title: 'Water the plants', due: '2026-01-10', done: false, tags: ['garden'] },
+    {
+      id: 't-1',
+      listId: 'l-home',
+      title: 'Water the plants',
+      due: '2026-01-10',
+      done: false,
+      tags: ['garden'],
+    },
     { id: 't-2', listId: 'l-home', title: 'Fix the tap', due: '2026-02-01', done: true, tags: [] },
-    { id: 't-3', listId: 'l-work', title: 'Send the report', due: '2026-01-15', done: false, tags: ['q1', 'boss'] },
+    {
+      id: 't-3',
+      listId: 'l-work',
+      title: 'Send the report',
+      due: '2026-01-15',
+      done: false,
+      tags: ['q1', 'boss'],
+    },
     { id: 't-4', listId: 'l-work', title: 'Book the room', due: '2099-01-01', done: false, tags: [] },
     { id: 't-5', listId: 'l-trip', title: 'Pack', due: '2026-03-01', done: false, tags: ['bags'] },
   ];
