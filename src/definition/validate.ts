@@ -9,6 +9,7 @@ import {
   localCallCredential,
   reshapedCredential,
 } from './rules/credentials.js';
+import { datasourceReads } from './rules/datasources.js';
 import { expressionSyntax, type KnownNames } from './rules/expressions.js';
 import { handlerMatchesSuccess } from './rules/handlers.js';
 import { headerText } from './rules/headers.js';
@@ -71,6 +72,7 @@ export async function validateSolution(
     functionReferences(file, r, solution);
     guardCycle(file, r, solution);
     onSuccessReferences(file, r, solution);
+    datasourceReads(file, r, solution);
     if (file.kind !== 'function') continue;
     fileName(file as ValidFunction, r, solution);
     // A file that failed the schema is checked as mended where its messages say how (stand-in.ts).
