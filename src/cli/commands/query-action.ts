@@ -6,7 +6,7 @@ import { UsageError } from '../../errors/restfn-error.js';
 import { QueryError } from '../../local/errors.js';
 import { type QueryStore, runQuery } from '../../local/queries.js';
 import { createContext } from '../../runtime/context.js';
-import { runDatasourceQuery } from '../../runtime/datasource-query.js';
+import { parseJsonProperties, runDatasourceQuery } from '../../runtime/datasource-query.js';
 import { fieldsOf } from '../../runtime/field.js';
 import { normalizeOptions } from '../../runtime/options.js';
 import { solutionDir } from '../solution-dir.js';
@@ -47,8 +47,13 @@ export async function printQuery(input: string, options: QueryOptions): Promise<
     for (const [name, raw] of Object.entries(queryParameters)) {
       parameters[name] = await field(['options', 'queryParameters', name], raw, ctx);
     }
-    // As a sync runs it: the shorthand rewritten, errors at the author's line.
-    query = (store) => runDatasourceQuery(store, file, definition.options, parameters);
+    // As a sync runs it: the shorthand rewritten, errors at the author's line, jsonProperties
+    // parsed, isDocument's one row.
+    query = (store) => {
+      const rows = runDatasourceQuery(store, file, definition.options, parameters);
+      parseJsonProperties(rows, definition.options.jsonProperties);
+      return definition.options.isDocument ? (rows[0] ?? null) : rows;
+    };
   }
   const store = openReadOnlyStore(solution.root, options.db);
   try {

@@ -101,7 +101,12 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
       done.push(name);
       current = undefined;
       const seconds = Number(((performance.now() - started) / 1000).toFixed(1));
-      const rows = result.rows === undefined ? '' : `, query returns ${result.rows.length} rows`;
+      const definition = datasourceFile(solution, name).definition;
+      const queried = definition?.type === 'datasource.sqlite' && definition.options.query !== undefined;
+      const rows =
+        result.rows === undefined
+          ? ''
+          : `, ${queried ? 'query returns' : 'gives'} ${result.rows.length} rows`;
       const commits = result.committedPerEntity ? ', committed per entity' : '';
       // The summary is the command's data: a line per datasource as it is done, or JSON at the end.
       if (json) reports.push(report(result, seconds));
