@@ -101,6 +101,36 @@ options:
     expect(result.rows).toEqual([{ id: 'kept', name: 'Kept' }]);
   });
 
+  test('rewriteQuery: false runs the query as written; conversions apply to each result row', async () => {
+    // The smallest PNG: its bytes say what it is, so the data URI names image/png.
+    const png =
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+    const { runtime, store } = syncSetup({
+      'datasources/as-written.platform': `type: datasource.sqlite
+options:
+  provider: DATA_PROVIDER_LOCAL
+  entities: [pictures]
+  rewriteQuery: false
+  query: SELECT '$.name' AS text FROM [pictures]
+`,
+      'datasources/pictures.platform': `type: datasource.sqlite
+options:
+  provider: DATA_PROVIDER_LOCAL
+  entities: [pictures]
+  query: SELECT id, '$.image' FROM [pictures]
+  conversions:
+    - property: image
+      from: base64
+      to: data-uri
+`,
+    });
+    seed(store, 'pictures', [{ id: 'p1', name: 'dot', image: png }]);
+    expect((await runtime.sync('as-written')).rows).toEqual([{ text: '$.name' }]);
+    expect((await runtime.sync('pictures')).rows).toEqual([
+      { id: 'p1', image: `data:image/png;base64,${png}` },
+    ]);
+  });
+
   test('a query SQLite rejects is QUERY_FAILED at the line and column the author wrote', async () => {
     const { runtime } = syncSetup({
       'datasources/broken.platform': `type: datasource.sqlite
