@@ -149,7 +149,7 @@ export function rewriteShorthand(sql: string, tables: readonly string[] = []): R
       names.add(nameOf(t));
   }
 
-  // Each significant token's replacement (by index), and the tokens a replacement swallows.
+  // Each replaced token's new text, and the tokens a replacement swallows (an alias and its dot).
   const replaced = new Map<Token, string>();
   const dropped = new Set<Token>();
   /** One frame per open parenthesis: whether it holds a select list now, and whether it is a JSON function's arguments. */
