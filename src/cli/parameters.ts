@@ -5,7 +5,11 @@ export function collect(value: string, previous: string[]): string[] {
 }
 
 /** `--params JSON` (keeps JSON types), then each `-p name=value` over it. */
-export function parseParameters(pairs: readonly string[], json: string | undefined): Record<string, unknown> {
+export function parseParameters(
+  pairs: readonly string[],
+  json: string | undefined,
+  flag = '-p',
+): Record<string, unknown> {
   // No prototype: `-p __proto__=x` is a name like any other (and then refused as unknown).
   const parameters: Record<string, unknown> = Object.create(null);
   if (json !== undefined) {
@@ -23,7 +27,7 @@ export function parseParameters(pairs: readonly string[], json: string | undefin
   }
   for (const pair of pairs) {
     const at = pair.indexOf('=');
-    if (at <= 0) throw new UsageError(`-p takes name=value (got '${pair}')`);
+    if (at <= 0) throw new UsageError(`${flag} takes name=value (got '${pair}')`);
     parameters[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return parameters;

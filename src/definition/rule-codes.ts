@@ -151,6 +151,15 @@ export const RULES = {
     summary: 'A query `dependencies` entry names no query of this function.',
   },
   QUERY_CYCLE: { severity: 'error', summary: 'Query `dependencies` form a cycle.' },
+  DATASOURCE_CYCLE: {
+    severity: 'error',
+    summary:
+      'Datasources read each other (`@ctx.datasources.<name>`) in a cycle: none of them can be synced first.',
+  },
+  UNKNOWN_DATASOURCE: {
+    severity: 'warning',
+    summary: '`@ctx.datasources.<name>` names no datasource of the solution: it reads nothing.',
+  },
   ACTION_FUNCTION_MISSING: {
     severity: 'error',
     summary:

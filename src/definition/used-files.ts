@@ -1,18 +1,24 @@
+import { datasourcesRead } from './datasource-reads.js';
+import { entitiesOf } from './schema/datasource.js';
 import type { Solution, SourceFile } from './solution.js';
 
 /**
  * The files running `datasources` reads (as `Diagnostic.file` names them): solution.yaml, the
  * datasource files, the functions they fill their tables with and those functions' guards, to any
- * depth. A command validates these and no others, so a broken file elsewhere in the solution
+ * depth, and the datasources they read (`@ctx.datasources.x`: a sync runs those first). A command validates these and no others, so a broken file elsewhere in the solution
  * (`restfn validate` reports it) does not stop it.
  */
 export function filesUsedBy(solution: Solution, datasources: readonly string[]): Set<string> {
   const used = new Set<string>(solution.settings ? [solution.settings.yaml.file] : []);
   const functions: string[] = [];
-  for (const file of solution.files) {
-    if (file.kind !== 'datasource' || !datasources.includes(file.name)) continue;
+  const wanted = new Set(datasources);
+  for (const name of wanted) {
+    const file = solution.files.find((f) => f.kind === 'datasource' && f.name === name);
+    if (!file) continue;
+    for (const read of datasourcesRead(file)) wanted.add(read.name);
     used.add(file.yaml.file);
-    for (const entry of (file as SourceFile<'datasource'>).definition?.options.entities ?? []) {
+    const definition = (file as SourceFile<'datasource'>).definition;
+    for (const entry of definition ? entitiesOf(definition) : []) {
       if (typeof entry !== 'string' && entry.function !== undefined) functions.push(entry.function);
     }
   }

@@ -10,6 +10,7 @@ import {
   localCallCredential,
   reshapedCredential,
 } from './rules/credentials.js';
+import { datasourceReads } from './rules/datasources.js';
 import { expressionSyntax, type KnownNames } from './rules/expressions.js';
 import { handlerMatchesSuccess } from './rules/handlers.js';
 import { headerText } from './rules/headers.js';
@@ -77,6 +78,8 @@ export async function validateSolution(
 
     componentIds(file, r);
     queueActionIds(file, r);
+
+    datasourceReads(file, r, solution);
     if (file.kind !== 'function') continue;
     fileName(file as ValidFunction, r, solution);
     // A file that failed the schema is checked as mended where its messages say how (stand-in.ts).

@@ -122,6 +122,7 @@ export const ERROR_CODES = {
   ),
   QUERY_FAILED: code('definition', "A definition's SQL statement that SQLite rejects."),
   QUERY_CYCLE: code('definition', "A function's queries depend on each other in a cycle."),
+  DATASOURCE_CYCLE: code('definition', 'Datasources read each other (`@ctx.datasources.<name>`) in a cycle.'),
   QUERY_NOT_ALLOWED: code(
     'definition',
     "A definition's SQL that would change the connection (ATTACH, DETACH, PRAGMA, VACUUM, a transaction) where restfn confines it: a datasource preview on the platform.",

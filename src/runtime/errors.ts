@@ -72,3 +72,10 @@ export class ActionStepError extends RestfnError {
     super(code, message);
   }
 }
+
+/** Datasources read each other (`@ctx.datasources.<name>`) in a cycle: none of them can run first. */
+export class DatasourceCycleError extends RestfnError {
+  constructor(message: string) {
+    super('DATASOURCE_CYCLE', message);
+  }
+}

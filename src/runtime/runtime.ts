@@ -27,6 +27,7 @@ import {
 import type { SecretCollector } from './call.js';
 import { callStep } from './call-step.js';
 import type { CallContext } from './context.js';
+import { runWithDependencies } from './datasource-dependencies.js';
 import { Deadline } from './deadline.js';
 import type { Engine, ExecutionResult, RemoteCalls, RemoteResponse } from './engine.js';
 import { EventBus, type EventListener } from './events.js';
@@ -226,11 +227,17 @@ export class Runtime {
     // Local changes go out before the pull, so the pull brings them back as the service applied them.
     if (options.pushFirst !== false && hasQueue(store)) await this.pushQueue({ signal: options.signal });
     const deadline = new Deadline('sync', this.options.syncTimeoutMs, `datasource '${name}'`, options.signal);
+    const engine = { ...this.engine, store };
+    // The datasources it reads run first (within the same deadline), unless the caller has them.
     return deadline.run((signal) =>
-      runDatasource({ ...this.engine, store }, datasource, options.context ?? {}, {
-        ...options,
-        signal: toSignal(signal),
-      }),
+      runWithDependencies(
+        this.solution,
+        store,
+        datasource.name,
+        options.context ?? {},
+        (n) => this.datasourceFile(n),
+        (file, call) => runDatasource(engine, file, call, { ...options, signal: toSignal(signal) }),
+      ),
     );
   }
 
@@ -272,14 +279,24 @@ export class Runtime {
         `datasource '${name}'`,
         options.signal,
       );
+      // A preview is one execution: one request budget for all its functions and pages (and those
+      // of the datasources it reads, which run first into the same throwaway database).
+      const budget = requestBudget(this.engine.options.maxRequestsPerExecution);
       const result = await deadline.run((signal) =>
-        runDatasource(engine, file, options.context ?? {}, {
-          signal: toSignal(signal),
-          allowPartial: true,
-          ...(options.collect ? { collect: options.collect } : {}),
-          // A preview is one execution: one request budget for all its functions and pages.
-          budget: requestBudget(this.engine.options.maxRequestsPerExecution),
-        }),
+        runWithDependencies(
+          this.solution,
+          store,
+          file.name,
+          options.context ?? {},
+          (n) => this.datasourceFile(n),
+          (dependency, call) =>
+            runDatasource(engine, dependency, call, {
+              signal: toSignal(signal),
+              allowPartial: true,
+              ...(options.collect ? { collect: options.collect } : {}),
+              budget,
+            }),
+        ),
       );
       const tables: Record<string, { rows: unknown[]; total: number }> = {};
       for (const table of store.entityTables()) {

@@ -1,11 +1,14 @@
 import type { SourceFile } from '../definition/solution.js';
+import type { PropertyPath } from '../definition/yaml-file.js';
 import type { RequestBudget } from '../http/request-budget.js';
 import { pendingRecords } from '../local/command-queue.js';
-import { runQuery } from '../local/queries.js';
+import { applyConversions } from '../local/conversions.js';
 import { Stage } from '../local/stage.js';
-import type { LocalStore } from '../local/store.js';
+import { LocalStore } from '../local/store.js';
 import type { SecretCollector } from './call.js';
 import { type CallContext, createContext } from './context.js';
+import { conversionList } from './conversion-list.js';
+import { parseJsonProperties, runDatasourceQuery, tablesOf } from './datasource-query.js';
 import type { Engine } from './engine.js';
 import { fieldsOf } from './field.js';
 import { paginate, type StopReason } from './paginate.js';
@@ -126,16 +129,41 @@ export async function syncFunction(
 export interface DatasourceResult {
   readonly datasource: string;
   readonly entities: readonly EntitySync[];
-  /** The datasource's `query` result (rows with `data` parsed); undefined when it has no query. */
+  /**
+   * The datasource's rows: its query's (with `jsonProperties` parsed and `conversions` applied), a
+   * REST datasource's function rows, a static one's `data`; undefined for a local datasource with
+   * no query.
+   */
   readonly rows: readonly unknown[] | undefined;
+  /**
+   * What `@ctx.datasources.<name>` reads: the rows, or with `isDocument` the first row (or null).
+   * Undefined for a local datasource with no query (`datasourceValue` reads its tables then).
+   */
+  readonly value?: unknown;
   /** Whether each entity was committed on its own (`commitPerEntity`) rather than all at once. */
   readonly committedPerEntity: boolean;
 }
 
+/** A datasource's value as another datasource reads it (`@ctx.datasources.<name>`). */
+export function datasourceValue(
+  store: LocalStore,
+  file: SourceFile<'datasource'>,
+  result: DatasourceResult,
+): unknown {
+  if (result.value !== undefined || file.definition?.type !== 'datasource.sqlite')
+    return result.value ?? null;
+  // No query: its tables' rows, as `SELECT id, data` would give them with `data` parsed.
+  const rows = tablesOf(file.definition.options).flatMap((table) => store.rows(table));
+  return file.definition.options.isDocument ? (rows[0] ?? null) : rows;
+}
+
 /**
- * Runs a datasource: syncs each entity from its function, then runs its query. All entities land
- * in one commit (a later entity's queries read the tables as they were before the sync), unless
- * `commitPerEntity` asks for a commit after each.
+ * Runs a datasource. A local one syncs each entity from its function (unless `noSync`), then runs
+ * its query over the local tables; all entities land in one commit (a later entity's queries read
+ * the tables as they were before the sync), unless `commitPerEntity` asks for a commit after each.
+ * A REST one runs its functions into a throwaway database and its query there: the local tables
+ * are not touched. A static one is its `data`. `call` carries what expressions read besides
+ * (`inputs`, `jig.inputs`, `datasources`).
  */
 export async function runDatasource(
   engine: Engine & { store: LocalStore },
@@ -143,46 +171,70 @@ export async function runDatasource(
   call: CallContext,
   options: RunOptions = {},
 ): Promise<DatasourceResult> {
-  const definition = file.definition!.options;
+  const definition = file.definition!;
   const ctx = createContext(engine.solution, 'datasource', engine.options, call);
   const evaluate = fieldsOf(file, ctx, engine.expressions);
-  const field = (path: Array<string | number>, raw: unknown) => evaluate(path, raw, ctx);
+  const field = (path: PropertyPath, raw: unknown) => evaluate(path, raw, ctx);
   const perEntity = options.commitPerEntity === true;
 
-  const syncEntities = async (shared: Stage | undefined) => {
-    const entities: EntitySync[] = [];
-    for (const [i, entry] of definition.entities.entries()) {
-      if (typeof entry === 'string' || entry.function === undefined) {
-        engine.store.ensureTable(typeof entry === 'string' ? entry : entry.entity);
-        continue;
-      }
-      const parameters: Record<string, unknown> = {};
-      for (const [name, raw] of Object.entries(entry.functionParameters ?? {})) {
-        parameters[name] = await field(['options', 'entities', i, 'functionParameters', name], raw);
-      }
-      const { entity, function: name } = entry;
-      entities.push(
-        shared
-          ? await stageEntity(engine, shared, entity, name, parameters, call, options)
-          : await syncFunction(engine, entity, name, parameters, call, options),
-      );
-    }
-    return entities;
-  };
-  let entities: EntitySync[];
-  if (perEntity) entities = await syncEntities(undefined);
-  else {
-    entities = await inOneCommit(engine.store, syncEntities);
-    for (const synced of entities) options.onCommitted?.(synced);
+  if (definition.type === 'datasource.static') {
+    const data = await field(['options', 'data'], definition.options.data);
+    const rows = Array.isArray(data) ? data : data === undefined || data === null ? [] : [data];
+    return { datasource: file.name, entities: [], rows, value: rows, committedPerEntity: false };
   }
+  const o = definition.options;
+  // A REST datasource writes no local table: its functions fill a throwaway database.
+  const rest = o.provider === 'DATA_PROVIDER_REST' && o.noSync !== true;
+  const store = rest ? new LocalStore(':memory:', { confined: engine.store.confined }) : engine.store;
+  const target = rest ? { ...engine, store } : engine;
+  try {
+    const syncEntities = async (shared: Stage | undefined) => {
+      const entities: EntitySync[] = [];
+      if (o.noSync === true) return entities;
+      for (const [i, entry] of o.entities.entries()) {
+        if (typeof entry === 'string' || entry.function === undefined) {
+          store.ensureTable(typeof entry === 'string' ? entry : entry.entity);
+          continue;
+        }
+        const parameters: Record<string, unknown> = {};
+        for (const [name, raw] of Object.entries(entry.functionParameters ?? {})) {
+          parameters[name] = await field(['options', 'entities', i, 'functionParameters', name], raw);
+        }
+        const { entity, function: name } = entry;
+        entities.push(
+          shared
+            ? await stageEntity(target, shared, entity, name, parameters, call, options)
+            : await syncFunction(target, entity, name, parameters, call, options),
+        );
+      }
+      return entities;
+    };
+    let entities: EntitySync[];
+    if (perEntity) entities = await syncEntities(undefined);
+    else {
+      entities = await inOneCommit(store, syncEntities);
+      for (const synced of entities) options.onCommitted?.(synced);
+    }
 
-  let rows: unknown[] | undefined;
-  if (definition.query !== undefined) {
-    const parameters: Record<string, unknown> = {};
-    for (const [name, raw] of Object.entries(definition.queryParameters ?? {})) {
-      parameters[name] = await field(['options', 'queryParameters', name], raw);
-    }
-    rows = runQuery(engine.store, definition.query, parameters) as unknown[];
+    let rows: Array<Record<string, unknown>> | undefined;
+    if (o.query !== undefined) {
+      const parameters: Record<string, unknown> = {};
+      for (const [name, raw] of Object.entries(o.queryParameters ?? {})) {
+        parameters[name] = await field(['options', 'queryParameters', name], raw);
+      }
+      rows = runDatasourceQuery(store, file, o, parameters);
+    } else if (rest) rows = tablesOf(o).flatMap((table) => store.rows(table));
+    if (rows === undefined) return { datasource: file.name, entities, rows, committedPerEntity: perEntity };
+    parseJsonProperties(rows, o.jsonProperties);
+    if (o.conversions !== undefined)
+      await applyConversions(
+        rows,
+        await conversionList(o.conversions, ['options', 'conversions'], field, ctx),
+        engine.files,
+      );
+    const value = o.isDocument ? (rows[0] ?? null) : rows;
+    return { datasource: file.name, entities, rows, value, committedPerEntity: perEntity };
+  } finally {
+    if (rest) store.close();
   }
-  return { datasource: file.name, entities, rows, committedPerEntity: perEntity };
 }

@@ -95,7 +95,9 @@ describe('restfn schema', () => {
       type: 'object',
     });
     const ds = JSON.parse((await runCli(['schema', '--kind', 'datasource'])).stdout);
-    expect(ds.properties.type).toMatchObject({ const: 'datasource.sqlite' });
+    expect(
+      ds.oneOf.map((kind: { properties: { type: { const: string } } }) => kind.properties.type.const),
+    ).toEqual(['datasource.sqlite', 'datasource.static']);
     expect((await runCli(['schema', '--kind', 'nope'])).code).toBe(2);
   });
 });

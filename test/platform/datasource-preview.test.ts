@@ -120,6 +120,52 @@ describe('datasource previews on the platform run in a sandbox process', () => {
     );
   });
 
+  it('previews REST and static datasources, with the inputs given and the datasources read run first', async () => {
+    const { service, received } = await itemService();
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    await publish(platform, 'shop', {
+      'functions/rest-get-items.platform': ITEMS(service.url),
+      'datasources/thresholds.platform': `type: datasource.static
+options:
+  data:
+    - { id: low, price: 15 }
+`,
+      'datasources/items.platform': `type: datasource.sqlite
+options:
+  provider: DATA_PROVIDER_REST
+  entities:
+    - entity: items
+      function: rest-get-items
+  query: SELECT '$.name', "cheap" AS kind FROM [items] WHERE '$.price' > @min AND '$.name' LIKE @like ORDER BY id
+  queryParameters:
+    min: =@ctx.datasources.thresholds[0].price
+    like: =@ctx.inputs.prefix & '%'
+`,
+    });
+    const answer = await platform.api('POST', '/api/v1/solutions/shop/datasources/items/preview', {
+      token: platform.adminToken,
+      body: { context: { inputs: { prefix: 'item 2' } } },
+    });
+    expect(answer.status, answer.text).toBe(200);
+    expect(answer.body).toMatchObject({
+      datasource: 'items',
+      entities: [{ entity: 'items', function: 'rest-get-items', pages: 2, records: 4 }],
+      rows: [
+        { name: 'item 2a', kind: 'cheap' },
+        { name: 'item 2b', kind: 'cheap' },
+      ],
+      // A REST datasource writes no local table, in a preview as on a device.
+      tables: {},
+    });
+    expect(received).toHaveLength(2);
+    const statics = await preview(platform, 'shop', 'thresholds');
+    expect(statics.body).toMatchObject({
+      datasource: 'thresholds',
+      entities: [],
+      rows: [{ id: 'low', price: 15 }],
+    });
+  });
+
   it("an author's SQL never reaches a file: ATTACH, VACUUM INTO and PRAGMA are refused, however written", async () => {
     const { service, received } = await itemService();
     const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });

@@ -1,10 +1,12 @@
+import { entitiesOf } from '../../definition/schema/datasource.js';
 import { loadSolution, type SourceFile } from '../../definition/solution.js';
 import { didYouMean } from '../../definition/suggest.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { QueryError } from '../../local/errors.js';
-import { runQuery } from '../../local/queries.js';
+import { type QueryStore, runQuery } from '../../local/queries.js';
 import { createContext } from '../../runtime/context.js';
+import { parseJsonProperties, runDatasourceQuery } from '../../runtime/datasource-query.js';
 import { fieldsOf } from '../../runtime/field.js';
 import { normalizeOptions } from '../../runtime/options.js';
 import { solutionDir } from '../solution-dir.js';
@@ -28,14 +30,16 @@ export async function printQuery(input: string, options: QueryOptions): Promise<
       'DATASOURCE_NOT_FOUND',
     );
   }
-  let sql = input;
+  const sql = input;
+  let query: ((store: QueryStore) => unknown) | undefined;
   const parameters: Record<string, unknown> = {};
   if (file) {
     if (!file.definition)
       throw new DefinitionError(`datasource '${input}' is invalid; run 'restfn validate'`);
-    const { query, queryParameters = {} } = file.definition.options;
-    if (query === undefined) throw new UsageError(`datasource '${input}' has no query`);
-    sql = query;
+    const definition = file.definition;
+    if (definition.type !== 'datasource.sqlite' || definition.options.query === undefined)
+      throw new UsageError(`datasource '${input}' has no query`);
+    const { queryParameters = {} } = definition.options;
     // The datasource's parameters, evaluated as a sync would (over the solution's context).
     const settings = normalizeOptions(solution);
     const ctx = createContext(solution, 'query', settings, {});
@@ -43,11 +47,19 @@ export async function printQuery(input: string, options: QueryOptions): Promise<
     for (const [name, raw] of Object.entries(queryParameters)) {
       parameters[name] = await field(['options', 'queryParameters', name], raw, ctx);
     }
+    // As a sync runs it: the shorthand rewritten, errors at the author's line, jsonProperties
+    // parsed, isDocument's one row.
+    query = (store) => {
+      const rows = runDatasourceQuery(store, file, definition.options, parameters);
+      parseJsonProperties(rows, definition.options.jsonProperties);
+      return definition.options.isDocument ? (rows[0] ?? null) : rows;
+    };
   }
   const store = openReadOnlyStore(solution.root, options.db);
   try {
     if (!file) refuseUnknownTables(sql, store, datasources as Array<SourceFile<'datasource'>>);
-    process.stdout.write(`${JSON.stringify(runQuery(store, sql, parameters), null, 2)}\n`);
+    const rows = query ? query(store) : runQuery(store, sql, parameters);
+    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
   } catch (error) {
     // SQL typed on the command line is the user's (exit 2); a datasource's query is a definition's (exit 3).
     if (error instanceof QueryError && !file) throw new UsageError(error.message, 'QUERY_INVALID');
@@ -69,8 +81,8 @@ function refuseUnknownTables(
   const stored = (
     store.db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>
   ).map((r) => r.name);
-  const entities = datasources.flatMap(
-    (d) => d.definition?.options.entities.map((e) => (typeof e === 'string' ? e : e.entity)) ?? [],
+  const entities = datasources.flatMap((d) =>
+    (d.definition ? entitiesOf(d.definition) : []).map((e) => (typeof e === 'string' ? e : e.entity)),
   );
   const known = [...new Set([...entities, ...entities.map((e) => `${e}_error`), ...stored])].filter(
     (t) => !t.startsWith('sqlite_'),

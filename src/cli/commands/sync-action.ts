@@ -1,14 +1,16 @@
-import { loadSolution } from '../../definition/solution.js';
+import { readNames, syncPlan } from '../../definition/datasource-reads.js';
+import { loadSolution, type Solution, type SourceFile } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { COMMAND_QUEUE_TABLE } from '../../local/stage.js';
 import { endedPaging } from '../../runtime/paginate.js';
-import type { DatasourceResult, EntitySync } from '../../runtime/sync.js';
+import { type DatasourceResult, datasourceValue, type EntitySync } from '../../runtime/sync.js';
 import { codedError } from '../coded-error.js';
 import { diagnosticLine } from '../diagnostic-line.js';
 import { InterruptedError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
 import { isJson, printReport, warn } from '../output.js';
+import { parseParameters } from '../parameters.js';
 import { progressReporter } from '../progress.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
@@ -23,6 +25,17 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
   const solution = loadSolution(solutionDir(options.solution));
   const { diagnostics } = await validateSolution(solution);
   const all = solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
+  const inputs = parseParameters(options.input ?? [], undefined, '--input');
+  // The datasources read by others run first (and are run when only their readers are named);
+  // a cycle is blocked by its validation errors (DATASOURCE_CYCLE), so it keeps the order asked.
+  const asked = names.length > 0 ? names : all;
+  const plan = syncPlan(
+    solution,
+    asked.filter((n) => all.includes(n)),
+  );
+  const wanted = plan.order ? [...plan.order, ...asked.filter((n) => !all.includes(n))] : asked;
+  const read = readNames(solution, wanted);
+  const datasources: Record<string, unknown> = {};
   const store = openStore(solution.root, options.db);
   const runtime = await cliRuntime(solution, store, options);
   if (options.verbose) runtime.on(trace);
@@ -31,7 +44,6 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
   const done: string[] = [];
   const blocked: string[] = [];
   const printed = new Set<string>();
-  const wanted = names.length > 0 ? names : all;
   let current: string | undefined;
   const json = isJson(options.format);
   const reports: unknown[] = [];
@@ -63,6 +75,7 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
       const result = await runtime
         .sync(name, {
           pushFirst: false,
+          context: { inputs, jig: { inputs }, datasources: { ...datasources } },
           allowPartial: options.allowPartial === true,
           onProgress: progress.update,
           signal: interrupt.signal,
@@ -83,11 +96,17 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
           throw error;
         });
       progress.clear();
+      if (read.has(name)) datasources[name] = datasourceValue(store, datasourceFile(solution, name), result);
       // Resolved means committed, even when Ctrl-C came in the meantime.
       done.push(name);
       current = undefined;
       const seconds = Number(((performance.now() - started) / 1000).toFixed(1));
-      const rows = result.rows === undefined ? '' : `, query returns ${result.rows.length} rows`;
+      const definition = datasourceFile(solution, name).definition;
+      const queried = definition?.type === 'datasource.sqlite' && definition.options.query !== undefined;
+      const rows =
+        result.rows === undefined
+          ? ''
+          : `, ${queried ? 'query returns' : 'gives'} ${result.rows.length} rows`;
       const commits = result.committedPerEntity ? ', committed per entity' : '';
       // The summary is the command's data: a line per datasource as it is done, or JSON at the end.
       if (json) reports.push(report(result, seconds));
@@ -153,4 +172,8 @@ function describe(e: EntitySync): string {
   const pages = `${e.pages} page${e.pages === 1 ? '' : 's'}`;
   const note = e.stopped === 'skipped' ? ' (skipped)' : e.error !== undefined ? ' (partial)' : '';
   return `${e.entity} <- ${e.function}: ${pages}, ${e.records} records${note}`;
+}
+
+function datasourceFile(solution: Solution, name: string): SourceFile<'datasource'> {
+  return solution.files.find((f) => f.kind === 'datasource' && f.name === name) as SourceFile<'datasource'>;
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { formatOption } from '../output.js';
+import { collect } from '../parameters.js';
 import { addUserOptions, type UserOptions } from '../user-options.js';
 
 export interface SyncOptions extends UserOptions {
@@ -9,6 +10,7 @@ export interface SyncOptions extends UserOptions {
   allowPartial?: boolean;
   format?: string;
   verbose?: boolean;
+  input?: string[];
 }
 
 export function registerSync(program: Command): void {
@@ -21,6 +23,12 @@ export function registerSync(program: Command): void {
       .argument('[datasources...]', 'datasource names')
       .option('-s, --solution <dir>', 'solution folder (default: found from the current folder upward)')
       .option('--db <file>', 'local database file (default: <solution>/.restfn/local.db)')
+      .option(
+        '--input <name=value>',
+        'an input the datasources read as @ctx.inputs.<name> and @ctx.jig.inputs.<name> (repeatable)',
+        collect,
+        [],
+      )
       .option('-v, --verbose', 'a progress line per page, and requests and responses (credentials masked)')
       .option(
         '--commit-per-entity',

@@ -1,4 +1,5 @@
 import { actionSteps, namedActions } from '../action-steps.js';
+import { entitiesOf } from '../schema/datasource.js';
 import type { Solution, SourceFile } from '../solution.js';
 import { didYouMean } from '../suggest.js';
 import type { PropertyPath } from '../yaml-file.js';
@@ -15,7 +16,7 @@ export function functionReferences(file: SourceFile, r: Reporter, solution: Solu
     );
   };
   if (file.kind === 'datasource' && file.definition) {
-    const { entities } = (file as SourceFile<'datasource'>).definition!.options;
+    const entities = entitiesOf((file as SourceFile<'datasource'>).definition!);
     for (const [i, entry] of entities.entries()) {
       if (typeof entry !== 'string') check(entry.function, ['options', 'entities', i, 'function']);
     }

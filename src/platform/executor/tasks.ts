@@ -1,4 +1,5 @@
 import { contextPathsRead } from '../../definition/rules/context-paths.js';
+import { entitiesOf } from '../../definition/schema/datasource.js';
 import type { SourceFile } from '../../definition/solution.js';
 import type { AbortLike } from '../../http/abort.js';
 import type { SecretCollector } from '../../runtime/call.js';
@@ -131,7 +132,7 @@ function describe(runtime: Runtime): {
     .filter((f) => f.kind === 'datasource' && f.definition)
     .map((f) => ({
       name: f.name,
-      entities: (f as SourceFile<'datasource'>).definition!.options.entities.map((e) =>
+      entities: entitiesOf((f as SourceFile<'datasource'>).definition!).map((e) =>
         typeof e === 'string'
           ? { entity: e }
           : { entity: e.entity, ...(e.function ? { function: e.function } : {}) },
