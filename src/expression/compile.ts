@@ -16,6 +16,8 @@ export interface CompileFailure {
   /** `EXPRESSION_TOO_DEEP` when the expression nests deeper than restfn parses. */
   readonly code: 'EXPRESSION_SYNTAX' | 'EXPRESSION_TOO_DEEP';
   readonly jsonataCode: string | undefined;
+  /** The token JSONata names with its code, if it names one. */
+  readonly token?: string;
   /** Zero-based index into the source text (before `@ctx` translation). */
   readonly index: number;
   readonly message: string;
@@ -101,6 +103,7 @@ function parse(source: string, limits: ExpressionLimits): Compiled {
     return fail({
       code: 'EXPRESSION_SYNTAX',
       jsonataCode: error.code,
+      ...(typeof error.token === 'string' ? { token: error.token } : {}),
       index: toSource(Math.max(0, (error.position ?? 1) - 1)),
       message,
     });
@@ -165,6 +168,7 @@ export function compileForEvaluation(
   const { failure } = compiled;
   throw new ExpressionError(failure.code, failure.message, {
     jsonataCode: failure.jsonataCode,
+    ...(failure.token === undefined ? {} : { token: failure.token }),
     index: failure.index,
   });
 }

@@ -1,4 +1,4 @@
-import { tooLong } from './builtins.js';
+import { EVALUATION_INSTANT, tooLong } from './builtins.js';
 import { compileForEvaluation } from './compile.js';
 import { BY_JSONATA, directEnabled } from './direct.js';
 import { ExpressionError, isJsonataFailure } from './errors.js';
@@ -31,8 +31,13 @@ export async function evaluateExpression(
   try {
     // A plain projection is evaluated directly; JSONata takes what that leaves to it.
     result = direct && directEnabled() ? direct(input) : BY_JSONATA;
+    // The evaluation's instant, which `$now()` and `$millis()` give (builtins.ts).
     if (result === BY_JSONATA)
-      result = await expression.evaluate(input, { ...env.functions, [CONTEXT_VARIABLE]: context });
+      result = await expression.evaluate(input, {
+        ...env.functions,
+        [CONTEXT_VARIABLE]: context,
+        [EVALUATION_INSTANT]: Date.now(),
+      });
   } catch (error) {
     // A script's own failure keeps its code (SCRIPT_TIMEOUT, ...); the caller adds the expression's place.
     if (error instanceof ScriptError) throw error;
@@ -48,6 +53,7 @@ export async function evaluateExpression(
     if (!isJsonataFailure(error)) throw error;
     throw new ExpressionError('EXPRESSION_EVALUATION', `${error.message} (JSONata ${error.code})`, {
       jsonataCode: error.code,
+      ...(typeof error.token === 'string' ? { token: error.token } : {}),
       ...(error.position === undefined ? {} : { index: Math.max(0, error.position - 1) }),
       cause: error,
     });
