@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, test, vi } from 'vitest';
-import { evaluateExpression } from '../../src/expression/evaluate.js';
+import { compileForEvaluation } from '../../src/expression/compile.js';
+import { ExpressionError } from '../../src/expression/errors.js';
+import { evaluateExpression, evaluate as evaluatePublic } from '../../src/expression/evaluate.js';
 import { DEFAULT_LIMITS } from '../../src/expression/limits.js';
 
 const evaluate = (expr: string, input: unknown = null, functions: Record<string, unknown> = {}) =>
@@ -83,5 +85,45 @@ describe('functions restfn adds', () => {
     expect(a).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(b).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(a).not.toBe(b);
+  });
+});
+
+describe('evaluate, as the package exports it', () => {
+  const evaluate = evaluatePublic;
+  test('takes JSONata as outputTransform does, @ctx from `context`, `$name` from `bindings`', async () => {
+    const input = {
+      items: [
+        { id: 1, price: 5 },
+        { id: 2, price: 1 },
+      ],
+    };
+    const context = { parameters: { min: 3, 'X-opsPrimaryKey': 'k' } };
+    expect(await evaluate('=items[price > @ctx.parameters.min].id', input, { context })).toBe(1);
+    expect(await evaluate('  =items[price > @.parameters.min].id', input, { context })).toBe(1);
+    expect(await evaluate('items[price > $min].id', input, { bindings: { min: 0 } })).toEqual([1, 2]);
+    expect(await evaluate('@ctx.parameters.X-opsPrimaryKey', null, { context })).toBe('k');
+    expect(await evaluate('$double(3)', null, { bindings: { double: (n: number) => n * 2 } })).toBe(6);
+    expect(await evaluate('nothing', input)).toBeUndefined();
+  });
+
+  test('fails with ExpressionError and its codes', async () => {
+    await expect(evaluate('=$number("x")')).rejects.toMatchObject({
+      name: 'ExpressionError',
+      code: 'EXPRESSION_EVALUATION',
+      jsonataCode: 'D3030',
+    });
+    await expect(evaluate('items[')).rejects.toBeInstanceOf(ExpressionError);
+    await expect(evaluate('items[')).rejects.toMatchObject({ code: 'EXPRESSION_SYNTAX' });
+  });
+
+  test('direct: false evaluates a plain projection with JSONata itself', async () => {
+    const source = 'items.{ "id": id }';
+    const { expression } = compileForEvaluation(source, DEFAULT_LIMITS);
+    const interpreted = vi.spyOn(expression, 'evaluate');
+    const input = { items: [{ id: 1 }, { id: 2 }] };
+    expect(await evaluate(source, input)).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(interpreted).not.toHaveBeenCalled();
+    expect(await evaluate(source, input, { direct: false })).toEqual([{ id: 1 }, { id: 2 }]);
+    expect(interpreted).toHaveBeenCalledTimes(1);
   });
 });
