@@ -29,18 +29,20 @@ export async function evaluateExpression(
   context: unknown,
   env: ExpressionEnv = DEFAULT_ENV,
 ): Promise<unknown> {
-  const { expression, direct } = compileForEvaluation(source, env.limits);
+  const { expression, direct, readsClock } = compileForEvaluation(source, env.limits);
   let result: unknown;
   try {
     // A plain projection is evaluated directly; JSONata takes what that leaves to it.
     result = direct && env.direct !== false && directEnabled() ? direct(input) : BY_JSONATA;
-    // The evaluation's instant, which `$now()` and `$millis()` give (builtins.ts).
+    // The evaluation's instant, which `$now()` and `$millis()` give (builtins.ts), taken only for
+    // the expressions that may read it.
     if (result === BY_JSONATA)
-      result = await expression.evaluate(input, {
-        ...env.functions,
-        [CONTEXT_VARIABLE]: context,
-        [EVALUATION_INSTANT]: Date.now(),
-      });
+      result = await expression.evaluate(
+        input,
+        readsClock
+          ? { ...env.functions, [CONTEXT_VARIABLE]: context, [EVALUATION_INSTANT]: Date.now() }
+          : { ...env.functions, [CONTEXT_VARIABLE]: context },
+      );
   } catch (error) {
     // A script's own failure keeps its code (SCRIPT_TIMEOUT, ...); the caller adds the expression's place.
     if (error instanceof ScriptError) throw error;

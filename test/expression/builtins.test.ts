@@ -39,9 +39,10 @@ describe('$now() and $millis() are the instant of each evaluation', () => {
 
   test('two evaluations at different moments give different instants; one evaluation, one instant', async () => {
     vi.useFakeTimers({ toFake: ['Date'], now: Date.UTC(2024, 4, 6, 10, 0, 0) });
-    // The clock moves inside the evaluation: `$tick()` advances it by a minute.
+    // The clock moves inside the evaluation: `$tick()` advances it by a second (within the
+    // evaluation timeout, which reads the same clock).
     const tick = () => {
-      vi.setSystemTime(Date.now() + 60_000);
+      vi.setSystemTime(Date.now() + 1_000);
       return true;
     };
     const expr = '[$now(), $millis(), $tick(), $now(), $millis()]';
@@ -54,6 +55,15 @@ describe('$now() and $millis() are the instant of each evaluation', () => {
       Date.UTC(2024, 4, 6, 10, 0, 0),
     ]);
     expect(await evaluate('$now() = $now() and $millis() = $millis()')).toBe(true);
+    // In a text given to $eval, and in a function the expression defines, too.
+    expect(await evaluate('$eval("[$millis(), $tick(), $millis()]")', null, { tick })).toEqual([
+      Date.UTC(2024, 4, 6, 10, 0, 1),
+      true,
+      Date.UTC(2024, 4, 6, 10, 0, 1),
+    ]);
+    expect(await evaluate('($f := function() { $millis() }; [$f(), $tick(), $f()])', null, { tick })).toEqual(
+      [Date.UTC(2024, 4, 6, 10, 0, 2), true, Date.UTC(2024, 4, 6, 10, 0, 2)],
+    );
     vi.setSystemTime(Date.UTC(2024, 4, 6, 11, 30, 0));
     expect(await evaluate('[$now(), $millis(), $now("[H01]:[m01]")]')).toEqual([
       '2024-05-06T11:30:00.000Z',
