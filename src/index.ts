@@ -30,6 +30,7 @@ export { CredentialError } from './errors/credential-error.js';
 export { DefinitionError } from './errors/definition-error.js';
 export { RestfnError, UsageError } from './errors/restfn-error.js';
 export { ExpressionError } from './expression/errors.js';
+export { type EvaluateOptions, evaluate } from './expression/evaluate.js';
 export { DEFAULT_LIMITS, type ExpressionLimits } from './expression/limits.js';
 export { InvalidUrlError } from './http/build-request.js';
 export {

@@ -39,6 +39,11 @@ export const RULES = {
     summary:
       'An `@ctx` path that reads nothing: a typo in a context name (`@ctx.respnse`), a parameter the function does not declare, a `settings.custom` key solution.yaml does not have.',
   },
+  AMBIGUOUS_HYPHEN: {
+    severity: 'warning',
+    summary:
+      'A hyphen with no spaces that reads one way and may be meant the other: `@ctx.x.count-1` is the name `count-1` (hyphens are part of names in @ctx paths), `$.a-b` is a subtraction (hyphens are operators elsewhere). Write a subtraction with spaces (`a - b`), a name backquoted (`` `a-b` ``).',
+  },
   SETTING_CAPPED: {
     severity: 'warning',
     summary:

@@ -27,6 +27,52 @@ const ORIGINALS: ReadonlyMap<string, JsonataFunction> = (() => {
   return new Map([...JSONATA_FUNCTIONS].map((name) => [name, environment!.lookup(name) as JsonataFunction]));
 })();
 
+/**
+ * The variable each JSONata evaluation binds to its instant (Date.now() when it starts), which
+ * `$now()` and `$millis()` read. A space is in no JSONata variable name: expressions cannot reach it.
+ */
+export const EVALUATION_INSTANT = 'restfn instant';
+
+/** What JSONata hands a function as `this`: the frame of the call, which leads to the evaluation's bindings. */
+interface CallFocus {
+  readonly environment?: { lookup(name: string): unknown };
+}
+
+function instantOf(focus: CallFocus | undefined): number {
+  const instant = focus?.environment?.lookup(EVALUATION_INSTANT);
+  return typeof instant === 'number' ? instant : Date.now();
+}
+
+/**
+ * `$now()` and `$millis()` as JSONata defines them, one instant per evaluation, with JSONata's own
+ * signatures. JSONata binds its own pair in each compiled expression, reading a time it sets when
+ * `evaluate` is called; restfn shares compiled expressions between concurrent evaluations, so the
+ * instant is read from the evaluation's own bindings instead (`EVALUATION_INSTANT`).
+ */
+const CLOCK: ReadonlyMap<string, JsonataFunction> = (() => {
+  const fromMillis = ORIGINALS.get('fromMillis')!.implementation;
+  return new Map([
+    [
+      'now',
+      {
+        ...ORIGINALS.get('now')!,
+        implementation: function now(this: CallFocus, picture: unknown, timezone: unknown) {
+          return fromMillis.call(this, instantOf(this), picture, timezone);
+        },
+      },
+    ],
+    [
+      'millis',
+      {
+        ...ORIGINALS.get('millis')!,
+        implementation: function millis(this: CallFocus) {
+          return instantOf(this);
+        },
+      },
+    ],
+  ]);
+})();
+
 const guardedByLimit = new Map<number, ReadonlyArray<readonly [string, JsonataFunction]>>();
 
 /**
@@ -40,14 +86,23 @@ export function guardedBuiltins(maxStringLength: number): ReadonlyArray<readonly
   let guarded = guardedByLimit.get(maxStringLength);
   if (!guarded) {
     guarded = [...ORIGINALS].map(
-      ([name, original]) => [name, guard(name, original, maxStringLength)] as const,
+      ([name, original]) => [name, guard(name, CLOCK.get(name) ?? original, maxStringLength)] as const,
     );
     guardedByLimit.set(maxStringLength, guarded);
   }
   return guarded;
 }
 
+/**
+ * The function with the checks in front, and everything JSONata reads of a function kept as it was:
+ * its signature (which validates and coerces the arguments: `$substring` given the context), its
+ * `length`, which is the function's arity to JSONata (`$map`, `$filter`, `$each` and `$sift` pass
+ * the index and the whole array only to functions that take them; `$reduce` needs two), and its
+ * parameter names, which JSONata reads from the function's source text to partially apply it
+ * (`$substring(?, 0, 2)`).
+ */
 function guard(name: string, original: JsonataFunction, max: number): JsonataFunction {
+  const inner = original.implementation;
   const implementation = function (this: unknown, ...args: unknown[]): unknown {
     for (const arg of args) {
       if (typeof arg === 'string' && arg.length > max)
@@ -56,8 +111,12 @@ function guard(name: string, original: JsonataFunction, max: number): JsonataFun
     if (name === 'pad' && typeof args[1] === 'number' && Math.abs(args[1]) > max) {
       throw tooLong(`$pad() was asked for a width of ${Math.abs(args[1])}`, max);
     }
-    return original.implementation.apply(this, args);
+    return inner.apply(this, args);
   };
+  Object.defineProperties(implementation, {
+    length: { value: inner.length },
+    toString: { value: () => Function.prototype.toString.call(inner) },
+  });
   return { ...original, implementation };
 }
 

@@ -16,6 +16,8 @@ export interface CompileFailure {
   /** `EXPRESSION_TOO_DEEP` when the expression nests deeper than restfn parses. */
   readonly code: 'EXPRESSION_SYNTAX' | 'EXPRESSION_TOO_DEEP';
   readonly jsonataCode: string | undefined;
+  /** The token JSONata names with its code, if it names one. */
+  readonly token?: string;
   /** Zero-based index into the source text (before `@ctx` translation). */
   readonly index: number;
   readonly message: string;
@@ -28,6 +30,8 @@ type Compiled =
       translation: Translation;
       /** The closures that evaluate a plain projection without JSONata's interpreter (direct.ts). */
       direct: DirectEvaluator | undefined;
+      /** Whether an evaluation may read the clock (`$now`, `$millis`, or `$eval` of any text). */
+      readsClock: boolean;
     }
   | { ok: false; failure: CompileFailure; cacheable: boolean };
 
@@ -101,6 +105,7 @@ function parse(source: string, limits: ExpressionLimits): Compiled {
     return fail({
       code: 'EXPRESSION_SYNTAX',
       jsonataCode: error.code,
+      ...(typeof error.token === 'string' ? { token: error.token } : {}),
       index: toSource(Math.max(0, (error.position ?? 1) - 1)),
       message,
     });
@@ -115,7 +120,25 @@ function parse(source: string, limits: ExpressionLimits): Compiled {
 
   for (const [name, fn] of guardedBuiltins(limits.maxStringLength)) expression.assign(name, fn);
   for (const f of CUSTOM_FUNCTIONS) expression.registerFunction(f.name, f.implementation, f.signature);
-  return { ok: true, expression, translation, direct: directEvaluator(expression.ast(), limits) };
+  const ast = expression.ast();
+  return {
+    ok: true,
+    expression,
+    translation,
+    direct: directEvaluator(ast, limits),
+    readsClock: readsClock(ast),
+  };
+}
+
+/** The built-ins that read the evaluation's instant, and `$eval`, whose text may call them. */
+const CLOCK_NAMES = new Set(['now', 'millis', 'eval']);
+
+function readsClock(ast: unknown): boolean {
+  let reads = false;
+  eachAstNode(ast, (node) => {
+    if (node.type === 'variable' && CLOCK_NAMES.has(node.value as string)) reads = true;
+  });
+  return reads;
 }
 
 function tooDeep(): string {
@@ -159,12 +182,13 @@ export function compileExpression(
 export function compileForEvaluation(
   source: string,
   limits: ExpressionLimits,
-): { expression: CompiledExpression; direct: DirectEvaluator | undefined } {
+): { expression: CompiledExpression; direct: DirectEvaluator | undefined; readsClock: boolean } {
   const compiled = compile(source, limits);
   if (compiled.ok) return compiled;
   const { failure } = compiled;
   throw new ExpressionError(failure.code, failure.message, {
     jsonataCode: failure.jsonataCode,
+    ...(failure.token === undefined ? {} : { token: failure.token }),
     index: failure.index,
   });
 }

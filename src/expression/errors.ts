@@ -17,6 +17,8 @@ export interface ExpressionLocation {
 export class ExpressionError extends RestfnError {
   /** JSONata's own error code, for example `S0201`. */
   readonly jsonataCode: string | undefined;
+  /** The token JSONata names with its code (`@` for S0214), if it names one. */
+  readonly token: string | undefined;
   /** Zero-based index inside the expression as written (after the `=`). */
   readonly index: number | undefined;
   readonly location: ExpressionLocation;
@@ -30,6 +32,7 @@ export class ExpressionError extends RestfnError {
     message: string,
     details: {
       jsonataCode?: string;
+      token?: string;
       index?: number;
       location?: ExpressionLocation;
       cause?: unknown;
@@ -39,6 +42,7 @@ export class ExpressionError extends RestfnError {
     const where = formatLocation(details.location);
     super(code, where ? `${where}: ${message}` : message, { cause: details.cause });
     this.jsonataCode = details.jsonataCode;
+    this.token = details.token;
     this.index = details.index;
     this.location = details.location ?? {};
     this.detail = message;
@@ -59,7 +63,7 @@ function formatLocation(location: ExpressionLocation | undefined): string {
 export interface JsonataFailure {
   code?: string;
   position?: number;
-  token?: string;
+  token?: unknown;
   message?: string;
 }
 

@@ -1,9 +1,10 @@
-import { tooLong } from './builtins.js';
+import { EVALUATION_INSTANT, tooLong } from './builtins.js';
 import { compileForEvaluation } from './compile.js';
 import { BY_JSONATA, directEnabled } from './direct.js';
 import { ExpressionError, isJsonataFailure } from './errors.js';
 import { DEFAULT_LIMITS, type ExpressionLimits, LimitReached } from './limits.js';
 import { ScriptError } from './scripts/errors.js';
+import { expressionSource } from './source.js';
 import { CONTEXT_VARIABLE } from './translate.js';
 
 /** What expressions of one solution evaluate with: the guardrails and the script functions. */
@@ -11,6 +12,8 @@ export interface ExpressionEnv {
   readonly limits: ExpressionLimits;
   /** Extra `$` bindings: the solution's script functions (`module·fn`). */
   readonly functions: Readonly<Record<string, unknown>>;
+  /** `false`: always JSONata's interpreter, never direct evaluation (direct.ts). */
+  readonly direct?: boolean;
 }
 
 export const DEFAULT_ENV: ExpressionEnv = Object.freeze({ limits: DEFAULT_LIMITS, functions: {} });
@@ -26,13 +29,20 @@ export async function evaluateExpression(
   context: unknown,
   env: ExpressionEnv = DEFAULT_ENV,
 ): Promise<unknown> {
-  const { expression, direct } = compileForEvaluation(source, env.limits);
+  const { expression, direct, readsClock } = compileForEvaluation(source, env.limits);
   let result: unknown;
   try {
     // A plain projection is evaluated directly; JSONata takes what that leaves to it.
-    result = direct && directEnabled() ? direct(input) : BY_JSONATA;
+    result = direct && env.direct !== false && directEnabled() ? direct(input) : BY_JSONATA;
+    // The evaluation's instant, which `$now()` and `$millis()` give (builtins.ts), taken only for
+    // the expressions that may read it.
     if (result === BY_JSONATA)
-      result = await expression.evaluate(input, { ...env.functions, [CONTEXT_VARIABLE]: context });
+      result = await expression.evaluate(
+        input,
+        readsClock
+          ? { ...env.functions, [CONTEXT_VARIABLE]: context, [EVALUATION_INSTANT]: Date.now() }
+          : { ...env.functions, [CONTEXT_VARIABLE]: context },
+      );
   } catch (error) {
     // A script's own failure keeps its code (SCRIPT_TIMEOUT, ...); the caller adds the expression's place.
     if (error instanceof ScriptError) throw error;
@@ -48,6 +58,7 @@ export async function evaluateExpression(
     if (!isJsonataFailure(error)) throw error;
     throw new ExpressionError('EXPRESSION_EVALUATION', `${error.message} (JSONata ${error.code})`, {
       jsonataCode: error.code,
+      ...(typeof error.token === 'string' ? { token: error.token } : {}),
       ...(error.position === undefined ? {} : { index: Math.max(0, error.position - 1) }),
       cause: error,
     });
@@ -66,6 +77,38 @@ export async function evaluateExpression(
     if (!(error instanceof LimitReached)) throw error;
     throw new ExpressionError('EXPRESSION_EVALUATION', error.message, { limit: error.limit });
   }
+}
+
+/** How `evaluate` runs an expression. */
+export interface EvaluateOptions {
+  /** Values (and JavaScript functions) the expression reads as `$name`. */
+  readonly bindings?: Readonly<Record<string, unknown>>;
+  /** What `@ctx` and `@.` read, as functions see their context (`@ctx.parameters`, `@ctx.response`...). */
+  readonly context?: unknown;
+  /** `false` evaluates plain projections with JSONata's interpreter too. @default true */
+  readonly direct?: boolean;
+  /** The guardrails (settings.expressions). @default DEFAULT_LIMITS */
+  readonly limits?: ExpressionLimits;
+}
+
+/**
+ * Evaluates an expression exactly as restfn's functions do, to test one outside a function: JSONata
+ * as an `outputTransform` takes it (a leading `=` optional), `@ctx` and `@.` reading
+ * `options.context`, with restfn's functions, guardrails and direct evaluation. Resolves to the
+ * value (`undefined` when it gives nothing); fails with `ExpressionError` (`EXPRESSION_SYNTAX`,
+ * `EXPRESSION_TOO_DEEP`, `EXPRESSION_EVALUATION`; JSONata's own code in `jsonataCode`).
+ */
+export function evaluate(
+  expression: string,
+  input?: unknown,
+  options: EvaluateOptions = {},
+): Promise<unknown> {
+  const { body } = expressionSource(expression, true)!;
+  return evaluateExpression(body, input, options.context, {
+    limits: options.limits ?? DEFAULT_LIMITS,
+    functions: options.bindings ?? {},
+    ...(options.direct === false ? { direct: false } : {}),
+  });
 }
 
 /**

@@ -10,7 +10,11 @@ export const CUSTOM_FUNCTIONS: ReadonlyArray<{
   name: string;
   implementation: (value: unknown) => unknown;
   signature: string;
-}> = [{ name: 'isTempId', implementation: isTempId, signature: '<j-:b>' }];
+}> = [
+  { name: 'isTempId', implementation: isTempId, signature: '<j-:b>' },
+  // A new random UUID (version 4) at each call: ids for records made in an expression.
+  { name: 'uuid', implementation: () => globalThis.crypto.randomUUID(), signature: '<:s>' },
+];
 
 /**
  * JSONata's own functions (2.x): `$name` of any of these is known to every expression. A test

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { checkSyntax } from '../../src/expression/compile.js';
 import { evaluateExpression } from '../../src/expression/evaluate.js';
 import { JSONATA_FUNCTIONS } from '../../src/expression/functions.js';
+import { ambiguousHyphens } from '../../src/expression/hyphens.js';
 import { DEFAULT_LIMITS } from '../../src/expression/limits.js';
 import { freeNames } from '../../src/expression/names.js';
 import { translateContext } from '../../src/expression/translate.js';
@@ -29,6 +30,26 @@ const TRANSLATIONS: Array<[string, string]> = [
   ['"$utils.x()"', '"$utils.x()"'],
   ['@ctx.f()', '$ctx.f()'],
   ['($o := {"f": function($v) { $v * 2 }}; $o.f(3))', '($o := {"f": function($v) { $v * 2 }}; $o.f(3))'],
+  // In @ctx paths a hyphen between name characters is part of the name: the step is backquoted.
+  ['@ctx.queries.current-record', '$ctx.queries.`current-record`'],
+  ['@ctx.datasources.task-lists.id', '$ctx.datasources.`task-lists`.id'],
+  ['@.parameters.X-opsPrimaryKey', '$ctx.parameters.`X-opsPrimaryKey`'],
+  ['@ctx.a-b-c', '$ctx.`a-b-c`'],
+  ['@ctx.datasources.task-lists[0].list-name', '$ctx.datasources.`task-lists`[0].`list-name`'],
+  ['@ctx.rows[id-1 = 0].x-y', '$ctx.rows[id-1 = 0].`x-y`'],
+  ['@ctx.a.`b-c`.d-e', '$ctx.a.`b-c`.`d-e`'],
+  // Spaces, or anything but a name after the hyphen, keep JSONata's subtraction; so does every
+  // path that is not @ctx's.
+  ['@ctx.x - y', '$ctx.x - y'],
+  ['@ctx.x -1', '$ctx.x -1'],
+  ['@ctx.x-$y', '$ctx.x-$y'],
+  ['@ctx.x- 1', '$ctx.x- 1'],
+  ['(@ctx.a)-b', '($ctx.a)-b'],
+  ['$.a-b', '$.a-b'],
+  ['a-b', 'a-b'],
+  ['@ctx.a + b.c-d', '$ctx.a + b.c-d'],
+  ['[@ctx.a]-b', '[$ctx.a]-b'],
+  ['"@ctx.a-b"', '"@ctx.a-b"'],
 ];
 
 describe('translateContext', () => {
@@ -42,6 +63,18 @@ describe('translateContext', () => {
     expect(t.text).toBe('$ctx.a + $ctx.b + x');
     expect(source[t.sourceIndex(t.text.lastIndexOf('x'))]).toBe('x');
     expect(source[t.sourceIndex(t.text.lastIndexOf('+'))]).toBe('+');
+  });
+
+  test('maps positions inside and after backquoted steps back to the source', () => {
+    const source = '@ctx.datasources.task-lists.id + @.a-b';
+    const t = translateContext(source);
+    expect(t.text).toBe('$ctx.datasources.`task-lists`.id + $ctx.`a-b`');
+    for (const part of ['task-lists', 'id', '+', 'a-b'])
+      expect(t.sourceIndex(t.text.lastIndexOf(part))).toBe(source.lastIndexOf(part));
+    expect(t.hyphenatedSteps).toEqual([
+      { name: 'task-lists', index: source.indexOf('task-lists') },
+      { name: 'a-b', index: source.indexOf('a-b') },
+    ]);
   });
 
   test('text without @ is never changed (property)', () => {
@@ -78,6 +111,18 @@ const EVALUATIONS: Array<{ expr: string; input?: unknown; ctx?: unknown; result?
       ctx: { x: 5 },
       result: [true, false, false],
     },
+    {
+      expr: '[@ctx.queries.current-record.id, @.parameters.X-opsPrimaryKey, @ctx.datasources.task-lists[1].list-name]',
+      ctx: {
+        queries: { 'current-record': { id: 'r1' } },
+        parameters: { 'X-opsPrimaryKey': 'k', X: 10, opsPrimaryKey: 3 },
+        datasources: { 'task-lists': [{ 'list-name': 'a' }, { 'list-name': 'b' }] },
+      },
+      result: ['r1', 'k', 'b'],
+    },
+    { expr: '@ctx.x - y', input: { y: 2 }, ctx: { x: 5 }, result: 3 },
+    { expr: '$.a-b', input: { a: 5, b: 2, 'a-b': 'name' }, result: 3 },
+    { expr: '@ctx.a-b +', error: 'EXPRESSION_SYNTAX' },
     { expr: '$number("x")', error: 'EXPRESSION_EVALUATION' },
     { expr: '($f := function($n) { 1 + $f($n) }; $f(1))', error: 'EXPRESSION_EVALUATION' },
     { expr: '[1..2000000]', error: 'EXPRESSION_EVALUATION' },
@@ -124,6 +169,8 @@ describe('evaluateExpression', () => {
   test('checkSyntax reports the position of the failure in the source', () => {
     expect(checkSyntax('@.a > > 3')).toMatchObject({ jsonataCode: 'S0211', index: 6 });
     expect(checkSyntax('@ctx.a + 1')).toBeUndefined();
+    // Past a backquoted step: the position is the source's.
+    expect(checkSyntax('@ctx.a-b > > 3')).toMatchObject({ jsonataCode: 'S0211', index: 11 });
   });
 });
 
@@ -144,5 +191,25 @@ describe('names an expression uses', () => {
       ['z', false, '$z'],
       ['w', true, '$w'],
     ]);
+  });
+});
+
+describe('hyphens that read one way and may be meant the other', () => {
+  test('are found with where the word starts and how to write it', () => {
+    const source = '[$.x-total-count, @ctx.parameters.page-1, @ctx.a-b, n-1, a - b, `c-d`, @ctx.x - 1]';
+    expect(ambiguousHyphens(source)).toEqual([
+      {
+        index: source.indexOf('x-total'),
+        message:
+          "'x-total-count' is JSONata's subtraction (x minus total minus count): outside @ctx paths a hyphen is an operator; for a field named 'x-total-count' write it backquoted (`x-total-count`), for a subtraction write spaces around the hyphen",
+      },
+      {
+        index: source.indexOf('page-1'),
+        message:
+          "'page-1' in an @ctx path is read as one name (in @ctx paths hyphens are part of names); for a subtraction write spaces around the hyphen (page - 1), for the name write it backquoted (`page-1`)",
+      },
+    ]);
+    expect(ambiguousHyphens('a - b')).toEqual([]);
+    expect(ambiguousHyphens('a-')).toEqual([]);
   });
 });

@@ -125,6 +125,31 @@ console.log(JSON.stringify({ output: result.output, loaded }));
     expect(loaded).toEqual([join(installed, 'node_modules', 'restfn', 'dist', 'vendor', 'jsonata.cjs')]);
   }, 60_000);
 
+  test("import { evaluate } from 'restfn' evaluates as functions do: @ctx, bindings, direct off, coded errors", async () => {
+    writeFileSync(
+      join(installed, 'evaluate.mjs'),
+      `import { evaluate, ExpressionError } from 'restfn';
+const input = { items: [{ id: 1, price: 5 }, { id: 2, price: 1 }], 'x-total': 2 };
+const answers = [
+  await evaluate('=items[price > @ctx.parameters.min].id', input, { context: { parameters: { min: 3 } } }),
+  await evaluate('items.{ "id": id }', input, { direct: false }),
+  await evaluate('$substring(?, 0, 2)($greeting)', null, { bindings: { greeting: 'hello' } }),
+  await evaluate('@.queries.current-record.id', null, { context: { queries: { 'current-record': { id: 'r' } } } }),
+  await evaluate('$.\`x-total\`', input),
+];
+const failure = await evaluate('$number("x")').catch((e) => e);
+console.log(JSON.stringify({ answers, error: failure instanceof ExpressionError, code: failure.code, jsonataCode: failure.jsonataCode }));
+`,
+    );
+    const { stdout } = await run(process.execPath, ['evaluate.mjs'], { cwd: installed });
+    expect(JSON.parse(stdout)).toEqual({
+      answers: [1, [{ id: 1 }, { id: 2 }], 'he', 'r', 2],
+      error: true,
+      code: 'EXPRESSION_EVALUATION',
+      jsonataCode: 'D3030',
+    });
+  }, 60_000);
+
   test("the README's library examples compile against the installed types, skipLibCheck off", async () => {
     const readme = readFileSync(join(root, 'README.md'), 'utf8');
     const blocks = [...readme.matchAll(/^```ts\n([\s\S]*?)^```/gm)].map((m) => m[1]!);

@@ -118,6 +118,31 @@ outputTransform: |
     expect(result).toMatchObject({ status: 'ok', output: { names: ['a!', 'b!'], status: 201, sent: 'ADA' } });
   });
 
+  test('$now() and $millis() are the time of each execution, one instant within it', async () => {
+    const server = await testServer((_, res) => json(res, 200, { ok: true }));
+    const runtime = runtimeFor(
+      fn(`provider: DATA_PROVIDER_REST
+method: GET
+url: ${server.url}/x
+outputTransform: '{ "at": $millis(), "now": $now(), "same": $now() = $now() and $millis() = $millis() }'
+`),
+    );
+    type Stamp = { at: number; now: string; same: boolean };
+    const stamp = async () => {
+      const result = await runtime.execute('fn');
+      if (result.status !== 'ok') throw new Error(`not run: ${result.status}`);
+      return result.output as Stamp;
+    };
+    const first = await stamp();
+    // A real gap, however short: until the clock has moved past the first stamp.
+    while (Date.now() <= first.at) await new Promise((resolve) => setImmediate(resolve));
+    const second = await stamp();
+    expect(first.same && second.same).toBe(true);
+    expect(second.at).toBeGreaterThan(first.at);
+    expect(second.now).not.toBe(first.now);
+    expect(new Date(second.now).getTime()).toBe(second.at);
+  });
+
   test('without outputTransform the output is the whole body; `output` reshapes it further', async () => {
     const server = await testServer((_, res) => json(res, 200, { a: 1, b: [1, 2] }));
     const plain = runtimeFor(fn(`provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/x\n`));

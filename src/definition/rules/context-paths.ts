@@ -36,8 +36,11 @@ const INSIDE: Readonly<Record<string, readonly string[]>> = {
   guard: ['output', 'error'],
 };
 
-/** `@ctx.a.b.c.d` or `@.a.b...` (the names after it), outside string literals. */
-const PATH = /@(?:ctx)?((?:\.[A-Za-z_$][\w$]*){1,4})/g;
+/**
+ * `@ctx.a.b.c.d` or `@.a.b...` (the names after it), outside string literals; a hyphen between name
+ * characters is part of the name in @ctx paths (`@ctx.queries.current-record`: translate.ts).
+ */
+const PATH = /@(?:ctx)?((?:\.[A-Za-z_$](?:[\w$]|-(?=[A-Za-z0-9_]))*){1,4})/g;
 
 /**
  * `@ctx` paths with a typo (`@ctx.respnse.status`, `@ctx.paramters.id`, a `settings.custom` key

@@ -1,5 +1,6 @@
 import { checkSyntax } from '../../expression/compile.js';
 import { CUSTOM_FUNCTIONS, JSONATA_FUNCTIONS } from '../../expression/functions.js';
+import { ambiguousHyphens } from '../../expression/hyphens.js';
 import { type FreeName, freeNames } from '../../expression/names.js';
 import { expressionSource } from '../../expression/source.js';
 import { CONTEXT_VARIABLE, MODULE_SEPARATOR } from '../../expression/translate.js';
@@ -36,6 +37,8 @@ export function expressionSyntax(file: SourceFile, r: Reporter, known: KnownName
       const problem = unknownName(name, known);
       if (problem) r.report('UNKNOWN_NAME', problem, path, { index: source.offset + name.index });
     }
+    for (const hyphen of ambiguousHyphens(source.body))
+      r.report('AMBIGUOUS_HYPHEN', hyphen.message, path, { index: source.offset + hyphen.index });
   });
 }
 
