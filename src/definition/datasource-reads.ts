@@ -24,17 +24,26 @@ export function datasourcesRead(file: SourceFile): DatasourceRead[] {
   const found: DatasourceRead[] = [];
   walk(file.data, [], (value, path) => {
     const source = expressionSource(value, false);
-    if (!source?.body.includes('datasources')) return;
-    const literal = literals(source.body);
-    for (const match of source.body.matchAll(READ)) {
-      if (literal(match.index)) continue;
-      found.push({
-        name: (match[1] ?? match[2])!.replace(/-+$/, ''),
-        path: [...path],
-        index: source.offset + match.index,
-      });
-    }
+    if (!source) return;
+    for (const read of readsIn(source.body))
+      found.push({ name: read.name, path: [...path], index: source.offset + read.index });
   });
+  return found;
+}
+
+/** The datasource names one expression body reads (`@ctx.datasources.<name>`), outside its string literals. */
+export function datasourceNamesIn(body: string): string[] {
+  return [...new Set(readsIn(body).map((r) => r.name))];
+}
+
+function readsIn(body: string): Array<{ name: string; index: number }> {
+  if (!body.includes('datasources')) return [];
+  const literal = literals(body);
+  const found: Array<{ name: string; index: number }> = [];
+  for (const match of body.matchAll(READ)) {
+    if (literal(match.index)) continue;
+    found.push({ name: (match[1] ?? match[2])!.replace(/-+$/, ''), index: match.index });
+  }
   return found;
 }
 

@@ -66,7 +66,9 @@ export async function validateSolution(
   options: { only?: ReadonlySet<string> } = {},
 ): Promise<ValidationResult> {
   const found: Diagnostic[] = [...solution.diagnostics];
-  const known = await scriptNames(solution, found);
+  // Named expressions (solution.yaml `expressions:`) are also read as `$name`.
+  const named = new Set(Object.keys(solution.settings?.definition?.expressions ?? {}));
+  const known = { ...(await scriptNames(solution, found)), named };
   const files: SourceFile[] = [...(solution.settings ? [solution.settings] : []), ...solution.files];
   for (const file of files) {
     const r = reporterFor(file, found);

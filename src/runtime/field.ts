@@ -25,11 +25,12 @@ export async function evaluateField(
   const source = expressionSource(raw, alwaysJsonata);
   if (!source) return raw;
   // A named expression's failure is said at its place in solution.yaml (before this try).
-  const ctx = await withNamedExpressions(source.body, context, env, (f, p, r, i, c) =>
+  const named = await withNamedExpressions(source.body, context, env, (f, p, r, i, c) =>
     evaluateField(f, p, r, i, c, env),
   );
+  const withBindings = named.bindings ? { ...env, functions: { ...env.functions, ...named.bindings } } : env;
   try {
-    return await evaluateExpression(source.body, input, ctx, env);
+    return await evaluateExpression(source.body, input, named.context, withBindings);
   } catch (error) {
     if (error instanceof ScriptError) {
       // Where the expression that called the script is, next to where the script failed.

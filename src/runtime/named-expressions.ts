@@ -3,6 +3,7 @@ import type { Solution, SourceFile } from '../definition/solution.js';
 import { compileForEvaluation } from '../expression/compile.js';
 import { ExpressionError } from '../expression/errors.js';
 import type { ExpressionEnv } from '../expression/evaluate.js';
+import { CUSTOM_FUNCTIONS, JSONATA_FUNCTIONS } from '../expression/functions.js';
 import { expressionSource } from '../expression/source.js';
 import { CONTEXT_VARIABLE } from '../expression/translate.js';
 
@@ -46,24 +47,29 @@ export type EvaluateValue = (
 ) => Promise<unknown>;
 
 /**
- * The context `body` is evaluated against: as it is, unless `body` reads `@ctx.expressions`; then a
- * shallow copy whose `expressions` holds the values of the names read (the context itself is never
- * changed, so a later read sees the context as it is then).
+ * What `body` is evaluated with: the context as it is, unless `body` reads named expressions; then
+ * a shallow copy whose `expressions` holds the values of the names read as `@ctx.expressions.<name>`
+ * (the context itself is never changed, so a later read sees the context as it is then), and
+ * `bindings` with those read as `$name` (the platform's other spelling, which named expressions use
+ * to read each other: `todayStart: =$toMillis($today)`). A JSONata function's name (`$now`) stays
+ * JSONata's; a variable the expression binds itself (`$today := ...`) shadows the named one.
  */
 export async function withNamedExpressions(
   body: string,
   context: unknown,
   env: ExpressionEnv,
   evaluate: EvaluateValue,
-): Promise<unknown> {
-  if (context === null || typeof context !== 'object' || !body.includes('expressions')) return context;
+): Promise<{ context: unknown; bindings: Readonly<Record<string, unknown>> | undefined }> {
+  const none = { context, bindings: undefined };
+  if (context === null || typeof context !== 'object') return none;
   const named = (context as { [NAMED_EXPRESSIONS]?: NamedExpressions })[NAMED_EXPRESSIONS];
-  if (!named) return context;
-  const wanted = namesRead(body, named);
-  if (wanted.length === 0) return context;
+  if (!named) return none;
+  const viaContext = body.includes('expressions') ? namesRead(body, named) : [];
+  const viaVariable = body.includes('$') ? variablesRead(body, named, env) : [];
+  if (viaContext.length === 0 && viaVariable.length === 0) return none;
   const evaluating: readonly string[] = (context as { [EVALUATING]?: string[] })[EVALUATING] ?? [];
   const values: Record<string, unknown> = {};
-  for (const name of wanted) {
+  for (const name of new Set([...viaContext, ...viaVariable])) {
     // Validation reports the circle first (NAMED_EXPRESSION_CYCLE); this is for a run without it.
     if (evaluating.includes(name)) {
       const at = named.file.yaml.locate(['expressions', name]);
@@ -76,8 +82,31 @@ export async function withNamedExpressions(
     const inner = withMarks({ ...(context as object) }, named, [...evaluating, name]);
     values[name] = await evaluateOne(named, name, inner, env, evaluate);
   }
-  const copy = { ...(context as Record<string, unknown>), expressions: values };
-  return withMarks(copy, named, evaluating);
+  const expressions = Object.fromEntries(viaContext.map((name) => [name, values[name]]));
+  const copy =
+    viaContext.length === 0
+      ? (context as Record<string, unknown>)
+      : withMarks({ ...(context as Record<string, unknown>), expressions }, named, evaluating);
+  const bindings =
+    viaVariable.length === 0
+      ? undefined
+      : Object.fromEntries(viaVariable.map((name) => [name, values[name]]));
+  return { context: copy, bindings };
+}
+
+/** Text that is no code: string literals, backquoted names and comments. */
+const NOT_CODE = /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|\/\*[\s\S]*?\*\//g;
+
+/** The named expressions `body` reads as `$name`: names that are no JSONata or script function. */
+function variablesRead(body: string, named: NamedExpressions, env: ExpressionEnv): string[] {
+  const code = body.replace(NOT_CODE, ' ');
+  const found = new Set<string>();
+  for (const [, name] of code.matchAll(/\$([A-Za-z_][\w]*)/g)) {
+    if (!Object.hasOwn(named.sources, name!) || JSONATA_FUNCTIONS.has(name!)) continue;
+    if (CUSTOM_FUNCTIONS.some((f) => f.name === name) || Object.hasOwn(env.functions, name!)) continue;
+    found.add(name!);
+  }
+  return [...found];
 }
 
 function withMarks<T extends object>(target: T, named: NamedExpressions, evaluating: readonly string[]): T {

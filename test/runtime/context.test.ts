@@ -100,6 +100,36 @@ outputTransform: $.x
     expect(bob.status === 'ok' && bob.output).toMatchObject({ g: 'Hello Bob from EU' });
   });
 
+  test('a name is also read as $name (named expressions read each other so); JSONata\'s own names and local variables win', async () => {
+    const server = await testServer((req, res) => json(res, 200, JSON.parse(req.body)));
+    const runtime = runtimeFor({
+      ...files(
+        server.url,
+        '={"shout": $shout, "fmt": $format(2), "now": $type($now()), "local": ($region := "x"; $region), "text": "$region"}',
+      ),
+      'solution.yaml': `name: s
+settings:
+  custom: { region: eu }
+expressions:
+  region: =$uppercase(@ctx.solution.settings.custom.region)
+  shout: =$region & "!"
+  now: ="not the clock"
+  format: |
+    =function($n) { $formatNumber($n, '#,##0.00') }
+`,
+    });
+    const result = await runtime.execute('fn', {});
+    expect(result.status === 'ok' && result.output).toEqual({
+      shout: 'EU!',
+      fmt: '2.00',
+      now: 'string',
+      local: 'x',
+      text: '$region',
+    });
+    const { diagnostics } = await validateSolution(loadSolution(runtime.solution.root));
+    expect(diagnostics.map((d) => `${d.code} ${d.message}`)).toEqual([]);
+  });
+
   test('validate: an unknown name is a warning with a suggestion, a circle is an error at each name, syntax at its line', async () => {
     const root = tempSolution({
       'solution.yaml': `name: s

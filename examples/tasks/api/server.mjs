@@ -69,6 +69,8 @@ export function startTasksApi(port = 4011) {
     }
     if (parts[0] === 'tasks' && parts.length === 1 && req.method === 'POST') {
       if (!body.title) return send(400, { error: { code: 'missingTitle', message: 'a task needs a title' } });
+      if (!state.lists.some((l) => l.id === body.listId))
+        return send(400, { error: { code: 'unknownList', message: `there is no list '${body.listId}'` } });
       created += 1;
       const task = { id: `t-new-${created}`, done: false, tags: [], ...body };
       state.tasks.set(task.id, task);

@@ -184,8 +184,9 @@ function describe(step: StepResult): string {
   if (step.synced)
     return `${head}: ${step.synced.map((s) => `'${s.entity}' ${s.records} record(s)${s.function ? ` from ${s.function}` : ''}`).join(', ') || 'nothing'}`;
   if (step.commands) return `${head}: ${step.commands.join(', ') || 'no commands'}`;
-  if (step.method === undefined || step.type === 'action.execute-entities')
-    return step.type === 'action.execute-entities' ? `${head}: ${step.steps?.length ?? 0} record(s)` : head;
+  // The list of records holds one step per record, each told as an execute-entity's is.
+  if (step.type === 'action.execute-entities' && step.steps) return `${head}: ${step.steps.length} record(s)`;
+  if (step.method === undefined) return head;
   const where = step.record === undefined ? `'${step.entity}'` : `'${step.entity}' record '${step.record}'`;
   const local =
     step.method === 'functionCall'

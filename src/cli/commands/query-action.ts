@@ -5,6 +5,7 @@ import { DefinitionError } from '../../errors/definition-error.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { QueryError } from '../../local/errors.js';
 import { type QueryStore, runQuery } from '../../local/queries.js';
+import { rewriteShorthand } from '../../local/sql-shorthand.js';
 import { createContext } from '../../runtime/context.js';
 import { parseJsonProperties, runDatasourceQuery } from '../../runtime/datasource-query.js';
 import { fieldsOf } from '../../runtime/field.js';
@@ -58,7 +59,9 @@ export async function printQuery(input: string, options: QueryOptions): Promise<
   const store = openReadOnlyStore(solution.root, options.db);
   try {
     if (!file) refuseUnknownTables(sql, store, datasources as Array<SourceFile<'datasource'>>);
-    const rows = query ? query(store) : runQuery(store, sql, parameters);
+    // Typed SQL speaks the datasources' dialect too ('$.field', "text"): a query copied out of a
+    // datasource runs here as it does there.
+    const rows = query ? query(store) : runQuery(store, rewriteShorthand(sql).sql, parameters);
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
   } catch (error) {
     // SQL typed on the command line is the user's (exit 2); a datasource's query is a definition's (exit 3).

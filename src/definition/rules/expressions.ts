@@ -48,6 +48,8 @@ export interface KnownNames {
   readonly scripts: ReadonlyMap<string, readonly string[]>;
   /** Modules that exist but did not load (reported as SCRIPT_LOAD). */
   readonly unloaded: ReadonlySet<string>;
+  /** The solution's named expressions, read as `$name` too (runtime/named-expressions.ts). */
+  readonly named?: ReadonlySet<string>;
 }
 
 /** Functions every expression knows: JSONata's and restfn's. */
@@ -55,7 +57,7 @@ const BUILT_IN: ReadonlySet<string> = new Set([...JSONATA_FUNCTIONS, ...CUSTOM_F
 
 /** Why `$name` is unknown, with a suggestion; undefined when it is known. */
 function unknownName({ name, called }: FreeName, known: KnownNames): string | undefined {
-  if (name === CONTEXT_VARIABLE || BUILT_IN.has(name)) return undefined;
+  if (name === CONTEXT_VARIABLE || BUILT_IN.has(name) || known.named?.has(name)) return undefined;
   const dot = name.indexOf(MODULE_SEPARATOR);
   if (dot !== -1) {
     const module = name.slice(0, dot);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { PropertyPath } from '../../definition/yaml-file.js';
 import type { ExpressionError } from '../../expression/errors.js';
 import { createContext, type ExecutionContext } from '../context.js';
+import { datasourceReader } from '../datasource-reader.js';
 import { fieldsOf } from '../field.js';
 import type { Scope } from './types.js';
 
@@ -12,14 +13,24 @@ export interface Evaluator {
   fail(path: PropertyPath, message: string): ExpressionError;
 }
 
-/** A fresh `@ctx` for a step written at `at` in the scope's file (the expression's `$` is `@ctx` too). */
+/**
+ * A fresh `@ctx` for a step written at `at` in the scope's file (the expression's `$` is `@ctx` too).
+ * `@ctx.datasources.<name>` is read when a value first names it, once per step: a later step of a
+ * list reads what an earlier one synced.
+ */
 export function evaluator(scope: Scope, at: PropertyPath): Evaluator {
   const { engine, file, context } = scope;
   const ctx = createContext(engine.solution, randomUUID(), engine.options, context);
+  const datasources: Record<string, unknown> = { ...(context.datasources as object | undefined) };
+  ctx.datasources = datasources;
+  const read = datasourceReader(engine, context);
   const fields = fieldsOf(file, ctx, engine.expressions);
   return {
     ctx,
-    field: (path, raw) => fields([...at, ...path], raw, ctx),
+    field: async (path, raw) => {
+      await read(raw, datasources);
+      return fields([...at, ...path], raw, ctx);
+    },
     fail: (path, message) => fields.fail([...at, ...path], message),
   };
 }
