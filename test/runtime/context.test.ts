@@ -100,7 +100,7 @@ outputTransform: $.x
     expect(bob.status === 'ok' && bob.output).toMatchObject({ g: 'Hello Bob from EU' });
   });
 
-  test('a name is also read as $name (named expressions read each other so); JSONata\'s own names and local variables win', async () => {
+  test("a name is also read as $name (named expressions read each other so); JSONata's own names and local variables win", async () => {
     const server = await testServer((req, res) => json(res, 200, JSON.parse(req.body)));
     const runtime = runtimeFor({
       ...files(

@@ -23,7 +23,7 @@ export const solutionDefinition = strict({
     )
     .optional()
     .describe(
-      'Named expressions for the whole solution, read in any expression as @ctx.expressions.<name> or $<name> (a JSONata function's name stays JSONata's): each is evaluated where it is read, against that context.',
+      "Named expressions for the whole solution, read in any expression as @ctx.expressions.<name> or $<name> (JSONata's own function names stay JSONata's): each is evaluated where it is read, against that context.",
     ),
   title: z.string().optional(),
   description: z.string().optional(),
