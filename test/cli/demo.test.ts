@@ -109,6 +109,9 @@ test('the README: every shell block runs as written, in order, in one shell; the
   // Each block ran; what they print is what the README says they do.
   for (const b of run) expect(err).toContain(`== README line ${b.line}`);
   expect(out).toContain('"status":"ok","output":{"id":"c-001"');
+  // The whole solution (examples/tasks): open-tasks joined to the lists it read.
+  expect(out).toContain('"title": "Send the report"');
+  expect(out).toContain('"list": "Work"');
   expect(out).toMatch(/^crm-api-key +secret$(.|\n)*^crm-token +bearer$/m);
   expect(readdirSync(join(dir, 'examples', 'demo', '.vscode', 'schemas')).sort()).toEqual([
     'action.json',
