@@ -7,7 +7,7 @@ import { AlertCenter } from '../errors/alerts.js';
 import { DefinitionError } from '../errors/definition-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { ScriptError } from '../expression/scripts/errors.js';
-import { ScriptSandbox } from '../expression/scripts/sandbox.js';
+import { type ScriptLog, ScriptSandbox } from '../expression/scripts/sandbox.js';
 import { type AbortLike, toSignal } from '../http/abort.js';
 import type { AddressGuard } from '../http/address-guard.js';
 import { requestBudget } from '../http/request-budget.js';
@@ -55,6 +55,11 @@ export interface CreateRuntimeOptions extends RuntimeOptions {
   readonly addressGuard?: AddressGuard;
   /** Where the call step runs (a device against the platform); default: here. */
   readonly remote?: RemoteCalls;
+  /**
+   * Told each line the solution's expression scripts write with `console.*` (the platform's log at
+   * debug level), besides the `console` event (the trace); default: only the event.
+   */
+  readonly onScriptLog?: (log: ScriptLog) => void;
 }
 
 /** Runs the functions of one solution, sharing one connection pool and one expression cache. */
@@ -78,6 +83,7 @@ export class Runtime {
     this.scripts =
       solution.scripts.length > 0
         ? new ScriptSandbox(solution.scripts, this.options.scripts, (log) => {
+            options.onScriptLog?.(log);
             if (this.events.active)
               this.events.emit({
                 type: 'console',

@@ -10,6 +10,7 @@ import {
   ExecutionFailure,
   type FromWorker,
   reportedCalls,
+  reportedLogs,
   type Task,
   type ToWorker,
   type WorkerConfig,
@@ -86,6 +87,8 @@ export interface ExecutorOptions {
 export interface ExecutorLog {
   warn(fields: object, message: string): void;
   error(fields: object, message: string): void;
+  /** What solutions' scripts write with `console.*` (pino: shown with --log-level debug). */
+  debug?(fields: object, message: string): void;
 }
 
 /**
@@ -306,6 +309,10 @@ export class Executor {
 
   /** A worker's report of requests and retries, taken only as the plain values it must be. */
   private observe(message: Extract<FromWorker, { type: 'calls' }>): void {
+    if (message.logs && this.log.debug) {
+      for (const [solution, source, level, text] of reportedLogs(message))
+        this.log.debug({ solution, script: source, console: level }, `script console: ${text}`);
+    }
     const observer = this.options.observer;
     if (!observer) return;
     const { calls, retries } = reportedCalls(message);

@@ -89,6 +89,32 @@ export type CallSeen = readonly [string, string, number, string];
 /** Most requests (and retries) one report carries; past it, the rest of the interval is not counted. */
 export const MAX_CALLS_REPORTED = 10_000;
 
+/** A line a solution's script wrote with `console.*`: solution, `module.function`, level, text. */
+export type ScriptLogSeen = readonly [string, string, string, string];
+
+/**
+ * Most script console lines one report carries (each at most 2,000 characters: sandbox.ts); past
+ * it, the rest of the interval's lines are not logged. An author can log in a loop; the server's
+ * log must not grow with it.
+ */
+export const MAX_LOGS_REPORTED = 200;
+
+const LEVELS: ReadonlySet<string> = new Set(['log', 'info', 'warn', 'error', 'debug']);
+
+/** The script lines of a worker's report, taken only as the plain values they must be. */
+export function reportedLogs(report: { logs?: unknown }): ScriptLogSeen[] {
+  const logs: ScriptLogSeen[] = [];
+  if (!Array.isArray(report.logs)) return logs;
+  for (const seen of report.logs.slice(0, MAX_LOGS_REPORTED)) {
+    if (!Array.isArray(seen)) continue;
+    const [solution, source, level, message] = seen as unknown[];
+    if (typeof solution !== 'string' || typeof source !== 'string' || typeof message !== 'string') continue;
+    if (typeof level !== 'string' || !LEVELS.has(level)) continue;
+    logs.push([solution.slice(0, 200), source.slice(0, 200), level, message.slice(0, 4000)]);
+  }
+  return logs;
+}
+
 /**
  * The entries of a worker's `calls` report that are what they must be: names of 1-200 characters,
  * a finite duration of zero or more, at most `MAX_CALLS_REPORTED` of each. A worker runs authors'
@@ -131,6 +157,7 @@ export type FromWorker =
       readonly type: 'calls';
       readonly calls: readonly CallSeen[];
       readonly retries: ReadonlyArray<readonly [string, string]>;
+      readonly logs?: readonly ScriptLogSeen[];
     }
   | { readonly type: 'failed'; readonly id: number; readonly error: WireError }
   /** One page's NDJSON line (`{"page": n, "output": ...}`) as JSON text, made in the worker. */

@@ -1,6 +1,7 @@
 import { type CredentialRecords, StoreCredentialProvider } from '../../auth/provider.js';
 import { loadSolution } from '../../definition/solution.js';
 import { SYSTEM_CLOCK } from '../../errors/clock.js';
+import type { ScriptLog } from '../../expression/scripts/sandbox.js';
 import type { CallObserver } from '../../runtime/options.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { type Ceilings, capSettings } from '../ceilings.js';
@@ -36,6 +37,8 @@ export class SolutionRuntimes {
       readonly records: (solution: string) => CredentialRecords;
       /** Told of a solution's requests and retries (the platform's metrics). */
       readonly observer?: (solution: string) => CallObserver;
+      /** Told what a solution's expression scripts write with `console.*` (the server's debug log). */
+      readonly scriptLog?: (solution: string, log: ScriptLog) => void;
     },
   ) {}
 
@@ -91,6 +94,9 @@ export class SolutionRuntimes {
       // `@ctx.solution.id` is the platform's name for the solution (its address), whatever solution.yaml says.
       solutionId: solution,
       ...(this.config.observer ? { observer: this.config.observer(solution) } : {}),
+      ...(this.config.scriptLog
+        ? { onScriptLog: (log: ScriptLog) => this.config.scriptLog!(solution, log) }
+        : {}),
     });
     await runtime.ready();
     return runtime;

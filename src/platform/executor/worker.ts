@@ -12,6 +12,8 @@ import {
   type ExecuteAnswer,
   type FromWorker,
   MAX_CALLS_REPORTED,
+  MAX_LOGS_REPORTED,
+  type ScriptLogSeen,
   type Task,
   type ToWorker,
   toWire,
@@ -42,11 +44,14 @@ const credentials = new RecordsClient(send);
 // the request thread more than the numbers are worth.
 let calls: CallSeen[] = [];
 let retries: Array<[string, string]> = [];
+// What scripts wrote with `console.*`, for the server's debug log; as bounded as the rest.
+let logs: ScriptLogSeen[] = [];
 setInterval(() => {
-  if (calls.length === 0 && retries.length === 0) return;
-  send({ type: 'calls', calls, retries });
+  if (calls.length === 0 && retries.length === 0 && logs.length === 0) return;
+  send({ type: 'calls', calls, retries, logs });
   calls = [];
   retries = [];
+  logs = [];
 }, 250).unref();
 
 const runtimes = new SolutionRuntimes({
@@ -60,6 +65,9 @@ const runtimes = new SolutionRuntimes({
       if (retries.length < MAX_CALLS_REPORTED) retries.push([solution, fn]);
     },
   }),
+  scriptLog: (solution, log) => {
+    if (logs.length < MAX_LOGS_REPORTED) logs.push([solution, log.source, log.level, log.message]);
+  },
 });
 const running = new Map<number, { abort: Abort; pageRead?: () => void }>();
 
