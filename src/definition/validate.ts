@@ -2,7 +2,7 @@ import { ScriptSandbox } from '../expression/scripts/sandbox.js';
 import { compareDiagnostics, type Diagnostic, diagnostic } from './diagnostic.js';
 import { componentIds, queueActionIds } from './rules/actions.js';
 import { bodyOnGet } from './rules/body.js';
-import { contextPaths } from './rules/context-paths.js';
+import { contextPaths, contextPathsOutsideFunctions } from './rules/context-paths.js';
 import {
   continuationParameters,
   credentialAddress,
@@ -82,6 +82,7 @@ export async function validateSolution(
     queueActionIds(file, r);
 
     datasourceReads(file, r, solution);
+    contextPathsOutsideFunctions(file, r, solution);
     if (file.kind !== 'function') continue;
     fileName(file as ValidFunction, r, solution);
     // A file that failed the schema is checked as mended where its messages say how (stand-in.ts).

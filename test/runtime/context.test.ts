@@ -159,6 +159,63 @@ parameters:
     );
   });
 
+  test('validate: typos in the context paths of datasources, actions and solution.yaml are found as in functions; a misspelt $name is said as the named expression', async () => {
+    const root = tempSolution({
+      'solution.yaml': `name: s
+settings:
+  custom: { region: eu }
+expressions:
+  today: =$substring($now(), 0, 10)
+  tz: =@ctx.system.timezon.name
+`,
+      'functions/rest-get-items.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: https://example.test/items
+parameters:
+  since: { location: query, type: string, value: =$todya }
+`,
+      'datasources/open-items.platform': `type: datasource.sqlite
+options:
+  provider: DATA_PROVIDER_LOCAL
+  entities:
+    - entity: items
+      function: rest-get-items
+  query: SELECT id FROM [items] WHERE '$.due' < @today AND '$.region' = @region
+  queryParameters:
+    today: =@ctx.expressions.tody
+    region: =@ctx.solution.settings.custom.region
+`,
+      'actions/close-items.platform': `action:
+  type: action.execute-entities
+  options:
+    provider: DATA_PROVIDER_REST
+    entity: items
+    method: update
+    data: =@ctx.datasources.open-item
+    functionParameters:
+      id: =@ctx.current.item.id
+      note: =@ctx.action.parameters.note & @ctx.jig.inputs.x & @ctx.inputs.y & $today
+parameters:
+  note: { type: string }
+`,
+    });
+    const { diagnostics } = await validateSolution(loadSolution(root, { displayBase: root }));
+    expect(diagnostics.map((d) => `${d.file}:${d.line} ${d.code} ${d.message}`).sort()).toEqual([
+      expect.stringMatching(
+        /^actions\/close-items\.platform:7 UNKNOWN_DATASOURCE @ctx\.datasources\.open-item: .*did you mean 'open-items'/,
+      ),
+      expect.stringMatching(
+        /^datasources\/open-items\.platform:9 CONTEXT_PATH @ctx\.expressions\.tody: .*did you mean 'today'/,
+      ),
+      expect.stringMatching(
+        /^functions\/rest-get-items\.platform:5 UNKNOWN_NAME unknown variable \$todya \(did you mean \$today/,
+      ),
+      expect.stringMatching(
+        /^solution\.yaml:6 CONTEXT_PATH @ctx\.system\.timezon is not there \(did you mean @ctx\.system\.timezone/,
+      ),
+    ]);
+  });
+
   test('a circle found while running is a coded evaluation error naming solution.yaml', async () => {
     const server = await testServer((req, res) => json(res, 200, JSON.parse(req.body)));
     const runtime = runtimeFor({

@@ -1,7 +1,8 @@
 import { expressionSource } from '../../expression/source.js';
+import type { Solution, SourceFile } from '../solution.js';
 import { closest, didYouMean } from '../suggest.js';
 import { isAlwaysJsonata, walk } from './expressions.js';
-import type { FunctionRule } from './reporter.js';
+import type { FunctionRule, Reporter } from './reporter.js';
 
 /** What `@ctx` holds (conventions.md), by the names an expression reads first. */
 const TOP = [
@@ -25,6 +26,8 @@ const TOP = [
   'organization',
   'system',
   'expressions',
+  'action',
+  'inputs',
 ];
 const INSIDE: Readonly<Record<string, readonly string[]>> = {
   response: ['ok', 'status', 'statusText', 'headers', 'body'],
@@ -71,7 +74,8 @@ export const contextPaths: FunctionRule = (file, r, solution) => {
 
 function problemOf(
   names: readonly string[],
-  parameters: readonly string[],
+  /** The function's parameters; undefined outside a function file (nothing to check them against). */
+  parameters: readonly string[] | undefined,
   custom: readonly string[] | undefined,
 ) {
   const [first, second, third, fourth] = names;
@@ -83,7 +87,7 @@ function problemOf(
       : undefined;
   }
   if (second === undefined) return undefined;
-  if (first === 'parameters' && !parameters.includes(second)) {
+  if (parameters && first === 'parameters' && !parameters.includes(second)) {
     const hint = closest(second, parameters);
     return `@ctx.parameters.${second}: the function has no parameter '${second}'${hint ? ` (did you mean '${hint}'?)` : ''}, so it reads nothing`;
   }
@@ -99,6 +103,27 @@ function problemOf(
     }
   }
   return undefined;
+}
+
+/**
+ * The same checks in datasources, actions and solution.yaml (no function's parameters to hold
+ * `@ctx.parameters` to there): a misspelt first name, the fixed parts (`@ctx.system.timezon`),
+ * `settings.custom` keys and named expressions.
+ */
+export function contextPathsOutsideFunctions(file: SourceFile, r: Reporter, solution: Solution): void {
+  if (file.kind === 'function') return;
+  const custom = solution.settings
+    ? Object.keys(solution.settings.definition?.settings?.custom ?? {})
+    : undefined;
+  const named = solution.settings ? Object.keys(solution.settings.definition?.expressions ?? {}) : undefined;
+  walk(file.data, [], (value, path) => {
+    const source = expressionSource(value, false);
+    if (!source) return;
+    for (const { names, index } of contextReads(source.body)) {
+      const problem = problemOf(names, undefined, custom) ?? unknownNamed(names, named);
+      if (problem) r.report('CONTEXT_PATH', problem, path, { index: source.offset + index });
+    }
+  });
 }
 
 /** `@ctx.expressions.<name>` with a name solution.yaml's `expressions` does not have. */

@@ -4,12 +4,13 @@ import { didYouMean } from '../suggest.js';
 import type { Reporter } from './reporter.js';
 
 /**
- * A datasource's `@ctx.datasources.<name>` reads: a name with no datasource reads nothing (a
- * warning), and datasources that read each other in a cycle cannot be synced (an error at each
+ * `@ctx.datasources.<name>` reads: a name with no datasource reads nothing (a warning, in any
+ * file), and datasources that read each other in a cycle cannot be synced (an error at each
  * one's read of the next, so every datasource of the cycle is blocked).
  */
 export function datasourceReads(file: SourceFile, r: Reporter, solution: Solution): void {
-  if (file.kind !== 'datasource') return;
+  // Any file may read a datasource (an action's values, solution.yaml's named expressions); only
+  // datasources are synced in an order, so only they can be in a cycle.
   const names = solution.files.filter((f) => f.kind === 'datasource').map((f) => f.name);
   const reads = datasourcesRead(file);
   for (const read of reads) {
@@ -21,7 +22,7 @@ export function datasourceReads(file: SourceFile, r: Reporter, solution: Solutio
       { index: read.index },
     );
   }
-  if (reads.length === 0) return;
+  if (reads.length === 0 || file.kind !== 'datasource') return;
   const { cycle } = syncPlan(solution, [file.name]);
   const at = cycle?.names.indexOf(file.name) ?? -1;
   if (!cycle || at === -1) return;

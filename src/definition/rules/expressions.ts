@@ -70,10 +70,14 @@ function unknownName({ name, called }: FreeName, known: KnownNames): string | un
     if (exported.includes(fn)) return undefined;
     return `$${module}.${fn}(): script module '${module}' exports no function '${fn}'${didYouMean(fn, exported)}`;
   }
+  // A misspelt named expression (`$todya` for solution.yaml's `today`) is said as one.
+  const named = known.named && closest(name, known.named);
   if (called) {
-    const hint = closest(name, BUILT_IN);
+    const hint = named ?? closest(name, BUILT_IN);
     return `unknown function $${name}${hint ? ` (did you mean $${hint}?)` : ''}; script functions are called as $<module>.<function>()`;
   }
+  if (named)
+    return `unknown variable $${name} (did you mean $${named}, solution.yaml's expression?): it is bound nowhere, so it reads nothing`;
   return `unknown variable $${name}: it is bound nowhere in the expression; read values through @ctx (for example @ctx.parameters.${name})`;
 }
 
