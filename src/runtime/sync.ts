@@ -4,7 +4,7 @@ import type { RequestBudget } from '../http/request-budget.js';
 import { pendingRecords } from '../local/command-queue.js';
 import { applyConversions } from '../local/conversions.js';
 import { Stage } from '../local/stage.js';
-import { LocalStore } from '../local/store.js';
+import type { LocalStore } from '../local/store.js';
 import type { SecretCollector } from './call.js';
 import { type CallContext, createContext } from './context.js';
 import { conversionList } from './conversion-list.js';
@@ -185,7 +185,10 @@ export async function runDatasource(
   const o = definition.options;
   // A REST datasource writes no local table: its functions fill a throwaway database.
   const rest = o.provider === 'DATA_PROVIDER_REST' && o.noSync !== true;
-  const store = rest ? new LocalStore(':memory:', { confined: engine.store.confined }) : engine.store;
+  // Loaded when needed: `restfn run` of one function must not load SQLite (startup.test.ts).
+  const store = rest
+    ? new (await import('../local/store.js')).LocalStore(':memory:', { confined: engine.store.confined })
+    : engine.store;
   const target = rest ? { ...engine, store } : engine;
   try {
     const syncEntities = async (shared: Stage | undefined) => {
