@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { actionSolution } from '../helpers/action-solution.js';
-import { runCli } from '../helpers/cli.js';
+import { runCli, startCli } from '../helpers/cli.js';
 import { customersApi } from '../helpers/queue.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
@@ -23,7 +23,7 @@ async function setup() {
       conn.close();
     }
   };
-  return { api, restfn, rows };
+  return { api, root, restfn, rows };
 }
 
 /** How many times `part` occurs in `text`. */
@@ -69,6 +69,39 @@ describe('restfn action: follow-ups, their texts and their failures', () => {
     // The follow-ups after the failed one do not run.
     expect(r.stderr).not.toContain('notification');
     expect(r.stderr).not.toContain('action.go-to');
+  });
+
+  it('Ctrl-C during a follow-up: what ran is printed, the exit is INTERRUPTED (130)', async () => {
+    const { api, root } = await setup();
+    let arrived: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      arrived = resolve;
+    });
+    // The refresh onSuccess runs never answers until the CLI is interrupted.
+    api.intercept = (req) => {
+      if (req.method !== 'GET') return false;
+      arrived();
+      return true;
+    };
+    const { child, done } = startCli([
+      'action',
+      'add-and-refresh',
+      '-p',
+      'name=Kim',
+      '-p',
+      'jig.inputs.region=eu',
+      '--solution',
+      root,
+    ]);
+    await held;
+    child.kill('SIGINT');
+    const r = await done;
+    expect(r.code).toBe(130);
+    expect(JSON.parse(r.stdout)).toMatchObject({ command: { state: 'done' }, next: { error: {} } });
+    expect(r.stderr).toContain(
+      "restfn: error INTERRUPTED: action interrupted: 'add-and-refresh' stopped at a later step",
+    );
+    expect(api.customers.size).toBe(2);
   });
 
   it("a notification's title and description and a screen step's linkTo are evaluated, in stdout and on stderr", async () => {

@@ -91,6 +91,12 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
         failedCommand.command!.id,
       );
     }
+    if (told && interrupt.interrupted) {
+      // Ctrl-C stopped a step after others ran (a follow-up, a list's action): what ran is above.
+      throw new InterruptedError(
+        `action interrupted: '${name}' stopped at a later step; what ran is printed above and stays done (queued commands go with 'restfn queue push')`,
+      );
+    }
     if (told) throw new ActionStepError(isErrorCode(told.code) ? told.code : 'INTERNAL', told.message);
   } finally {
     interrupt.dispose();
