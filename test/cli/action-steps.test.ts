@@ -35,7 +35,7 @@ describe('restfn action: every data action, each step printed', () => {
         "restfn:     refresh-customers: action.sync-entities: 'customers' 1 record(s) from rest-get-customers, 'regions' 0 record(s)",
         'restfn:   full-refresh: action.execute-action',
         "restfn:     rename-customer: 'customers' record 'c-1' updated locally and sent (command <id>)",
-        'restfn:       notification (Customer renamed): a step for a screen; nothing to do here',
+        'restfn:       notification (Customer renamed: The new name is saved): a step for a screen; nothing to do here',
         'restfn:   action.go-to (list-customers): a step for a screen; nothing to do here',
         '',
       ].join('\n'),

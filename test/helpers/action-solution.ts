@@ -3,7 +3,8 @@ import { queueSolution } from './queue.js';
 /**
  * A solution written as the platform's samples write theirs, over the customers service: global
  * actions wrapped as `action:` with parameters, a sync-entities refresh, lists, execute-entities,
- * a form, a confirm, queue actions by id, and one file in the older componentId form.
+ * a form, a confirm, queue actions by id, follow-ups written as expressions, and one file in the
+ * older componentId form.
  */
 export function actionSolution(url: string): Record<string, string> {
   return {
@@ -142,7 +143,8 @@ parameters:
     title: Remove customer
     isConfirmedAutomatically: false
     modal:
-      title: Remove this customer?
+      title: ="Remove " & @ctx.jig.inputs.customer & "?"
+      description: ="It goes from the service too"
       confirm: Remove
       cancel: Cancel
     onConfirmed:
@@ -205,6 +207,31 @@ parameters:
           method: create
           data:
             text: =@ctx.current.item.id & ' was not saved'
+`,
+    'actions/add-and-refresh.platform': `action:
+  type: action.execute-entity
+  options:
+    provider: DATA_PROVIDER_REST
+    entity: customers
+    method: create
+    function: rest-create-customer
+    data:
+      name: =@ctx.action.parameters.name
+    parameters:
+      name: =@ctx.record.name
+    onSuccess:
+      - type: action.execute-action
+        options:
+          action: refresh-customers
+      - title: ="Added " & @ctx.action.parameters.name
+        description: ="Region " & $uppercase(@ctx.jig.inputs.region)
+      - type: action.go-to
+        options:
+          linkTo: ="customer-" & $lowercase(@ctx.action.parameters.name)
+parameters:
+  name:
+    type: string
+    required: true
 `,
     'actions/older-rename.platform': `componentId: '@jigx/jd-execute-entity'
 options:

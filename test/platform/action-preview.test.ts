@@ -39,11 +39,41 @@ describe('action previews on the platform run every data action', () => {
         entity: 'customers',
         record: 'c-1',
       },
-      { type: 'notification', ranHere: false, title: 'Customer renamed' },
+      {
+        type: 'notification',
+        ranHere: false,
+        title: 'Customer renamed',
+        description: 'The new name is saved',
+      },
       { type: 'action.go-to', ranHere: false, title: 'list-customers' },
     ]);
     // The sync read the service; the change was not sent.
     expect(api.requests.map((r) => r.method)).toEqual(['GET']);
     expect(api.customers.get('c-1')?.name).toBe('Ada');
+
+    // A follow-up that fails is told among the steps; the queued change is still previewed.
+    api.intercept = (req, res) => {
+      if (req.method !== 'GET') return false;
+      res.writeHead(400, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: 'bad page' }));
+      return true;
+    };
+    const failing = await platform.api('POST', '/api/v1/solutions/crm/actions/add-and-refresh/preview', {
+      token: platform.adminToken,
+      body: { context: { action: { parameters: { name: 'Kim' } }, jig: { inputs: { region: 'eu' } } } },
+    });
+    expect(failing.status, failing.text).toBe(200);
+    expect(failing.body.commands).toEqual([
+      expect.objectContaining({ type: 'create', entity: 'customers', parameters: { name: 'Kim' } }),
+    ]);
+    expect(failing.body.steps).toEqual([
+      expect.objectContaining({ type: 'action.execute-entity', ranHere: true, entity: 'customers' }),
+      {
+        type: 'action.execute-action',
+        ranHere: true,
+        action: 'add-and-refresh',
+        error: { code: 'REMOTE_ERROR', message: expect.stringContaining('400') },
+      },
+    ]);
   });
 });

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { loadSolution } from '../../src/definition/solution.js';
 import { validateSolution } from '../../src/definition/validate.js';
 import { isTempId } from '../../src/expression/functions.js';
+import { failed, failure } from '../../src/runtime/action.js';
 import { actionSolution } from '../helpers/action-solution.js';
 import { customersApi, screen } from '../helpers/queue.js';
 import { syncSetup } from '../helpers/sync.js';
@@ -37,7 +38,12 @@ describe('actions as whole solutions write them', () => {
     expect(result.command?.state).toBe('done');
     expect(api.customers.get('c-1')?.name).toBe('Grace');
     expect(rows()).toEqual([{ id: 'c-1', name: 'Grace', region: 'eu' }]);
-    expect(result.next).toEqual({ type: 'notification', ranHere: false, title: 'Customer renamed' });
+    expect(result.next).toEqual({
+      type: 'notification',
+      ranHere: false,
+      title: 'Customer renamed',
+      description: 'The new name is saved',
+    });
     await expect(
       runtime.action('rename-customer', { action: { parameters: { id: 'c-1' } } }),
     ).rejects.toMatchObject({
@@ -202,7 +208,12 @@ describe('actions as whole solutions write them', () => {
     await runtime.sync('customers');
     const result = await runtime.action('remove-customer', { jig: { inputs: { customer: 'c-1' } } });
     expect(result.steps).toEqual([
-      { type: 'action.confirm', ranHere: false, title: 'Remove this customer?' },
+      {
+        type: 'action.confirm',
+        ranHere: false,
+        title: 'Remove c-1?',
+        description: 'It goes from the service too',
+      },
       expect.objectContaining({ method: 'delete', command: expect.objectContaining({ state: 'done' }) }),
     ]);
     expect(api.customers.has('c-1')).toBe(false);
@@ -249,6 +260,47 @@ describe('actions as whole solutions write them', () => {
       expect.objectContaining({ entity: 'notes', method: 'create' }),
     ]);
     expect(rows('notes')).toEqual([expect.objectContaining({ text: 'c-1 was not saved' })]);
+  });
+
+  it("an onSuccess that fails is in the result, not thrown: the action's temp id and command stay told; a sequential list stops there", async () => {
+    const api = await customersApi([]);
+    const { runtime, store } = syncSetup({
+      ...actionSolution(api.url),
+      'actions/add-list.platform': `action:
+  type: action.action-list
+  options:
+    isSequential: true
+    actions:
+      - type: action.execute-action
+        options:
+          action: add-and-refresh
+          parameters:
+            name: Lin
+      - type: action.execute-action
+        options:
+          action: refresh-customers
+`,
+    });
+    await api.offline();
+    const result = await runtime.action('add-and-refresh', {
+      action: { parameters: { name: 'Kim' } },
+      jig: { inputs: { region: 'eu' } },
+    });
+    expect(result).toMatchObject({
+      record: expect.stringMatching(/^_tmp_/),
+      command: { state: 'waiting' },
+      next: { type: 'action.execute-action', error: { code: 'NETWORK_ERROR' } },
+    });
+    expect(store.rows('customers')).toEqual([{ id: result.record, name: 'Kim' }]);
+    expect(failed(result)).toBe(true);
+    expect(failure(result)).toMatchObject({ code: 'NETWORK_ERROR' });
+
+    const list = await runtime.action('add-list', {});
+    expect(list.error).toMatchObject({
+      code: 'NETWORK_ERROR',
+      message: expect.stringContaining('actions[0] failed, so the sequential list stopped'),
+    });
+    expect(list.steps).toHaveLength(1);
   });
 
   it('a single value for an array parameter goes as a one-item list', async () => {

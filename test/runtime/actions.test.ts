@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isTempId } from '../../src/expression/functions.js';
+import { failure } from '../../src/runtime/action.js';
 import { encodings } from '../helpers/encodings.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { customersApi, queueSolution, screen } from '../helpers/queue.js';
@@ -405,10 +406,13 @@ options:
     // No function: a local change only, nothing queued.
     expect(result.command).toBeUndefined();
     expect(runtime.queuedCommands()).toEqual([]);
-    await expect(runtime.action('loop')).rejects.toMatchObject({
+    // Each link ran (its call was made): the cycle is reported at the link that stopped it.
+    const looped = await runtime.action('loop');
+    expect(failure(looped)).toMatchObject({
       code: 'INVALID_DEFINITION',
       message: expect.stringContaining('a cycle'),
     });
+    expect(api.requests.filter((r) => r.method === 'POST')).toHaveLength(8);
     await expect(runtime.action('no-such-action')).rejects.toMatchObject({ code: 'ACTION_NOT_FOUND' });
   });
 });

@@ -7,6 +7,7 @@ import { DefinitionError } from '../../errors/definition-error.js';
 import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { type ActionResult, isScreenStep, type StepResult, walkSteps } from '../../runtime/action.js';
+import { checkParameterNames } from '../../runtime/actions/files.js';
 import { ActionStepError, CommandFailedError } from '../../runtime/errors.js';
 import { checkActionPaths } from '../action-paths.js';
 import { diagnosticLine } from '../diagnostic-line.js';
@@ -24,11 +25,14 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
   const file = solution.files.find((f) => f.kind === 'action' && f.name === name) as
     | SourceFile<'action'>
     | undefined;
-  // `-p x=1` for a parameter the global action declares is `-p action.parameters.x=1`.
-  const declared = new Set(Object.keys(file?.definition?.parameters ?? {}));
+  // `-p x=1` for a global action (one that declares parameters) is `-p action.parameters.x=1`: a
+  // bare name is a parameter, declared or not (a typo is then PARAMETER_UNKNOWN, naming the closest).
+  const declared = Object.keys(file?.definition?.parameters ?? {}).length > 0;
   const pairs = options.set.map((pair) => {
     const key = pair.slice(0, Math.max(pair.indexOf('='), 0));
-    return declared.has(key) && !CONTEXT_ROOTS.has(key) ? `action.parameters.${pair}` : pair;
+    return declared && key !== '' && !key.includes('.') && !CONTEXT_ROOTS.has(key)
+      ? `action.parameters.${pair}`
+      : pair;
   });
   const context = parseContext(options.context, pairs);
   if (file) {
@@ -53,6 +57,7 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
     for (const d of diagnostics) process.stderr.write(`${diagnosticLine(d)}\n`);
     if (errors > 0)
       throw new DefinitionError(`action '${name}' has ${errors} error(s); fix them first`, diagnostics);
+    checkParameterNames(file, parametersGiven(pairs));
     checkActionPaths(solution, file, pairs);
   }
   const store = openStore(solution.root, options.db);
@@ -68,29 +73,31 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
           `action interrupted: '${name}' stopped while its command was being sent; the local change and the command are kept ('restfn queue push' sends it; the service may have received it, and the idempotency key keeps a resend from applying twice)`,
         );
       });
-    // The result as JSON on stdout (for programs); one line per step, nested as they ran, on stderr.
-    process.stdout.write(`${JSON.stringify(shown(result), null, 2)}\n`);
-    for (const { step, depth } of walkSteps(result))
-      process.stderr.write(`${printable(`restfn: ${'  '.repeat(depth)}${describe(step)}`)}\n`);
     const failedCommand = walkSteps(result)
       .map(({ step }) => step)
       .find((s): s is ActionResult => !isScreenStep(s) && s.command?.state === 'failed');
+    // A failure reported inside the result (a list's, one onError handled, a follow-up's) is the
+    // exit's: its line says 'failed' and the error line after says why, once.
+    const told = failedCommand ? undefined : toldFailure(result);
+    // The result as JSON on stdout (for programs); one line per step, nested as they ran, on stderr.
+    process.stdout.write(`${JSON.stringify(shown(result), null, 2)}\n`);
+    for (const { step, depth } of walkSteps(result))
+      process.stderr.write(
+        `${printable(`restfn: ${'  '.repeat(depth)}${describe(step, step === told?.step)}`)}\n`,
+      );
     if (failedCommand) {
       throw new CommandFailedError(
         `${failedCommand.command!.error?.message ?? 'the service refused the change'}; ${failedCommand.method === 'functionCall' ? 'the call' : 'the local change stays and the command'} is kept as failed: fix the cause, then 'restfn queue retry ${failedCommand.command!.id}' (or 'restfn queue delete ${failedCommand.command!.id}' to drop it)`,
         failedCommand.command!.id,
       );
     }
-    const reported = walkSteps(result)
-      .map(({ step }) => step)
-      .find((s): s is ActionResult => !isScreenStep(s) && s.error !== undefined);
-    if (reported?.error) {
-      const code = isErrorCode(reported.error.code) ? reported.error.code : 'INTERNAL';
-      throw new ActionStepError(
-        code,
-        `action '${reported.action}' (${reported.type}): ${reported.error.message}`,
+    if (told && interrupt.interrupted) {
+      // Ctrl-C stopped a step after others ran (a follow-up, a list's action): what ran is above.
+      throw new InterruptedError(
+        `action interrupted: '${name}' stopped at a later step; what ran is printed above and stays done (queued commands go with 'restfn queue push')`,
       );
     }
+    if (told) throw new ActionStepError(isErrorCode(told.code) ? told.code : 'INTERNAL', told.message);
   } finally {
     interrupt.dispose();
     await runtime.close();
@@ -100,6 +107,45 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
 
 /** The first `-p` path segments that are the screen's, never a global action's parameter. */
 const CONTEXT_ROOTS = new Set(['current', 'components', 'jig', 'user', 'action', 'inputs', 'datasources']);
+
+/** The global action's parameter names the `-p` paths give (`action.parameters.<name>...`). */
+function parametersGiven(pairs: readonly string[]): string[] {
+  return pairs
+    .map((pair) => pair.slice(0, Math.max(pair.indexOf('='), 0)).split('.'))
+    .filter((path) => path[0] === 'action' && path[1] === 'parameters' && path[2])
+    .map((path) => path[2]!);
+}
+
+/**
+ * The failure the exit tells, and the step that reported it: the action's own (a list's, one
+ * onError handled), else the first follow-up that failed after the action itself ran.
+ */
+function toldFailure(result: StepResult): { step: StepResult; code: string; message: string } | undefined {
+  const step = walkSteps(result)
+    .map(({ step }) => step)
+    .find((s) => s.error !== undefined);
+  if (!step?.error) return undefined;
+  const { code, message } = step.error;
+  if (step === result || isScreenStep(result)) {
+    // Most runtime messages name their action already; a list's summary does not.
+    const named = isScreenStep(step) || message.includes(`action '${step.action}'`);
+    return { step, code, message: named ? message : `action '${step.action}' (${step.type}): ${message}` };
+  }
+  return {
+    step,
+    code,
+    message: `action '${result.action}' ran${ranDetail(result)}, but its onSuccess failed: ${message}`,
+  };
+}
+
+/** What an action that ran did, for a message saying what came after failed. */
+function ranDetail(result: ActionResult): string {
+  if (result.command)
+    return ` (its command is ${result.command.state === 'done' ? 'sent' : result.command.state})`;
+  if (result.record !== undefined || result.method !== undefined) return ' (its local change is made)';
+  if (result.synced) return ' (its tables are synced)';
+  return '';
+}
 
 /** The functions an action file's data actions call. */
 function functionsCalled(definition: ActionFile): string[] {
@@ -175,12 +221,15 @@ function shown(result: StepResult): unknown {
 }
 
 /** One line per step, saying what changed locally and where the remote call stands. */
-function describe(step: StepResult): string {
-  if (isScreenStep(step))
-    return `${step.type}${step.title === undefined ? '' : ` (${step.title})`}: a step for a screen; nothing to do here`;
+function describe(step: StepResult, told = false): string {
+  const failure = step.error && (told ? 'failed' : `failed: ${step.error.code}: ${step.error.message}`);
+  if (isScreenStep(step)) {
+    const text = [step.title, step.description].filter((t) => t !== undefined).join(': ');
+    return `${step.type}${text === '' ? '' : ` (${text})`}: ${failure ?? 'a step for a screen; nothing to do here'}`;
+  }
   const head = `${step.action}: ${step.type}`;
   if (step.skipped) return `${head}: skipped (${step.skipped})`;
-  if (step.error) return `${head}: failed: ${step.error.code}: ${step.error.message}`;
+  if (failure) return `${head}: ${failure}`;
   if (step.synced)
     return `${head}: ${step.synced.map((s) => `'${s.entity}' ${s.records} record(s)${s.function ? ` from ${s.function}` : ''}`).join(', ') || 'nothing'}`;
   if (step.commands) return `${head}: ${step.commands.join(', ') || 'no commands'}`;

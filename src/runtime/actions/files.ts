@@ -29,6 +29,23 @@ export function actionFile(engine: QueueEngine, name: string): SourceFile<'actio
 }
 
 /**
+ * Refuses a value for a parameter a global action does not declare (PARAMETER_UNKNOWN, with the
+ * closest declared name). An action that declares none takes any.
+ */
+export function checkParameterNames(file: SourceFile<'action'>, given: Iterable<string>): void {
+  const names = Object.keys(file.definition!.parameters);
+  if (names.length === 0) return;
+  for (const key of given) {
+    if (names.includes(key)) continue;
+    throw new ParameterError(
+      'PARAMETER_UNKNOWN',
+      key,
+      `action '${file.name}' has no parameter '${key}'${didYouMean(key, names)}; it declares ${names.map((n) => `'${n}'`).join(', ')}`,
+    );
+  }
+}
+
+/**
  * A global action's parameters, as `@ctx.action.parameters` holds them: each given value (else the
  * declared `value`, an expression evaluated in the action's own context) typed as declared. A
  * required one with no value, and a value for one it does not declare, are refused before anything
@@ -40,17 +57,8 @@ export async function actionParameters(
   ev: Evaluator,
 ): Promise<Record<string, unknown>> {
   const declared = file.definition!.parameters;
-  const names = Object.keys(declared);
-  if (names.length === 0) return { ...given };
-  for (const key of Object.keys(given)) {
-    if (!(key in declared)) {
-      throw new ParameterError(
-        'PARAMETER_UNKNOWN',
-        key,
-        `action '${file.name}' has no parameter '${key}'${didYouMean(key, names)}; it declares ${names.map((n) => `'${n}'`).join(', ')}`,
-      );
-    }
-  }
+  if (Object.keys(declared).length === 0) return { ...given };
+  checkParameterNames(file, Object.keys(given));
   const out: Record<string, unknown> = {};
   for (const [key, p] of Object.entries(declared)) {
     let value = given[key];

@@ -1,5 +1,6 @@
+export { type Failure, failed, failure, followed } from './failure.js';
 export { queueCommands } from './queue.js';
-export { failed, runAction } from './run.js';
+export { runAction } from './run.js';
 export type { ActionCommand, ActionOptions, ActionResult, ScreenStep, StepResult } from './types.js';
 export { isScreenStep } from './types.js';
 export { previewStep, walkSteps } from './walk.js';

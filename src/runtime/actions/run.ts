@@ -4,6 +4,7 @@ import {
   type ConfirmAction,
   type ExecuteActionAction,
   type FollowUp,
+  type Notification,
   QUEUE_ACTION_TYPES,
   SCREEN_STEP_TYPES,
 } from '../../definition/schema/index.js';
@@ -13,6 +14,7 @@ import { DefinitionError } from '../../errors/definition-error.js';
 import type { CallContext } from '../context.js';
 import type { QueueEngine } from '../push.js';
 import { executeEntities, executeEntity } from './entity.js';
+import { describeError, failed, failure } from './failure.js';
 import { actionFile, actionParameters } from './files.js';
 import { queueAction } from './queue.js';
 import { type Evaluator, evaluator, values } from './step-context.js';
@@ -75,7 +77,7 @@ async function runStep(scope: Scope, step: ActionDefinition, at: PropertyPath): 
   if (step.when !== undefined && !truthy(await ev.field(['when'], step.when)))
     return { action: name, type: step.type, skipped: 'its when is false' };
   if (SCREEN.has(step.type))
-    return screenStep(step.type, step.options as Record<string, unknown> | undefined);
+    return screenStep(step.type, step.options as Record<string, unknown> | undefined, ev);
   const o = (step as Exclude<ActionDefinition, { type: (typeof SCREEN_STEP_TYPES)[number] }>).options;
 
   let result: ActionResult;
@@ -93,23 +95,17 @@ async function runStep(scope: Scope, step: ActionDefinition, at: PropertyPath): 
   }
   const goBack = 'goBack' in o && o.goBack !== undefined && o.goBack !== false ? o.goBack : undefined;
   if (o.onSuccess === undefined && goBack === undefined) return result;
-  try {
-    const next =
-      o.onSuccess === undefined ? [] : await followUps(scope, o.onSuccess, [...at, 'options', 'onSuccess']);
-    const back: ScreenStep[] =
-      goBack === undefined ? [] : [{ type: 'goBack', ranHere: false, title: String(goBack) }];
-    const all = [...(Array.isArray(next) ? next : [next]), ...back];
-    return { ...result, next: all.length === 1 ? all[0]! : all };
-  } catch (error) {
-    // What already happened stays done: the failure must not read as if the action did nothing.
-    if (error instanceof Error && scope.depth === 0) {
-      const done = result.command
-        ? `its command is ${result.command.state === 'done' ? 'sent' : result.command.state}`
-        : 'its local change is made';
-      error.message = `action '${name}' ran (${done}), but its onSuccess failed: ${error.message}`;
-    }
-    throw error;
-  }
+  // A follow-up's failure is reported in `next`, never thrown: what the action already did (its
+  // record, its temp id, its command) must reach the caller either way.
+  const next =
+    o.onSuccess === undefined ? [] : await followUps(scope, o.onSuccess, [...at, 'options', 'onSuccess']);
+  const ran = Array.isArray(next) ? next : [next];
+  const back: ScreenStep[] =
+    goBack === undefined || ran.some(failed)
+      ? []
+      : [{ type: 'goBack', ranHere: false, title: String(goBack) }];
+  const all = [...ran, ...back];
+  return { ...result, next: all.length === 1 ? all[0]! : all };
 }
 
 async function runData(
@@ -158,7 +154,7 @@ async function actionList(scope: Scope, step: ActionListAction, at: PropertyPath
     }
     steps.push(result);
     if (!failed(result)) continue;
-    failures.push({ index: i, error: failureOf(result as ActionResult) });
+    failures.push({ index: i, error: failure(result)! });
     if (sequential) break;
   }
   if (failures.length === 0) return { action: name, type: step.type, steps };
@@ -179,44 +175,91 @@ async function executeAction(scope: Scope, step: ExecuteActionAction, ev: Evalua
     action: scope.file.name,
     type: step.type,
     steps: [inner],
-    ...(failed(inner) ? { error: failureOf(inner) } : {}),
+    ...(failed(inner) ? { error: failure(inner)! } : {}),
   };
 }
 
 /** `action.confirm`: a screen asks first. Here the answer is yes: the question is a screen step, then onConfirmed runs. */
 async function confirm(scope: Scope, step: ConfirmAction, at: PropertyPath): Promise<ActionResult> {
-  const modal = step.options.modal as { title?: unknown } | undefined;
-  const title = typeof modal?.title === 'string' ? modal.title : step.options.title;
-  const question: ScreenStep = { type: step.type, ranHere: false, ...(title ? { title } : {}) };
+  const modal = step.options.modal as { title?: unknown; description?: unknown } | undefined;
+  const question: ScreenStep = {
+    type: step.type,
+    ranHere: false,
+    ...(await texts(
+      evaluator(scope, at),
+      {
+        title: modal?.title === undefined ? ['options', 'title'] : ['options', 'modal', 'title'],
+        description: ['options', 'modal', 'description'],
+      },
+      step,
+    )),
+  };
   const inner = await runStep(scope, step.options.onConfirmed, [...at, 'options', 'onConfirmed']);
   return {
     action: scope.file.name,
     type: step.type,
     steps: [question, inner],
-    ...(failed(inner) ? { error: failureOf(inner as ActionResult) } : {}),
+    ...(failed(inner) ? { error: failure(inner)! } : {}),
   };
 }
 
-/** `onSuccess`/`onError`: an action file by name, an action in place, a notification, or a list. */
+/**
+ * `onSuccess`/`onError`: an action file by name, an action in place, a notification, or a list of
+ * them in order. A follow-up that fails (an error, or a failure it reports) is reported with its
+ * `error`, and the ones after it do not run.
+ */
 async function followUps(
   scope: Scope,
   raw: FollowUp | FollowUp[],
   path: PropertyPath,
 ): Promise<StepResult | StepResult[]> {
   const one = async (item: FollowUp, at: PropertyPath): Promise<StepResult> => {
-    if (typeof item === 'string') {
-      deeper(scope, item);
-      const file = actionFile(scope.engine, item);
-      return runFile(scope.engine, file, scope.context, {}, scope.options, scope.depth + 1);
+    try {
+      if (typeof item === 'string') {
+        deeper(scope, item);
+        const file = actionFile(scope.engine, item);
+        return await runFile(scope.engine, file, scope.context, {}, scope.options, scope.depth + 1);
+      }
+      if (!('type' in item)) return await notification(item, evaluator(scope, at));
+      deeper(scope, item.type);
+      return await runStep({ ...scope, depth: scope.depth + 1 }, item, at);
+    } catch (error) {
+      return failedFollowUp(scope, item, error);
     }
-    if (!('type' in item)) return { type: 'notification', ranHere: false, title: item.title };
-    deeper(scope, item.type);
-    return runStep({ ...scope, depth: scope.depth + 1 }, item, at);
   };
   if (!Array.isArray(raw)) return one(raw, path);
   const out: StepResult[] = [];
-  for (const [i, item] of raw.entries()) out.push(await one(item, [...path, i]));
+  for (const [i, item] of raw.entries()) {
+    const result = await one(item, [...path, i]);
+    out.push(result);
+    if (failed(result)) break;
+  }
   return out;
+}
+
+/** A follow-up that threw, as a step reporting its failure. */
+function failedFollowUp(scope: Scope, item: FollowUp, error: unknown): StepResult {
+  const reported = describeError(error);
+  if (typeof item === 'string') {
+    const file = scope.engine.solution.files.find((f) => f.kind === 'action' && f.name === item) as
+      | SourceFile<'action'>
+      | undefined;
+    // Started by name: the file's own step, or (no such file) a step of the file that names it.
+    return file?.definition
+      ? { action: item, type: file.definition.action.type, error: reported }
+      : { action: scope.file.name, type: 'action.execute-action', error: reported };
+  }
+  if (!('type' in item)) return { type: 'notification', ranHere: false, error: reported };
+  return { action: scope.file.name, type: item.type, error: reported };
+}
+
+/** A notification (`{ title, description }`): a step for a screen, its texts evaluated. */
+async function notification(item: Notification, ev: Evaluator): Promise<ScreenStep> {
+  return {
+    type: 'notification',
+    ranHere: false,
+    ...(await texts(ev, { title: ['title'], description: ['description'] }, item)),
+  };
 }
 
 function deeper(scope: Scope, what: string): void {
@@ -227,35 +270,58 @@ function deeper(scope: Scope, what: string): void {
   }
 }
 
-function screenStep(type: string, options: Record<string, unknown> | undefined): ScreenStep {
-  const title = options?.title ?? options?.linkTo ?? options?.url;
-  return { type, ranHere: false, ...(typeof title === 'string' ? { title } : {}) };
-}
-
-/** Whether a step failed: an error it reports, a failed command, or a failed record of several. */
-export function failed(result: StepResult): boolean {
-  if (isScreenStep(result)) return false;
-  if (result.error !== undefined || result.command?.state === 'failed') return true;
-  return result.type === 'action.execute-entities' && (result.steps ?? []).some(failed);
-}
-
-function failureOf(result: ActionResult): { code: string; message: string } {
-  if (result.error) return result.error;
-  const command =
-    result.command ??
-    (result.steps ?? []).map((s) => (s as ActionResult).command).find((c) => c?.state === 'failed');
+/**
+ * A step only a screen takes, with the texts it would show evaluated (the platform's samples write
+ * `title`, `linkTo`, `url` and a modal's `description` as expressions).
+ */
+async function screenStep(
+  type: string,
+  options: Record<string, unknown> | undefined,
+  ev: Evaluator,
+): Promise<ScreenStep> {
+  const o = options ?? {};
+  const title = ['title', 'linkTo', 'url'].find((k) => o[k] !== undefined);
+  const modal = o.modal as { description?: unknown } | undefined;
+  const description =
+    o.description !== undefined
+      ? ['description']
+      : modal?.description !== undefined
+        ? ['modal', 'description']
+        : undefined;
   return {
-    code: 'COMMAND_FAILED',
-    message: `command ${command?.id} failed: ${command?.error?.message ?? 'the service refused the change'}`,
+    type,
+    ranHere: false,
+    ...(await texts(
+      ev,
+      {
+        ...(title === undefined ? {} : { title: ['options', title] }),
+        ...(description === undefined ? {} : { description: ['options', ...description] }),
+      },
+      { options: o },
+    )),
   };
 }
 
-function describeError(error: unknown): { code: string; message: string } {
-  const code = (error as { code?: unknown }).code;
-  return {
-    code: typeof code === 'string' ? code : 'INTERNAL',
-    message: error instanceof Error ? error.message : String(error),
-  };
+/** Texts a screen shows, each read at its path in `from` (relative to the evaluator's step) and evaluated. */
+async function texts(
+  ev: Evaluator,
+  at: { title?: PropertyPath; description?: PropertyPath },
+  from: unknown,
+): Promise<{ title?: string; description?: string }> {
+  const out: { title?: string; description?: string } = {};
+  for (const key of ['title', 'description'] as const) {
+    const path = at[key];
+    if (path === undefined) continue;
+    const raw = path.reduce<unknown>(
+      (v, k) => (v as Record<string | number, unknown> | undefined)?.[k],
+      from,
+    );
+    if (raw === undefined) continue;
+    const value = await ev.field(path, raw);
+    if (typeof value === 'string') out[key] = value;
+    else if (typeof value === 'number' || typeof value === 'boolean') out[key] = String(value);
+  }
+  return out;
 }
 
 /** JSONata's truth: false, null, 0, '' and an empty list are false. */

@@ -23,8 +23,12 @@ export interface ActionCommand {
 export interface ScreenStep {
   readonly type: string;
   readonly ranHere: false;
-  /** A notification's or a question's text, a goBack's target. */
+  /** A notification's or a question's text, a goBack's target (expressions evaluated). */
   readonly title?: string;
+  /** A notification's or a modal's description (expressions evaluated). */
+  readonly description?: string;
+  /** A follow-up notification whose text could not be evaluated. */
+  readonly error?: { readonly code: string; readonly message: string };
 }
 
 /** What one action did. Lists, confirms, `execute-action` and `execute-entities` hold their steps. */
@@ -51,7 +55,10 @@ export interface ActionResult {
   readonly skipped?: string;
   /** The failure `onError` handled, or that a list that is not sequential went on after. */
   readonly error?: { readonly code: string; readonly message: string };
-  /** What `onSuccess` (or, after a failure, `onError`) did next, and a `goBack`. */
+  /**
+   * What `onSuccess` (or, after a failure, `onError`) did next, and a `goBack`. A follow-up that
+   * failed holds its `error` and is the last one run; the action's own result stays as it was.
+   */
   readonly next?: StepResult | readonly StepResult[];
 }
 

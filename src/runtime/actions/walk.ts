@@ -13,7 +13,13 @@ export function walkSteps(result: StepResult, depth = 0): Array<{ step: StepResu
 /** One step as the previews show it. */
 export function previewStep(step: StepResult) {
   if (isScreenStep(step))
-    return { type: step.type, ranHere: false, ...(step.title === undefined ? {} : { title: step.title }) };
+    return {
+      type: step.type,
+      ranHere: false,
+      ...(step.title === undefined ? {} : { title: step.title }),
+      ...(step.description === undefined ? {} : { description: step.description }),
+      ...(step.error === undefined ? {} : { error: step.error }),
+    };
   const r: ActionResult = step;
   const records = r.synced?.reduce((n, s) => n + s.records, 0);
   return {
