@@ -48,6 +48,17 @@ export {
 export { DEFAULT_HTTP, type HttpOptions } from './http/options.js';
 export { FileStore } from './local/files.js';
 export { isTempId, LocalStore, newTempId } from './local/store.js';
+export {
+  type ActionCommand,
+  type ActionOptions,
+  type ActionResult,
+  type Failure,
+  failed,
+  failure,
+  isScreenStep,
+  type ScreenStep,
+  type StepResult,
+} from './runtime/actions/index.js';
 export type { CallContext } from './runtime/context.js';
 export type { ExecutionResult } from './runtime/engine.js';
 export {
