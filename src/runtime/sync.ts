@@ -194,7 +194,7 @@ export async function runDatasource(
   const perEntity = options.commitPerEntity === true;
 
   if (definition.type === 'datasource.static') {
-    const data = await field(['options', 'data'], definition.options.data);
+    const data = await evaluateData(field, ['options', 'data'], definition.options.data);
     const rows = Array.isArray(data) ? data : data === undefined || data === null ? [] : [data];
     return { datasource: file.name, entities: [], rows, value: rows, committedPerEntity: false };
   }
@@ -294,4 +294,28 @@ function inputRequired(
     inputs,
     `datasource '${file.name}' reads input ${list} for ${entry.function}'s required ${error.missing.length === 1 ? 'parameter' : 'parameters'} ${error.missing.join(', ')}, and it was not given: give it in the context's inputs (a screen opens the datasource with them)`,
   );
+}
+
+/**
+ * A static datasource's `data` as a screen shows it: one expression giving the rows, or rows whose
+ * values are expressions (`from: =$now()`), each evaluated where it stands, however deep.
+ */
+async function evaluateData(
+  field: (path: PropertyPath, raw: unknown) => Promise<unknown>,
+  path: PropertyPath,
+  raw: unknown,
+): Promise<unknown> {
+  if (Array.isArray(raw)) {
+    const items: unknown[] = [];
+    for (const [i, item] of raw.entries()) items.push(await evaluateData(field, [...path, i], item));
+    return items;
+  }
+  if (raw !== null && typeof raw === 'object') {
+    const entries: Array<[string, unknown]> = [];
+    for (const [key, value] of Object.entries(raw)) {
+      entries.push([key, await evaluateData(field, [...path, key], value)]);
+    }
+    return Object.fromEntries(entries);
+  }
+  return field(path, raw);
 }
