@@ -1,4 +1,5 @@
 import type { SyncProgress } from '../runtime/sync.js';
+import { counted } from './plural.js';
 
 /** Without a terminal and without --verbose, a progress line at most this often (after each first page). */
 export const QUIET_INTERVAL_MS = 10_000;
@@ -19,7 +20,7 @@ export function shouldLogPage(
 }
 
 export function progressLine(p: SyncProgress, elapsedMs: number): string {
-  return `${p.entity} <- ${p.function}: page ${p.pages}, ${p.records} records, ${(elapsedMs / 1000).toFixed(1)} s`;
+  return `${p.entity} <- ${p.function}: page ${p.pages}, ${counted(p.records, 'record')}, ${(elapsedMs / 1000).toFixed(1)} s`;
 }
 
 /** On a terminal, one line redrawn in place; elsewhere whole lines (see `shouldLogPage`). */

@@ -47,6 +47,33 @@ function readsIn(body: string): Array<{ name: string; index: number }> {
   return found;
 }
 
+// `@ctx.inputs.x`, `@ctx.jig.inputs.x` (and `@.` for `@ctx.`): the inputs a screen opens with.
+const INPUT = /@(?:ctx)?\.(?:jig\.)?inputs\.(?:`([^`]+)`|([A-Za-z_$][\w$-]*))/g;
+
+/**
+ * The inputs a value reads (`@ctx.inputs.x`, `@ctx.jig.inputs.x`), outside its string literals; a
+ * value that is no expression reads none.
+ */
+export function inputNamesIn(raw: unknown): string[] {
+  const source = typeof raw === 'string' ? expressionSource(raw, false) : undefined;
+  if (!source?.body.includes('inputs')) return [];
+  const literal = literals(source.body);
+  const names = new Set<string>();
+  for (const match of source.body.matchAll(INPUT)) {
+    if (!literal(match.index)) names.add((match[1] ?? match[2])!.replace(/-+$/, ''));
+  }
+  return [...names];
+}
+
+/** Every input a datasource file's expressions read (`functionParameters`, `queryParameters`, `data`). */
+export function inputsRead(file: SourceFile): string[] {
+  const names = new Set<string>();
+  walk(file.data, [], (value) => {
+    for (const name of inputNamesIn(value)) names.add(name);
+  });
+  return [...names];
+}
+
 /** Whether a character of an expression is inside a '...' or "..." string literal. */
 function literals(body: string): (index: number) => boolean {
   const inside = new Uint8Array(body.length);

@@ -34,6 +34,10 @@ export const ERROR_CODES = {
   SOLUTION_NOT_FOUND: code('usage', 'No solution folder was found (or the one given has none).', 404),
   FUNCTION_NOT_FOUND: code('usage', 'The named function does not exist in the solution.', 404),
   DATASOURCE_NOT_FOUND: code('usage', 'The named datasource does not exist in the solution.', 404),
+  INPUT_REQUIRED: code(
+    'usage',
+    "A datasource's function needs an input (`@ctx.inputs.x`, `@ctx.jig.inputs.x`) that was not given.",
+  ),
   ACTION_NOT_FOUND: code('usage', 'The named action does not exist in the solution.', 404),
   PARAMETER_UNKNOWN: code('usage', 'A value was given for a parameter the function does not declare.'),
   PARAMETER_REQUIRED: code('usage', 'A required parameter has no value and no default.'),

@@ -54,6 +54,17 @@ export class ReadOnlyStore implements QueryStore {
     return quoted;
   }
 
+  /** All rows of a table as records (`data` parsed), in id order; none when it was never synced. */
+  rows(table: string): Array<Record<string, unknown>> {
+    const exists = this.db
+      .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")
+      .get(table);
+    if (!exists) return [];
+    return (
+      this.db.prepare(`SELECT data FROM ${quoteTable(table)} ORDER BY id`).all() as Array<{ data: string }>
+    ).map((r) => JSON.parse(r.data));
+  }
+
   close(): void {
     this.db.close();
   }

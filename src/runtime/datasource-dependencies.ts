@@ -1,9 +1,8 @@
 import { syncPlan } from '../definition/datasource-reads.js';
 import type { Solution, SourceFile } from '../definition/solution.js';
-import type { LocalStore } from '../local/store.js';
 import type { CallContext } from './context.js';
 import { DatasourceCycleError } from './errors.js';
-import { type DatasourceResult, datasourceValue } from './sync.js';
+import { type DatasourceResult, type DatasourceStore, datasourceValue } from './sync.js';
 
 /**
  * The order a sync of `wanted` runs datasources in (those they read first, added when not wanted);
@@ -25,7 +24,7 @@ export function syncOrder(solution: Solution, wanted: readonly string[]): string
  */
 export async function runWithDependencies(
   solution: Solution,
-  store: LocalStore,
+  store: Pick<DatasourceStore, 'rows'>,
   name: string,
   call: CallContext,
   fileOf: (name: string) => SourceFile<'datasource'>,

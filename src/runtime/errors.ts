@@ -73,6 +73,21 @@ export class ActionStepError extends RestfnError {
   }
 }
 
+/**
+ * A datasource's function needs a parameter that the datasource gives from an input
+ * (`@ctx.inputs.x`, `@ctx.jig.inputs.x`) its caller did not give (a screen opens it with them);
+ * nothing was sent (exit code 2).
+ */
+export class InputRequiredError extends RestfnError {
+  constructor(
+    readonly datasource: string,
+    readonly inputs: readonly string[],
+    message: string,
+  ) {
+    super('INPUT_REQUIRED', message);
+  }
+}
+
 /** Datasources read each other (`@ctx.datasources.<name>`) in a cycle: none of them can run first. */
 export class DatasourceCycleError extends RestfnError {
   constructor(message: string) {

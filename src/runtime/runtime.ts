@@ -14,6 +14,7 @@ import { requestBudget } from '../http/request-budget.js';
 import { Transport } from '../http/transport.js';
 import { type Command, CommandQueue } from '../local/command-queue.js';
 import type { FileStore } from '../local/files.js';
+import type { ReadOnlyStore } from '../local/read-only-store.js';
 import { COMMAND_QUEUE_TABLE } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
 import {
@@ -28,6 +29,7 @@ import type { SecretCollector } from './call.js';
 import { callStep } from './call-step.js';
 import type { CallContext } from './context.js';
 import { runWithDependencies } from './datasource-dependencies.js';
+import { readDatasource } from './datasource-reader.js';
 import { Deadline } from './deadline.js';
 import type { Engine, ExecutionResult, RemoteCalls, RemoteResponse } from './engine.js';
 import { EventBus, type EventListener } from './events.js';
@@ -244,6 +246,27 @@ export class Runtime {
         (n) => this.datasourceFile(n),
         (file, call) => runDatasource(engine, file, call, { ...options, signal: toSignal(signal) }),
       ),
+    );
+  }
+
+  /**
+   * The datasource `name` as a screen shows it now, syncing nothing: a local one is its query over
+   * `store` (default: the runtime's; `restfn query` gives a read-only one) as the tables are, a REST
+   * one calls its functions into a throwaway database, a static one is its data; the datasources it
+   * reads are read first. `value` is what `@ctx.datasources.<name>` reads. `context` carries what its
+   * expressions read besides (`inputs`, `jig.inputs`). Within the sync deadline.
+   */
+  async readDatasource(
+    name: string,
+    options: { context?: CallContext; store?: LocalStore | ReadOnlyStore; signal?: AbortLike } = {},
+  ): Promise<DatasourceResult & { readonly value: unknown }> {
+    const store = options.store ?? this.engine.store;
+    if (!store) throw new UsageError('reading a datasource needs a local store: give one');
+    await this.ready();
+    const datasource = this.datasourceFile(name);
+    const deadline = new Deadline('sync', this.options.syncTimeoutMs, `datasource '${name}'`, options.signal);
+    return deadline.run((signal) =>
+      readDatasource({ ...this.engine, store }, datasource.name, options.context ?? {}, toSignal(signal)),
     );
   }
 

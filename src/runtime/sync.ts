@@ -1,8 +1,11 @@
+import { inputNamesIn } from '../definition/datasource-reads.js';
+import type { SqliteDatasource } from '../definition/schema/datasource.js';
 import type { SourceFile } from '../definition/solution.js';
 import type { PropertyPath } from '../definition/yaml-file.js';
 import type { RequestBudget } from '../http/request-budget.js';
 import { pendingRecords } from '../local/command-queue.js';
 import { applyConversions } from '../local/conversions.js';
+import type { ReadOnlyStore } from '../local/read-only-store.js';
 import { Stage } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
 import type { SecretCollector } from './call.js';
@@ -10,7 +13,9 @@ import { type CallContext, createContext } from './context.js';
 import { conversionList } from './conversion-list.js';
 import { parseJsonProperties, runDatasourceQuery, tablesOf } from './datasource-query.js';
 import type { Engine } from './engine.js';
+import { InputRequiredError, ParameterError } from './errors.js';
 import { fieldsOf } from './field.js';
+import { inputsOf, withInputs } from './inputs.js';
 import { paginate, type StopReason } from './paginate.js';
 import { planWrites } from './writes.js';
 
@@ -144,9 +149,18 @@ export interface DatasourceResult {
   readonly committedPerEntity: boolean;
 }
 
+/**
+ * The local database a datasource runs over: the device's, or for a read (`noSync`: nothing is
+ * synced, its query alone) the read-only one `restfn query` opens.
+ */
+export type DatasourceStore = LocalStore | ReadOnlyStore;
+
+/** An engine whose datasources run over `store` (a sync needs a `LocalStore`; a read either). */
+export type DatasourceEngine = Omit<Engine, 'store'> & { readonly store: DatasourceStore };
+
 /** A datasource's value as another datasource reads it (`@ctx.datasources.<name>`). */
 export function datasourceValue(
-  store: LocalStore,
+  store: Pick<DatasourceStore, 'rows'>,
   file: SourceFile<'datasource'>,
   result: DatasourceResult,
 ): unknown {
@@ -166,19 +180,21 @@ export function datasourceValue(
  * (`inputs`, `jig.inputs`, `datasources`).
  */
 export async function runDatasource(
-  engine: Engine & { store: LocalStore },
+  engine: DatasourceEngine,
   file: SourceFile<'datasource'>,
-  call: CallContext,
+  given: CallContext,
   options: RunOptions = {},
 ): Promise<DatasourceResult> {
   const definition = file.definition!;
+  // Inputs given as either `inputs` or `jig.inputs` are read as both, here and in its functions.
+  const call = withInputs(given);
   const ctx = createContext(engine.solution, 'datasource', engine.options, call);
   const evaluate = fieldsOf(file, ctx, engine.expressions);
   const field = (path: PropertyPath, raw: unknown) => evaluate(path, raw, ctx);
   const perEntity = options.commitPerEntity === true;
 
   if (definition.type === 'datasource.static') {
-    const data = await field(['options', 'data'], definition.options.data);
+    const data = await evaluateData(field, ['options', 'data'], definition.options.data);
     const rows = Array.isArray(data) ? data : data === undefined || data === null ? [] : [data];
     return { datasource: file.name, entities: [], rows, value: rows, committedPerEntity: false };
   }
@@ -186,14 +202,20 @@ export async function runDatasource(
   // A REST datasource writes no local table: its functions fill a throwaway database.
   const rest = o.provider === 'DATA_PROVIDER_REST' && o.noSync !== true;
   // Loaded when needed: `restfn run` of one function must not load SQLite (startup.test.ts).
-  const store = rest
-    ? new (await import('../local/store.js')).LocalStore(':memory:', { confined: engine.store.confined })
+  const store: DatasourceStore = rest
+    ? new (await import('../local/store.js')).LocalStore(':memory:', {
+        confined: 'confined' in engine.store && engine.store.confined,
+      })
     : engine.store;
-  const target = rest ? { ...engine, store } : engine;
   try {
+    // Only a read (`noSync`) runs over a read-only database: it syncs nothing.
+    const writable = (): LocalStore => {
+      if (!('readOnly' in store)) return store;
+      throw new Error(`unreachable: datasource '${file.name}' synced over a read-only database`);
+    };
     const syncEntities = async (shared: Stage | undefined) => {
       const entities: EntitySync[] = [];
-      if (o.noSync === true) return entities;
+      const target = { ...engine, store: writable() };
       for (const [i, entry] of o.entities.entries()) {
         if (typeof entry === 'string' || entry.function === undefined) {
           store.ensureTable(typeof entry === 'string' ? entry : entry.entity);
@@ -204,18 +226,24 @@ export async function runDatasource(
           parameters[name] = await field(['options', 'entities', i, 'functionParameters', name], raw);
         }
         const { entity, function: name } = entry;
-        entities.push(
-          shared
-            ? await stageEntity(target, shared, entity, name, parameters, call, options)
-            : await syncFunction(target, entity, name, parameters, call, options),
-        );
+        try {
+          entities.push(
+            shared
+              ? await stageEntity(target, shared, entity, name, parameters, call, options)
+              : await syncFunction(target, entity, name, parameters, call, options),
+          );
+        } catch (error) {
+          throw inputRequired(error, file, entry, call) ?? error;
+        }
       }
       return entities;
     };
     let entities: EntitySync[];
-    if (perEntity) entities = await syncEntities(undefined);
+    // A read (`noSync`) syncs nothing, so it has nothing to commit: it writes no stage either.
+    if (o.noSync === true) entities = [];
+    else if (perEntity) entities = await syncEntities(undefined);
     else {
-      entities = await inOneCommit(store, syncEntities);
+      entities = await inOneCommit(writable(), syncEntities);
       for (const synced of entities) options.onCommitted?.(synced);
     }
 
@@ -240,4 +268,57 @@ export async function runDatasource(
   } finally {
     if (rest) store.close();
   }
+}
+
+/**
+ * A required parameter missing because the datasource gives it from an input the caller did not
+ * give (`jobId: =@ctx.jig.inputs.jobId`, opened with no `jobId`): said as that input, not as a
+ * parameter the datasource does not give. Undefined for any other failure.
+ */
+function inputRequired(
+  error: unknown,
+  file: SourceFile<'datasource'>,
+  entry: Exclude<SqliteDatasource['options']['entities'][number], string>,
+  call: CallContext,
+): InputRequiredError | undefined {
+  if (!(error instanceof ParameterError) || error.code !== 'PARAMETER_REQUIRED') return undefined;
+  const given = inputsOf(call);
+  const inputs = [
+    ...new Set(
+      error.missing.flatMap((p) =>
+        inputNamesIn(entry.functionParameters?.[p]).filter((name) => given[name] == null),
+      ),
+    ),
+  ];
+  if (inputs.length === 0) return undefined;
+  const list = inputs.join(', ');
+  return new InputRequiredError(
+    file.name,
+    inputs,
+    `datasource '${file.name}' reads input ${list} for ${entry.function}'s required ${error.missing.length === 1 ? 'parameter' : 'parameters'} ${error.missing.join(', ')}, and it was not given: give it in the context's inputs (a screen opens the datasource with them)`,
+  );
+}
+
+/**
+ * A static datasource's `data` as a screen shows it: one expression giving the rows, or rows whose
+ * values are expressions (`from: =$now()`), each evaluated where it stands, however deep.
+ */
+async function evaluateData(
+  field: (path: PropertyPath, raw: unknown) => Promise<unknown>,
+  path: PropertyPath,
+  raw: unknown,
+): Promise<unknown> {
+  if (Array.isArray(raw)) {
+    const items: unknown[] = [];
+    for (const [i, item] of raw.entries()) items.push(await evaluateData(field, [...path, i], item));
+    return items;
+  }
+  if (raw !== null && typeof raw === 'object') {
+    const entries: Array<[string, unknown]> = [];
+    for (const [key, value] of Object.entries(raw)) {
+      entries.push([key, await evaluateData(field, [...path, key], value)]);
+    }
+    return Object.fromEntries(entries);
+  }
+  return field(path, raw);
 }

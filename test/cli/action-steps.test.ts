@@ -32,7 +32,7 @@ describe('restfn action: every data action, each step printed', () => {
       [
         'restfn: full-refresh: action.action-list',
         'restfn:   full-refresh: action.execute-action',
-        "restfn:     refresh-customers: action.sync-entities: 'customers' 1 record(s) from rest-get-customers, 'regions' 0 record(s)",
+        "restfn:     refresh-customers: action.sync-entities: 'customers' 1 record from rest-get-customers, 'regions' 0 records",
         'restfn:   full-refresh: action.execute-action',
         "restfn:     rename-customer: 'customers' record 'c-1' updated locally and sent (command <id>)",
         'restfn:       notification (Customer renamed: The new name is saved): a step for a screen; nothing to do here',
@@ -66,7 +66,7 @@ describe('restfn action: every data action, each step printed', () => {
     const r = await restfn('action', 'best-effort');
     expect(r.code).toBe(2); // RECORD_NOT_FOUND: usage
     expect(r.stderr).toContain('restfn:   best-effort: action.execute-action: failed: RECORD_NOT_FOUND');
-    expect(r.stderr).toContain("refresh-customers: action.sync-entities: 'customers' 1 record(s)");
+    expect(r.stderr).toContain("refresh-customers: action.sync-entities: 'customers' 1 record");
     expect(r.stderr).toContain('1 of 2 actions failed');
   });
 });

@@ -80,7 +80,7 @@ test('validate reports every broken file; run and sync of the good function stil
 
   const sync = await runCli(['sync'], { cwd: root });
   expect(sync.code, sync.stderr).toBe(0);
-  expect(sync.stdout).toMatch(/^items: items <- rest-get-items: 1 page, 1 records/);
+  expect(sync.stdout).toMatch(/^items: items <- rest-get-items: 1 page, 1 record \(/);
 
   // The broken function itself is refused with a definition error (exit 3), not an engine message.
   const broken = await runCli(['run', 'recursive-alias'], { cwd: root });

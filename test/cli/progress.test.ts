@@ -65,7 +65,7 @@ error:
     );
     const pages = verbose.stderr.split('\n').filter((l) => l.startsWith('restfn: sync: '));
     expect(pages.map((l) => l.replace(/, [\d.]+ s$/, ''))).toEqual([
-      'restfn: sync: items <- rest-get-items: page 1, 1 records',
+      'restfn: sync: items <- rest-get-items: page 1, 1 record',
       'restfn: sync: items <- rest-get-items: page 2, 2 records',
       'restfn: sync: items <- rest-get-items: page 3, 3 records',
       'restfn: sync: items <- rest-get-items: page 4, 3 records',
@@ -74,7 +74,7 @@ error:
     // Without --verbose there is still a sign of life: the first page of each entity.
     const quiet = await runCli(['sync'], { cwd: root });
     expect(quiet.code, quiet.stderr).toBe(0);
-    expect(quiet.stderr).toMatch(/^restfn: sync: items <- rest-get-items: page 1, 1 records, [\d.]+ s$/m);
+    expect(quiet.stderr).toMatch(/^restfn: sync: items <- rest-get-items: page 1, 1 record, [\d.]+ s$/m);
     expect(quiet.stderr).not.toContain('> GET');
   });
 
@@ -108,7 +108,7 @@ error:
     child.kill('SIGINT');
     const r = await done;
     expect(r.code).toBe(130);
-    expect(r.stdout).toMatch(/^a: a <- rest-get-a: 1 page, 1 records \(/);
+    expect(r.stdout).toMatch(/^a: a <- rest-get-a: 1 page, 1 record \(/);
     expect(r.stderr).toContain(
       "restfn: error INTERRUPTED: sync interrupted during 'b': its tables are as they were before this sync; kept (synced in full): 'a'; not started: 'c'",
     );

@@ -128,7 +128,7 @@ continuation:
 
     const each = await runCli(['sync', '--commit-per-entity'], { cwd: root });
     expect(each.code).toBe(1);
-    expect(each.stderr).toContain('restfn: committed: customers <- rest-get-customers: 1 page, 1 records\n');
+    expect(each.stderr).toContain('restfn: committed: customers <- rest-get-customers: 1 page, 1 record\n');
     expect(JSON.parse((await customers()).stdout)).toEqual([{ id: 'c-new' }]);
   });
 });

@@ -85,8 +85,8 @@ test('examples/tasks validates, syncs and acts as written', { timeout: 120_000 }
   // Several records at once (read from a datasource), then the list refreshes everything.
   const complete = await restfn('action', 'complete-list', '-p', 'list=Work');
   expect(complete.code, complete.stderr).toBe(0);
-  expect(complete.stderr).toContain('complete-list: action.execute-entities: 2 record(s)');
-  expect(complete.stderr).toMatch(/refresh: action.sync-entities: 'tasks' 6 record\(s\) from rest-get-tasks/);
+  expect(complete.stderr).toContain('complete-list: action.execute-entities: 2 records');
+  expect(complete.stderr).toMatch(/refresh: action.sync-entities: 'tasks' 6 records from rest-get-tasks/);
   for (const id of ['t-3', 't-4'])
     expect(api.state.tasks.get(id)).toMatchObject({ done: true, completedOn: today() });
   expect(await rows("SELECT id FROM [tasks] WHERE '$.done' = 0 ORDER BY id")).toEqual([

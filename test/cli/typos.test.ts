@@ -94,13 +94,13 @@ options:
     });
     const all = await runCli(['sync'], { cwd: root });
     expect(all.code).toBe(3);
-    expect(all.stdout).toMatch(/^good: good <- rest-get-good: 1 page, 1 records \(/);
+    expect(all.stdout).toMatch(/^good: good <- rest-get-good: 1 page, 1 record \(/);
     expect(all.stderr).toContain(
       "datasources/broken.platform:6:17: error UNKNOWN_FUNCTION: function 'rest-get-goood' does not exist in this solution",
     );
-    expect(all.stderr).toContain('restfn: broken: not synced: 1 error(s) above');
+    expect(all.stderr).toContain('restfn: broken: not synced: 1 error above');
     expect(all.stderr).toContain('functions/rest-unused.platform:3:6: error URL_INVALID');
-    expect(all.stderr).toContain('restfn: uses-unused: not synced: 1 error(s) above');
+    expect(all.stderr).toContain('restfn: uses-unused: not synced: 1 error above');
     expect(all.stderr).toContain(
       "restfn: error INVALID_DEFINITION: 'broken', 'uses-unused' not synced because of the errors above (the others were)",
     );

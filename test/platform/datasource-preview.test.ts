@@ -166,6 +166,60 @@ options:
     });
   });
 
+  it('inputs given as context.inputs or context.jig.inputs are read as both; none given is INPUT_REQUIRED', async () => {
+    const notes = await testServer((req, res) => {
+      const jobId = /^\/jobs\/([^/]+)\/notes$/.exec(req.url ?? '')?.[1];
+      json(res, 200, [
+        { id: 'n1', jobId, text: 'first' },
+        { id: 'n2', jobId: 'other', text: 'not this job' },
+      ]);
+    });
+    const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });
+    const put = await platform.api('PUT', '/api/v1/solutions/field', {
+      token: platform.adminToken,
+      body: {
+        files: {
+          'functions/rest-get-job-notes.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${notes.url}/jobs/{jobId}/notes
+parameters:
+  jobId: { location: path, type: string, required: true }
+`,
+          // The function's parameter from one form, the query's from the other, as real files mix them.
+          'datasources/job-notes.platform': `type: datasource.sqlite
+options:
+  provider: DATA_PROVIDER_LOCAL
+  entities:
+    - entity: job-notes
+      function: rest-get-job-notes
+      functionParameters:
+        jobId: =@ctx.jig.inputs.jobId
+  query: SELECT id, '$.text' FROM [job-notes] WHERE '$.jobId' = @jobId
+  queryParameters:
+    jobId: =@ctx.inputs.jobId
+`,
+        },
+      },
+    });
+    expect(put.status, put.text).toBe(201);
+    const previewWith = (context: unknown) =>
+      platform.api('POST', '/api/v1/solutions/field/datasources/job-notes/preview', {
+        token: platform.adminToken,
+        body: { context },
+      });
+    for (const context of [{ jig: { inputs: { jobId: 'job-1' } } }, { inputs: { jobId: 'job-1' } }]) {
+      const answer = await previewWith(context);
+      expect(answer.status, answer.text).toBe(200);
+      expect(answer.body.rows, JSON.stringify(context)).toEqual([{ id: 'n1', text: 'first' }]);
+    }
+    expect(notes.requests.map((r) => r.url)).toEqual(['/jobs/job-1/notes', '/jobs/job-1/notes']);
+    const none = await previewWith({});
+    expect(none.status, none.text).toBe(400);
+    expect(none.body).toMatchObject({ code: 'INPUT_REQUIRED' });
+    expect(none.body.message).toContain("datasource 'job-notes' reads input jobId");
+    expect(notes.requests).toHaveLength(2);
+  });
+
   it("an author's SQL never reaches a file: ATTACH, VACUUM INTO and PRAGMA are refused, however written", async () => {
     const { service, received } = await itemService();
     const platform = await startPlatformProcess({ args: ['--allow-private-targets'] });

@@ -13,6 +13,7 @@ import { checkActionPaths } from '../action-paths.js';
 import { diagnosticLine } from '../diagnostic-line.js';
 import { InterruptedError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
+import { counted } from '../plural.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
 import { openStore } from '../store-path.js';
@@ -56,7 +57,10 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
     const { diagnostics, errors } = await validateSolution(solution, { only });
     for (const d of diagnostics) process.stderr.write(`${diagnosticLine(d)}\n`);
     if (errors > 0)
-      throw new DefinitionError(`action '${name}' has ${errors} error(s); fix them first`, diagnostics);
+      throw new DefinitionError(
+        `action '${name}' has ${counted(errors, 'error')}; fix them first`,
+        diagnostics,
+      );
     checkParameterNames(file, parametersGiven(pairs));
     checkActionPaths(solution, file, pairs);
   }
@@ -231,10 +235,11 @@ function describe(step: StepResult, told = false): string {
   if (step.skipped) return `${head}: skipped (${step.skipped})`;
   if (failure) return `${head}: ${failure}`;
   if (step.synced)
-    return `${head}: ${step.synced.map((s) => `'${s.entity}' ${s.records} record(s)${s.function ? ` from ${s.function}` : ''}`).join(', ') || 'nothing'}`;
+    return `${head}: ${step.synced.map((s) => `'${s.entity}' ${counted(s.records, 'record')}${s.function ? ` from ${s.function}` : ''}`).join(', ') || 'nothing'}`;
   if (step.commands) return `${head}: ${step.commands.join(', ') || 'no commands'}`;
   // The list of records holds one step per record, each told as an execute-entity's is.
-  if (step.type === 'action.execute-entities' && step.steps) return `${head}: ${step.steps.length} record(s)`;
+  if (step.type === 'action.execute-entities' && step.steps)
+    return `${head}: ${counted(step.steps.length, 'record')}`;
   if (step.method === undefined) return head;
   const where = step.record === undefined ? `'${step.entity}'` : `'${step.entity}' record '${step.record}'`;
   const local =

@@ -14,6 +14,7 @@ import { UsageError } from '../../errors/restfn-error.js';
 import { diagnosticLine } from '../diagnostic-line.js';
 import { resolveIdPrefix } from '../id-prefix.js';
 import { type Column, printRecord, printRows, status } from '../output.js';
+import { counted } from '../plural.js';
 import { readSecret } from '../read-secret.js';
 import { unseenFindings } from '../server-findings.js';
 import { solutionDir } from '../solution-dir.js';
@@ -52,7 +53,7 @@ export async function publish(options: ServerOptions & { solution?: string }): P
   for (const d of diagnostics) process.stderr.write(`${diagnosticLine(d)}\n`);
   if (errors > 0) {
     throw new DefinitionError(
-      `solution '${solution.name}' has ${errors} error(s); fix them first, nothing was published`,
+      `solution '${solution.name}' has ${counted(errors, 'error')}; fix them first, nothing was published`,
       diagnostics,
     );
   }

@@ -1,15 +1,18 @@
+import { inputsRead } from '../../definition/datasource-reads.js';
 import { entitiesOf } from '../../definition/schema/datasource.js';
-import { loadSolution, type SourceFile } from '../../definition/solution.js';
+import { loadSolution, type Solution, type SourceFile } from '../../definition/solution.js';
 import { didYouMean } from '../../definition/suggest.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { QueryError } from '../../local/errors.js';
-import { type QueryStore, runQuery } from '../../local/queries.js';
+import { runQuery } from '../../local/queries.js';
 import { rewriteShorthand } from '../../local/sql-shorthand.js';
-import { createContext } from '../../runtime/context.js';
-import { parseJsonProperties, runDatasourceQuery } from '../../runtime/datasource-query.js';
-import { fieldsOf } from '../../runtime/field.js';
-import { normalizeOptions } from '../../runtime/options.js';
+import { LocalStore } from '../../local/store.js';
+import { syncOrder } from '../../runtime/datasource-dependencies.js';
+import { InputRequiredError } from '../../runtime/errors.js';
+import { warn } from '../output.js';
+import { parseParameters } from '../parameters.js';
+import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
 import { openReadOnlyStore } from '../store-path.js';
 import type { QueryOptions } from './query.js';
@@ -31,45 +34,79 @@ export async function printQuery(input: string, options: QueryOptions): Promise<
       'DATASOURCE_NOT_FOUND',
     );
   }
-  const sql = input;
-  let query: ((store: QueryStore) => unknown) | undefined;
-  const parameters: Record<string, unknown> = {};
-  if (file) {
-    if (!file.definition)
-      throw new DefinitionError(`datasource '${input}' is invalid; run 'restfn validate'`);
-    const definition = file.definition;
-    if (definition.type !== 'datasource.sqlite' || definition.options.query === undefined)
-      throw new UsageError(`datasource '${input}' has no query`);
-    const { queryParameters = {} } = definition.options;
-    // The datasource's parameters, evaluated as a sync would (over the solution's context).
-    const settings = normalizeOptions(solution);
-    const ctx = createContext(solution, 'query', settings, {});
-    const field = fieldsOf(file, ctx, { limits: settings.expressions, functions: {} });
-    for (const [name, raw] of Object.entries(queryParameters)) {
-      parameters[name] = await field(['options', 'queryParameters', name], raw, ctx);
-    }
-    // As a sync runs it: the shorthand rewritten, errors at the author's line, jsonProperties
-    // parsed, isDocument's one row.
-    query = (store) => {
-      const rows = runDatasourceQuery(store, file, definition.options, parameters);
-      parseJsonProperties(rows, definition.options.jsonProperties);
-      return definition.options.isDocument ? (rows[0] ?? null) : rows;
-    };
-  }
+  if (file) return printDatasource(solution, file, options);
   const store = openReadOnlyStore(solution.root, options.db);
   try {
-    if (!file) refuseUnknownTables(sql, store, datasources as Array<SourceFile<'datasource'>>);
+    refuseUnknownTables(input, store, datasources as Array<SourceFile<'datasource'>>);
     // Typed SQL speaks the datasources' dialect too ('$.field', "text"): a query copied out of a
     // datasource runs here as it does there.
-    const rows = query ? query(store) : runQuery(store, rewriteShorthand(sql).sql, parameters);
+    const rows = runQuery(store, rewriteShorthand(input).sql, {});
     process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
   } catch (error) {
     // SQL typed on the command line is the user's (exit 2); a datasource's query is a definition's (exit 3).
-    if (error instanceof QueryError && !file) throw new UsageError(error.message, 'QUERY_INVALID');
+    if (error instanceof QueryError) throw new UsageError(error.message, 'QUERY_INVALID');
     throw error;
   } finally {
     store.close();
   }
+}
+
+/**
+ * A datasource as a screen shows it now, synced nothing (the runtime's `readDatasource`, what
+ * `@ctx.datasources.<name>` reads in an action): a local one its query over the local tables
+ * (read-only), a static one its data, a REST one its functions' rows from a throwaway database;
+ * the datasources it reads first. `--input` gives the inputs a screen would open it with.
+ */
+async function printDatasource(
+  solution: Solution,
+  file: SourceFile<'datasource'>,
+  options: QueryOptions,
+): Promise<void> {
+  const inputs = parseParameters(options.input ?? [], undefined, '--input');
+  const order = syncOrder(solution, [file.name]).map((name) => datasourceFile(solution, name));
+  for (const each of order) {
+    if (!each.definition)
+      throw new DefinitionError(`datasource '${each.name}' is invalid; run 'restfn validate'`);
+  }
+  // Only local datasources read the device's tables: a static or REST one runs before any sync.
+  const local = order.some(
+    (d) =>
+      d.definition?.type === 'datasource.sqlite' && d.definition.options.provider !== 'DATA_PROVIDER_REST',
+  );
+  const store = local
+    ? openReadOnlyStore(solution.root, options.db)
+    : new LocalStore(':memory:', { confined: true });
+  try {
+    const runtime = await cliRuntime(solution, undefined, options);
+    try {
+      const { value } = await runtime.readDatasource(file.name, {
+        context: { inputs, jig: { inputs } },
+        store,
+      });
+      process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    } catch (error) {
+      if (!(error instanceof InputRequiredError)) throw error;
+      const give = error.inputs.map((i) => `--input ${i}=VALUE`).join(' ');
+      throw new UsageError(
+        `${error.datasource} reads input ${error.inputs.join(', ')}, not given: give it with ${give}`,
+        'INPUT_REQUIRED',
+      );
+    } finally {
+      await runtime.close();
+    }
+  } finally {
+    store.close();
+  }
+  // An input not given reads as nothing: rows filtered by it come back empty, which looks like no data.
+  const missing = [...new Set(order.flatMap((d) => inputsRead(d)))].filter((i) => !Object.hasOwn(inputs, i));
+  if (missing.length > 0)
+    warn(
+      `${file.name} reads input ${missing.join(', ')}, not given: its rows are as without it (${missing.map((i) => `--input ${i}=VALUE`).join(' ')})`,
+    );
+}
+
+function datasourceFile(solution: Solution, name: string): SourceFile<'datasource'> {
+  return solution.files.find((f) => f.kind === 'datasource' && f.name === name) as SourceFile<'datasource'>;
 }
 
 /**

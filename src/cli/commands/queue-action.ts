@@ -10,6 +10,7 @@ import type { Runtime } from '../../runtime/runtime.js';
 import { resolveIdPrefix } from '../id-prefix.js';
 import { onInterrupt } from '../interrupt.js';
 import { type Column, printRecord, printRows } from '../output.js';
+import { counted } from '../plural.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
 import { databasePath, openStore } from '../store-path.js';
@@ -111,7 +112,7 @@ export async function push(options: QueueCliOptions): Promise<void> {
     if (failed.length > 0) {
       const ids = failed.map((o) => o.id).join(' ');
       throw new CommandFailedError(
-        `${failed.length} command(s) failed for good (${failed[0]!.error?.code}: ${failed[0]!.error?.message}); they stay in the queue and hold back their records' later commands: fix the cause, then 'restfn queue retry ${ids}' (or 'restfn queue delete ${ids}' to drop them)`,
+        `${counted(failed.length, 'command')} failed for good (${failed[0]!.error?.code}: ${failed[0]!.error?.message}); they stay in the queue and hold back their records' later commands: fix the cause, then 'restfn queue retry ${ids}' (or 'restfn queue delete ${ids}' to drop them)`,
         failed[0]!.id,
       );
     }

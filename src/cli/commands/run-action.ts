@@ -8,6 +8,7 @@ import { diagnosticLine } from '../diagnostic-line.js';
 import { InterruptedError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
 import { parseParameters } from '../parameters.js';
+import { counted } from '../plural.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
 import { trace } from '../trace.js';
@@ -27,7 +28,10 @@ export async function run(name: string, options: RunOptions): Promise<void> {
     const { diagnostics, errors } = await validateSolution(solution, { only });
     for (const d of diagnostics) process.stderr.write(`${diagnosticLine(d)}\n`);
     if (errors > 0)
-      throw new DefinitionError(`function '${name}' has ${errors} error(s); fix them first`, diagnostics);
+      throw new DefinitionError(
+        `function '${name}' has ${counted(errors, 'error')}; fix them first`,
+        diagnostics,
+      );
   }
   // Queries, guards, conversions and error tables use the local state folder; other functions never touch it.
   const d = file?.definition;

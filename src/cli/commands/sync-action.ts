@@ -2,7 +2,9 @@ import { readNames, syncPlan } from '../../definition/datasource-reads.js';
 import { loadSolution, type Solution, type SourceFile } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
 import { DefinitionError } from '../../errors/definition-error.js';
+import { UsageError } from '../../errors/restfn-error.js';
 import { COMMAND_QUEUE_TABLE } from '../../local/stage.js';
+import { InputRequiredError } from '../../runtime/errors.js';
 import { endedPaging } from '../../runtime/paginate.js';
 import { type DatasourceResult, datasourceValue, type EntitySync } from '../../runtime/sync.js';
 import { codedError } from '../coded-error.js';
@@ -11,6 +13,7 @@ import { InterruptedError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
 import { isJson, printReport, warn } from '../output.js';
 import { parseParameters } from '../parameters.js';
+import { counted } from '../plural.js';
 import { progressReporter } from '../progress.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
@@ -43,6 +46,8 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
   const interrupt = onInterrupt();
   const done: string[] = [];
   const blocked: string[] = [];
+  // Not synced for want of an input (or of a datasource not synced for that): name -> why.
+  const skipped = new Map<string, string>();
   const printed = new Set<string>();
   let current: string | undefined;
   const json = isJson(options.format);
@@ -66,8 +71,15 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
           if (!printed.has(line)) process.stderr.write(`${line}\n`);
           printed.add(line);
         }
-        process.stderr.write(`restfn: ${name}: not synced: ${errors.length} error(s) above\n`);
+        process.stderr.write(`restfn: ${name}: not synced: ${counted(errors.length, 'error')} above\n`);
         blocked.push(name);
+        continue;
+      }
+      // A datasource reading one that was not synced for want of an input would run that one again.
+      const unsynced = [...readNames(solution, [name])].find((r) => skipped.has(r));
+      if (unsynced !== undefined) {
+        skipped.set(name, `reads datasource ${unsynced}, not synced (${skipped.get(unsynced)})`);
+        process.stderr.write(`restfn: ${name}: not synced: ${skipped.get(name)}\n`);
         continue;
       }
       current = name;
@@ -94,19 +106,36 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
             );
           }
           throw error;
+        })
+        .catch((error: unknown) => {
+          if (!(error instanceof InputRequiredError) || interrupt.interrupted) throw error;
+          progress.clear();
+          const give = error.inputs.map((i) => `--input ${i}=VALUE`).join(' ');
+          const reads = `reads input ${error.inputs.join(', ')}`;
+          // Named, the input is the caller's to give; in a sync of everything, the screens' inputs
+          // are not known: that datasource waits for them, the others sync.
+          if (names.length > 0)
+            throw new UsageError(
+              `${error.datasource} ${reads}, not given: give it with ${give}`,
+              'INPUT_REQUIRED',
+            );
+          skipped.set(name, reads);
+          process.stderr.write(`restfn: ${name}: not synced: ${reads}; give it with ${give}\n`);
+          return undefined;
         });
       progress.clear();
+      current = undefined;
+      if (result === undefined) continue;
       if (read.has(name)) datasources[name] = datasourceValue(store, datasourceFile(solution, name), result);
       // Resolved means committed, even when Ctrl-C came in the meantime.
       done.push(name);
-      current = undefined;
       const seconds = Number(((performance.now() - started) / 1000).toFixed(1));
       const definition = datasourceFile(solution, name).definition;
       const queried = definition?.type === 'datasource.sqlite' && definition.options.query !== undefined;
       const rows =
         result.rows === undefined
           ? ''
-          : `, ${queried ? 'query returns' : 'gives'} ${result.rows.length} rows`;
+          : `, ${queried ? 'query returns' : 'gives'} ${counted(result.rows.length, 'row')}`;
       const commits = result.committedPerEntity ? ', committed per entity' : '';
       // The summary is the command's data: a line per datasource as it is done, or JSON at the end.
       if (json) reports.push(report(result, seconds));
@@ -123,7 +152,7 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
         if (entity.error !== undefined) {
           const { code, message } = codedError(entity.error);
           warn(
-            `${entity.entity}: partial (--allow-partial): kept ${entity.pages} page${entity.pages === 1 ? '' : 's'}, then ${code}: ${message}`,
+            `${entity.entity}: partial (--allow-partial): kept ${counted(entity.pages, 'page')}, then ${code}: ${message}`,
           );
         }
       }
@@ -141,7 +170,13 @@ export async function sync(names: string[], options: SyncOptions): Promise<void>
   }
   if (interrupt.interrupted) {
     throw new InterruptedError(
-      interruptedSummary(done, current, wanted, blocked, options.commitPerEntity === true),
+      interruptedSummary(
+        done,
+        current,
+        wanted,
+        [...blocked, ...skipped.keys()],
+        options.commitPerEntity === true,
+      ),
     );
   }
   if (blocked.length > 0) {
@@ -169,9 +204,9 @@ function report(result: DatasourceResult, seconds: number): unknown {
 }
 
 function describe(e: EntitySync): string {
-  const pages = `${e.pages} page${e.pages === 1 ? '' : 's'}`;
+  const pages = counted(e.pages, 'page');
   const note = e.stopped === 'skipped' ? ' (skipped)' : e.error !== undefined ? ' (partial)' : '';
-  return `${e.entity} <- ${e.function}: ${pages}, ${e.records} records${note}`;
+  return `${e.entity} <- ${e.function}: ${pages}, ${counted(e.records, 'record')}${note}`;
 }
 
 function datasourceFile(solution: Solution, name: string): SourceFile<'datasource'> {
