@@ -148,7 +148,7 @@ describe('restfn action and restfn queue', () => {
     expect(pushed.code).toBe(1);
     expect(JSON.parse(pushed.stdout)).toMatchObject({ sent: 0, failed: 1, remaining: 1 });
     expect(pushed.stderr).toMatch(
-      /restfn: error COMMAND_FAILED: 1 command\(s\) failed for good .*restfn queue retry /,
+      /restfn: error COMMAND_FAILED: 1 command failed for good .*it stays in the queue.*restfn queue retry /,
     );
   });
 

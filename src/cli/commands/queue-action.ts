@@ -111,8 +111,9 @@ export async function push(options: QueueCliOptions): Promise<void> {
     const failed = result.outcomes.filter((o) => o.state === 'failed');
     if (failed.length > 0) {
       const ids = failed.map((o) => o.id).join(' ');
+      const one = failed.length === 1;
       throw new CommandFailedError(
-        `${counted(failed.length, 'command')} failed for good (${failed[0]!.error?.code}: ${failed[0]!.error?.message}); they stay in the queue and hold back their records' later commands: fix the cause, then 'restfn queue retry ${ids}' (or 'restfn queue delete ${ids}' to drop them)`,
+        `${counted(failed.length, 'command')} failed for good (${failed[0]!.error?.code}: ${failed[0]!.error?.message}); ${one ? "it stays in the queue and holds back its record's" : "they stay in the queue and hold back their records'"} later commands: fix the cause, then 'restfn queue retry ${ids}' (or 'restfn queue delete ${ids}' to drop ${one ? 'it' : 'them'})`,
         failed[0]!.id,
       );
     }
