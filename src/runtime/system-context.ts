@@ -35,35 +35,74 @@ export function systemContext(
   };
 }
 
-/** The time zone the process runs in (TZ, else the system's). */
-export function processZone(): string {
-  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+/**
+ * `Intl.DateTimeFormat` is costly to make (tens of microseconds each) and every execution makes a
+ * context: names are checked once and formatters kept, in maps bounded because a caller of the
+ * platform chooses the names it sends (past the bound a name is checked again, not kept).
+ */
+const MAX_KEPT = 256;
+
+function kept<V>(map: Map<string, V>, key: string, make: () => V): V {
+  let value = map.get(key);
+  if (value === undefined && !map.has(key)) {
+    value = make();
+    if (map.size < MAX_KEPT) map.set(key, value);
+  }
+  return value as V;
 }
+
+let zoneOfProcess: string | undefined;
+
+/** The time zone the process runs in (TZ, else the system's), read once. */
+export function processZone(): string {
+  zoneOfProcess ??= Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC';
+  return zoneOfProcess;
+}
+
+const zones = new Map<string, string | undefined>();
 
 function validZone(name: unknown): string | undefined {
   if (typeof name !== 'string' || name === '') return undefined;
-  try {
-    return new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return undefined;
-  }
+  return kept(zones, name, () => {
+    try {
+      return new Intl.DateTimeFormat('en', { timeZone: name }).resolvedOptions().timeZone;
+    } catch {
+      return undefined;
+    }
+  });
 }
+
+const locales = new Map<string, string | undefined>();
 
 function validLocale(locale: unknown): string | undefined {
   if (typeof locale !== 'string' || locale === '') return undefined;
-  try {
-    return Intl.getCanonicalLocales(locale.replace(/_/g, '-'))[0];
-  } catch {
-    return undefined;
-  }
+  return kept(locales, locale, () => {
+    try {
+      return Intl.getCanonicalLocales(locale.replace(/_/g, '-'))[0];
+    } catch {
+      return undefined;
+    }
+  });
 }
+
+const offsetFormats = new Map<string, Intl.DateTimeFormat>();
+/** Per zone, the offset of the last minute asked for: offsets change on whole minutes at most. */
+const lastOffsets = new Map<string, { minute: number; offset: string }>();
 
 /** `+HHMM` / `-HHMM` of `zone` at `at` (ms). */
 export function zoneOffset(zone: string, at: number): string {
-  const part = new Intl.DateTimeFormat('en', { timeZone: zone, timeZoneName: 'longOffset' })
-    .formatToParts(at)
-    .find((p) => p.type === 'timeZoneName')?.value;
+  const minute = Math.floor(at / 60_000);
+  const last = lastOffsets.get(zone);
+  if (last?.minute === minute) return last.offset;
+  const format = kept(
+    offsetFormats,
+    zone,
+    () => new Intl.DateTimeFormat('en', { timeZone: zone, timeZoneName: 'longOffset' }),
+  );
+  const part = format.formatToParts(at).find((p) => p.type === 'timeZoneName')?.value;
   // `GMT+05:30`, `GMT-03:00`, or `GMT` alone for an offset of zero.
   const match = /([+-])(\d{2}):?(\d{2})?/.exec(part ?? '');
-  return match ? `${match[1]}${match[2]}${match[3] ?? '00'}` : '+0000';
+  const offset = match ? `${match[1]}${match[2]}${match[3] ?? '00'}` : '+0000';
+  if (lastOffsets.size < MAX_KEPT || lastOffsets.has(zone)) lastOffsets.set(zone, { minute, offset });
+  return offset;
 }
