@@ -64,8 +64,10 @@ export async function withNamedExpressions(
   if (context === null || typeof context !== 'object') return none;
   const named = (context as { [NAMED_EXPRESSIONS]?: NamedExpressions })[NAMED_EXPRESSIONS];
   if (!named) return none;
-  const viaContext = body.includes('expressions') ? namesRead(body, named) : [];
-  const viaVariable = body.includes('$') ? variablesRead(body, named, env) : [];
+  const reads = readsOf(body, named);
+  const viaContext = reads.viaContext;
+  // A script function of the same name is the script's (scripts load after the cache is made).
+  const viaVariable = reads.viaVariable.filter((name) => !Object.hasOwn(env.functions, name));
   if (viaContext.length === 0 && viaVariable.length === 0) return none;
   const evaluating: readonly string[] = (context as { [EVALUATING]?: string[] })[EVALUATING] ?? [];
   const values: Record<string, unknown> = {};
@@ -97,13 +99,40 @@ export async function withNamedExpressions(
 /** Text that is no code: string literals, backquoted names and comments. */
 const NOT_CODE = /"(?:[^"\\]|\\.)*"|'(?:[^'\\]|\\.)*'|`[^`]*`|\/\*[\s\S]*?\*\//g;
 
-/** The named expressions `body` reads as `$name`: names that are no JSONata or script function. */
-function variablesRead(body: string, named: NamedExpressions, env: ExpressionEnv): string[] {
+/** What one expression text reads, found once per text: every evaluation of it asks again. */
+interface Reads {
+  readonly viaContext: readonly string[];
+  readonly viaVariable: readonly string[];
+}
+const NO_READS: Reads = { viaContext: [], viaVariable: [] };
+/** Bounded: texts are the solution's own, but a long-running process must not grow with them. */
+const MAX_TEXTS = 10_000;
+const readsByText = new WeakMap<NamedExpressions, Map<string, Reads>>();
+
+function readsOf(body: string, named: NamedExpressions): Reads {
+  let cache = readsByText.get(named);
+  if (!cache) {
+    cache = new Map();
+    readsByText.set(named, cache);
+  }
+  let reads = cache.get(body);
+  if (!reads) {
+    const viaContext = body.includes('expressions') ? namesRead(body, named) : [];
+    const viaVariable = body.includes('$') ? variablesRead(body, named) : [];
+    reads = viaContext.length === 0 && viaVariable.length === 0 ? NO_READS : { viaContext, viaVariable };
+    if (cache.size >= MAX_TEXTS) cache.clear();
+    cache.set(body, reads);
+  }
+  return reads;
+}
+
+/** The named expressions `body` reads as `$name`: names that are no JSONata or restfn function. */
+function variablesRead(body: string, named: NamedExpressions): string[] {
   const code = body.replace(NOT_CODE, ' ');
   const found = new Set<string>();
   for (const [, name] of code.matchAll(/\$([A-Za-z_][\w]*)/g)) {
     if (!Object.hasOwn(named.sources, name!) || JSONATA_FUNCTIONS.has(name!)) continue;
-    if (CUSTOM_FUNCTIONS.some((f) => f.name === name) || Object.hasOwn(env.functions, name!)) continue;
+    if (CUSTOM_FUNCTIONS.some((f) => f.name === name)) continue;
     found.add(name!);
   }
   return [...found];
