@@ -32,7 +32,8 @@ function route(): {
   versions?: boolean;
   users?: boolean;
 } {
-  const [, s, solution, f, fn] = location.hash.replace(/^#/, '').split('/');
+  // After `?`: a screen's own state (the executions' filters), not where the console is.
+  const [, s, solution, f, fn] = (location.hash.replace(/^#/, '').split('?')[0] ?? '').split('/');
   return {
     ...(s === 'users' ? { users: true } : {}),
     ...(s === 's' && solution ? { solution: decodeURIComponent(solution) } : {}),
@@ -82,7 +83,7 @@ export function App() {
       </header>
       <main>
         {where.users && user.role === 'admin' ? (
-          <Users />
+          <Users me={user.name} />
         ) : where.users ? (
           <p class="muted" role="note">
             Users are managed by admins: your role is {user.role}. <a href="#/">Your solutions</a>
@@ -257,7 +258,9 @@ function SolutionView({
             <ul>
               {functions.datasources.map((d) => (
                 <li key={d.name} aria-current={d.name === datasource ? 'page' : undefined}>
-                  <a href={`#/s/${encodeURIComponent(solution)}/d/${encodeURIComponent(d.name)}`}>{d.name}</a>
+                  <a href={`#/s/${encodeURIComponent(solution)}/d/${encodeURIComponent(d.name)}`}>
+                    <span class="method kind-badge">DATA</span> {d.name}
+                  </a>
                 </li>
               ))}
             </ul>
@@ -269,7 +272,9 @@ function SolutionView({
             <ul>
               {functions.actions.map((a) => (
                 <li key={a.name} aria-current={a.name === action ? 'page' : undefined}>
-                  <a href={`#/s/${encodeURIComponent(solution)}/a/${encodeURIComponent(a.name)}`}>{a.name}</a>
+                  <a href={`#/s/${encodeURIComponent(solution)}/a/${encodeURIComponent(a.name)}`}>
+                    <span class="method kind-badge">{(a.method ?? 'ACTION').toUpperCase()}</span> {a.name}
+                  </a>
                 </li>
               ))}
             </ul>

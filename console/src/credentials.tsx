@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api, type FunctionInfo } from './api.js';
 import { Confirm } from './confirm.js';
@@ -104,23 +105,44 @@ export function Credentials({
                     <span class="muted"> to {(c.fields.origins as string[]).join(', ')}</span>
                   )}
                 </td>
-                <td data-label="Used by">
-                  {usedBy(c.key).join(', ') || <span class="muted">no function</span>}
+                <td data-label="Used by" class="used-by">
+                  {usedBy(c.key).length === 0 ? (
+                    <span class="muted">no function</span>
+                  ) : (
+                    usedBy(c.key).map((name, i) => (
+                      <Fragment key={name}>
+                        {i > 0 && ', '}
+                        <a
+                          class="fn-link"
+                          href={`#/s/${encodeURIComponent(solution)}/f/${encodeURIComponent(name)}`}
+                        >
+                          {name}
+                        </a>
+                      </Fragment>
+                    ))
+                  )}
                 </td>
                 <td data-label="Last changed">
                   {new Date(c.updated).toLocaleString()} <span class="muted">by {c.updatedBy}</span>
                 </td>
                 <td class="actions">
-                  <button
-                    type="button"
-                    onClick={() => setEditing({ key: c.key, kind: c.kind, fields: c.fields })}
-                    aria-label={`Update ${c.key}`}
-                  >
-                    Update
-                  </button>{' '}
-                  <button type="button" onClick={() => setRemoving(c.key)} aria-label={`Remove ${c.key}`}>
-                    Remove
-                  </button>
+                  <span class="row-actions">
+                    <button
+                      type="button"
+                      onClick={() => setEditing({ key: c.key, kind: c.kind, fields: c.fields })}
+                      aria-label={`Update ${c.key}`}
+                    >
+                      Update
+                    </button>
+                    <button
+                      type="button"
+                      class="danger-outline"
+                      onClick={() => setRemoving(c.key)}
+                      aria-label={`Remove ${c.key}`}
+                    >
+                      Remove
+                    </button>
+                  </span>
                   {removing === c.key && (
                     <Confirm
                       label={`Remove ${c.key}?`}

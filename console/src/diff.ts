@@ -51,3 +51,29 @@ export function changedFiles(
     return before[path] === after[path] ? [] : [{ path, change: 'changed' }];
   });
 }
+
+/** A diff as shown: lines, and runs of unchanged lines folded away (`count` of them). */
+export type DiffRow = DiffLine | { readonly kind: 'fold'; readonly count: number };
+
+/**
+ * The changes with `context` unchanged lines before and after each; longer unchanged runs are
+ * folded, so the first change is near the top on any screen (a phone shows a dozen lines).
+ */
+export function withContext(lines: readonly DiffLine[], context = 3): DiffRow[] {
+  const near = new Uint8Array(lines.length);
+  lines.forEach((line, i) => {
+    if (line.kind === ' ') return;
+    for (let j = Math.max(0, i - context); j <= Math.min(lines.length - 1, i + context); j++) near[j] = 1;
+  });
+  const rows: DiffRow[] = [];
+  let folded = 0;
+  lines.forEach((line, i) => {
+    if (near[i]) {
+      if (folded > 0) rows.push({ kind: 'fold', count: folded });
+      folded = 0;
+      rows.push(line);
+    } else folded++;
+  });
+  if (folded > 0) rows.push({ kind: 'fold', count: folded });
+  return rows;
+}

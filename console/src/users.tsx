@@ -17,8 +17,11 @@ interface TokenRow {
   readonly revoked: string | null;
 }
 
-/** Users (admins): add, change role and solutions, reset a password, revoke tokens. */
-export function Users() {
+/**
+ * Users (admins): add, change role and solutions, reset a password, revoke tokens. `me`: the signed-in
+ * admin, whose own row offers no Remove (the platform refuses it: SELF_REMOVAL).
+ */
+export function Users({ me }: { me: string }) {
   const [users, setUsers] = useState<UserRow[]>();
   const [error, setError] = useState<string>();
   const [tokensOf, setTokensOf] = useState<{ user: string; tokens: TokenRow[] } | null>(null);
@@ -118,26 +121,35 @@ export function Users() {
                 </td>
                 <td data-label="Solutions">{u.solutions.join(', ')}</td>
                 <td class="actions">
-                  <button
-                    type="button"
-                    onClick={() => {
-                      const password = prompt(`New password for ${u.name} (12 characters or more)`);
-                      if (password)
-                        void run(() => api('PATCH', `/users/${encodeURIComponent(u.name)}`, { password }));
-                    }}
-                  >
-                    Reset password
-                  </button>{' '}
-                  <button type="button" onClick={() => showTokens(u.name)} aria-label={`Tokens of ${u.name}`}>
-                    Tokens
-                  </button>{' '}
-                  <button
-                    type="button"
-                    onClick={() => setPending({ kind: 'remove', user: u.name })}
-                    aria-label={`Remove ${u.name}`}
-                  >
-                    Remove
-                  </button>
+                  <span class="row-actions">
+                    <button
+                      type="button"
+                      onClick={() => {
+                        const password = prompt(`New password for ${u.name} (12 characters or more)`);
+                        if (password)
+                          void run(() => api('PATCH', `/users/${encodeURIComponent(u.name)}`, { password }));
+                      }}
+                    >
+                      Reset password
+                    </button>
+                    <button
+                      type="button"
+                      onClick={() => showTokens(u.name)}
+                      aria-label={`Tokens of ${u.name}`}
+                    >
+                      Tokens
+                    </button>
+                    {u.name !== me && (
+                      <button
+                        type="button"
+                        class="danger-outline"
+                        onClick={() => setPending({ kind: 'remove', user: u.name })}
+                        aria-label={`Remove ${u.name}`}
+                      >
+                        Remove
+                      </button>
+                    )}
+                  </span>
                   {pending?.user === u.name && (
                     <Confirm
                       label={pending.kind === 'role' ? `Change the role of ${u.name}?` : `Remove ${u.name}?`}

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { ApiError, api } from './api.js';
 import { Confirm } from './confirm.js';
-import { changedFiles, lineDiff } from './diff.js';
+import { changedFiles, lineDiff, withContext } from './diff.js';
 import { Loading, Notices } from './notices.js';
 
 interface VersionRow {
@@ -170,12 +170,21 @@ function Changes({ before, after }: { before: Files; after: Files }) {
             </summary>
             {lines ? (
               <pre class="source diff">
-                {lines.map((l, i) => (
-                  <span key={i} class={l.kind === '+' ? 'diff-add' : l.kind === '-' ? 'diff-del' : undefined}>
-                    {l.kind} {l.text}
-                    {'\n'}
-                  </span>
-                ))}
+                {withContext(lines).map((l, i) =>
+                  l.kind === 'fold' ? (
+                    <span key={i} class="diff-fold">
+                      ⋯ {l.count} unchanged line{l.count === 1 ? '' : 's'}
+                    </span>
+                  ) : (
+                    // One block per line: its background is its own, never over the line above.
+                    <span
+                      key={i}
+                      class={l.kind === '+' ? 'diff-add' : l.kind === '-' ? 'diff-del' : 'diff-same'}
+                    >
+                      {l.kind} {l.text}
+                    </span>
+                  ),
+                )}
               </pre>
             ) : (
               <p class="muted">Too large to compare here.</p>

@@ -267,6 +267,7 @@ export const ERROR_CODES = {
   ),
   USER_NOT_FOUND: code('usage', 'No user of that name.', 404),
   LAST_ADMIN: code('usage', 'The last admin cannot be removed or lose the admin role.', 409),
+  SELF_REMOVAL: code('usage', 'An admin cannot remove their own user: another admin does it.', 409),
   TOKEN_NOT_FOUND: code('usage', 'No API token with that id.', 404),
   CREDENTIAL_IN_USE: code(
     'usage',

@@ -383,6 +383,17 @@ export function storeContract(engine: string, harness: StoreHarness): void {
           'denied',
         ]);
         expect(await store.listAudit('crm', 100, { action: 'sign-in' })).toEqual([]);
+        // A kind of entries: any of some actions, or none of them.
+        await store.audit([entry(15, { action: 'publish', outcome: 'ok' }), entry(16, { action: 'call' })]);
+        expect(
+          (await store.listAudit('crm', 4, { actions: ['execute', 'call'] })).map((e) => e.correlationId),
+        ).toEqual(['c-16', 'c-12', 'c-10', 'c-9']);
+        expect(
+          (await store.listAudit('crm', 100, { notActions: ['execute', 'call'] })).map((e) => e.action),
+        ).toEqual(['publish']);
+        expect(
+          await store.listAudit('crm', 100, { notActions: ['execute', 'call'], outcome: 'REMOTE_ERROR' }),
+        ).toEqual([]);
       },
     );
 

@@ -1,4 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { AUDIT_KINDS, type AuditKind, kindFilter } from '../audit-kinds.js';
 import type { PlatformContext } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { checkUpload, digestOf, SOLUTION_NAME } from '../publish.js';
@@ -256,7 +257,13 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
 
   app.get<{
     Params: { solution: string };
-    Querystring: { limit?: number; function?: string; outcome?: string; correlationId?: string };
+    Querystring: {
+      limit?: number;
+      function?: string;
+      outcome?: string;
+      correlationId?: string;
+      kind?: AuditKind;
+    };
   }>(
     '/solutions/:solution/executions',
     {
@@ -271,12 +278,15 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
             function: { type: 'string', maxLength: 200 },
             outcome: { type: 'string', maxLength: 100 },
             correlationId: { type: 'string', maxLength: 100 },
+            // executions: what ran; changes: publishes, credentials, connections, versions removed.
+            kind: { type: 'string', enum: [...AUDIT_KINDS] },
           },
         },
       },
     },
     async (req) => ({
       entries: await ctx.auditLog.list(req.params.solution, req.query.limit ?? 100, {
+        ...kindFilter(req.query.kind),
         ...(req.query.function ? { target: req.query.function } : {}),
         ...(req.query.outcome ? { outcome: req.query.outcome } : {}),
         ...(req.query.correlationId ? { correlationId: req.query.correlationId } : {}),

@@ -151,6 +151,12 @@ export function userRoutes(app: FastifyInstance, ctx: PlatformContext): void {
     async (req, reply) => {
       const target = await ctx.store.userByName(req.params.user);
       if (!target) throw new PlatformError('USER_NOT_FOUND', `no user '${req.params.user}'`);
+      // Whoever removes a user must still be there to see it done (and to undo a mistake).
+      if (target.id === req.user.id)
+        throw new PlatformError(
+          'SELF_REMOVAL',
+          `'${target.name}' is you: another admin removes your user (restfn users remove ${target.name})`,
+        );
       await lastAdminGuard(ctx, target, true);
       await ctx.store.deleteUser(target.id);
       // Their connections to providers go with them (their tokens are of no one else's use).

@@ -91,6 +91,10 @@ export interface AuditFilter {
   readonly target?: string;
   readonly outcome?: string;
   readonly correlationId?: string;
+  /** Only entries whose action is one of these (a kind of entry: the executions). */
+  readonly actions?: readonly string[];
+  /** Only entries whose action is none of these (everything but the executions: the changes). */
+  readonly notActions?: readonly string[];
 }
 
 /**

@@ -555,6 +555,8 @@ export class PostgresPlatformStore implements PlatformStore {
          AND ($4::text IS NULL OR correlation_id = $4)
          AND ($6::text IS NULL OR action = $6)
          AND ($7::text IS NULL OR actor = $7)
+         AND ($8::text[] IS NULL OR action = ANY($8))
+         AND ($9::text[] IS NULL OR NOT (action = ANY($9)))
        ORDER BY seq DESC LIMIT $5`,
       [
         solution,
@@ -564,6 +566,8 @@ export class PostgresPlatformStore implements PlatformStore {
         limit,
         filter.action ?? null,
         filter.actor ?? null,
+        filter.actions ?? null,
+        filter.notActions ?? null,
       ],
     );
     return rows.map(auditOf);

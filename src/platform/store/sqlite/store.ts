@@ -427,6 +427,8 @@ export class SqlitePlatformStore implements PlatformStore {
          AND (@target IS NULL OR target = @target)
          AND (@outcome IS NULL OR outcome = @outcome)
          AND (@correlationId IS NULL OR correlation_id = @correlationId)
+         AND (@actions IS NULL OR action IN (SELECT value FROM json_each(@actions)))
+         AND (@notActions IS NULL OR action NOT IN (SELECT value FROM json_each(@notActions)))
        ORDER BY seq DESC LIMIT @limit`,
     ).all({
       solution,
@@ -436,6 +438,8 @@ export class SqlitePlatformStore implements PlatformStore {
       target: filter.target ?? null,
       outcome: filter.outcome ?? null,
       correlationId: filter.correlationId ?? null,
+      actions: filter.actions ? JSON.stringify(filter.actions) : null,
+      notActions: filter.notActions ? JSON.stringify(filter.notActions) : null,
     }) as AuditRow[];
     return rows.map(auditOf);
   }
