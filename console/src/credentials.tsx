@@ -99,10 +99,18 @@ export function Credentials({
                     <span class="muted"> (client {c.fields.clientId})</span>
                   )}
                 </td>
-                <td data-label="Kind">
+                <td data-label="Kind" class="kind">
                   {c.kind}
                   {Array.isArray(c.fields.origins) && (
-                    <span class="muted"> to {(c.fields.origins as string[]).join(', ')}</span>
+                    <span class="muted origins">
+                      to{' '}
+                      {(c.fields.origins as string[]).map((o, i) => (
+                        <Fragment key={o}>
+                          {i > 0 && ', '}
+                          <Breakable text={o} />
+                        </Fragment>
+                      ))}
+                    </span>
                   )}
                 </td>
                 <td data-label="Used by" class="used-by">
@@ -163,6 +171,23 @@ export function Credentials({
         </table>
       )}
     </section>
+  );
+}
+
+/**
+ * A url that may break after its `//` and before a `.` or `:` when its column is narrow (as a
+ * person would split it), never inside a host's label.
+ */
+function Breakable({ text }: { text: string }) {
+  return (
+    <>
+      {text.split(/(?<=\/\/)|(?=[.:])/).map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 && <wbr />}
+          {part}
+        </Fragment>
+      ))}
+    </>
   );
 }
 

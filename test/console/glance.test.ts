@@ -264,6 +264,9 @@ describe('the console at a glance (issue 38)', () => {
       expect(Math.abs(update!.y - remove!.y)).toBeLessThan(2);
       expect(remove!.x).toBeGreaterThan(update!.x);
       expect(await style(page, 'button[aria-label="Remove crm-api-key"]', 'color')).toBe('rgb(180, 35, 24)');
+      // The table fits its box: no sideways scrolling to reach Remove.
+      const box = page.getByRole('region', { name: 'Credentials' });
+      expect(await box.evaluate((s) => s.scrollWidth - s.clientWidth)).toBeLessThanOrEqual(0);
       if (size === 'phone') expect(await overflow(page)).toBeLessThanOrEqual(0);
       await shot(page, `${size}-credentials`);
       await links.first().click();
@@ -297,6 +300,7 @@ describe('the console at a glance (issue 38)', () => {
       expect(box.bar).toBeGreaterThanOrEqual(8);
       if (size === 'phone') expect(await overflow(page)).toBeLessThanOrEqual(0);
       await shot(page, `${size}-definition`);
+      await pre.screenshot({ path: join(SHOTS, `${size}-definition-code.png`) });
     }
   });
 
@@ -389,6 +393,10 @@ describe('the console at a glance (issue 38)', () => {
       const remove = page.getByRole('button', { name: 'Remove carol' });
       expect(await remove.evaluate((b) => getComputedStyle(b).color)).toBe('rgb(180, 35, 24)');
       expect(await remove.evaluate((b) => getComputedStyle(b).borderColor)).toBe('rgb(180, 35, 24)');
+      // Every button inside its row (a phone's card), none cut at its edge.
+      const row = await page.getByRole('row', { name: /carol/ }).boundingBox();
+      const button = await remove.boundingBox();
+      expect(button!.x + button!.width).toBeLessThanOrEqual(row!.x + row!.width);
       if (size === 'phone') expect(await overflow(page)).toBeLessThanOrEqual(0);
       await shot(page, `${size}-users`);
     }
