@@ -227,7 +227,7 @@ describe('the console at a glance (issue 38)', () => {
     const { context, page } = await signedIn(platform, PHONE);
     contexts.push(context);
     await open(page, platform, '#/s/crm/executions');
-    const rows = page.locator('table.audit-log tbody tr');
+    const rows = page.getByRole('region', { name: 'Executions' }).locator('tbody tr');
     await expect.poll(() => rows.count()).toBeGreaterThanOrEqual(20);
     const heights = await rows.evaluateAll((trs) => trs.map((tr) => tr.getBoundingClientRect().height));
     expect(Math.max(...heights)).toBeLessThanOrEqual(70);
