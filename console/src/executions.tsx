@@ -64,7 +64,7 @@ export function Executions({
   return (
     <section class="credentials" aria-label="Executions">
       <h2>Executions</h2>
-      <div class="filters">
+      <div class="filters audit-filters">
         <label>
           Show
           <select value={filter.kind} onChange={set('kind')}>
