@@ -77,7 +77,7 @@ export function ActionPreview({ solution, action }: { solution: string; action: 
               {/* The platform keeps no device tables: the preview starts from the item the form gave. */}
               <p class="muted">
                 What a device's local table <code>{preview.entity ?? action.entity ?? ''}</code> would hold,
-                starting from the item given above (the platform keeps no local rows).
+                starting from the item the form gives (the platform keeps no local rows).
               </p>
               <h4>{preview.before ? 'The item as the screen gives it' : 'No item given: a new row'}</h4>
               {preview.before && (

@@ -1,3 +1,4 @@
+import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, apiLines, type FunctionInfo } from './api.js';
 import { Confirm } from './confirm.js';
@@ -199,12 +200,15 @@ export function Preview({
           {/* The url as it will go: the defaults the platform knows filled in (the template on hover). */}
           <span class={`method method-${fn.method.toLowerCase()}`}>{fn.method}</span>{' '}
           <code class="url" title={fn.url}>
-            {urlAsSent(fn)}
+            <UrlText url={urlAsSent(fn)} />
           </code>
         </p>
         {sent && (
           <p class="sent">
-            <span class="muted">Sent</span> <code class="url">{sent.url}</code>
+            <span class="muted">Sent</span>{' '}
+            <code class="url">
+              <UrlText url={sent.url} />
+            </code>
           </p>
         )}
         <button type="button" onClick={() => setShowSource(!showSource)} aria-expanded={showSource}>
@@ -317,7 +321,9 @@ export function Preview({
               {fn.url.startsWith('=') ? (
                 'the address its url expression gives'
               ) : (
-                <code class="url">{confirming.url}</code>
+                <code class="url">
+                  <UrlText url={confirming.url} />
+                </code>
               )}
               : it may change data there.
             </Confirm>
@@ -453,7 +459,7 @@ function Pages({ outcome }: { outcome: Extract<Outcome, { kind: 'pages' }> }) {
               <>
                 <span class="muted">{all ? 'Last page sent' : `Page ${page + 1} sent`}</span>{' '}
                 <code class="url">
-                  {sent.method} {sent.url}
+                  {sent.method} <UrlText url={sent.url} />
                 </code>
               </>
             ) : null}
@@ -566,6 +572,21 @@ function jsonProblem(text: string, type: string | undefined): string | undefined
 }
 
 type Parameter = FunctionInfo['parameters'][number];
+
+/** A url that may break after `/`, `?` and `&` (as a person reads it) before breaking anywhere. */
+function UrlText({ url }: { url: string }) {
+  const parts = url.split(/(?<=[/?&])/);
+  return (
+    <>
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 && <wbr />}
+          {part}
+        </Fragment>
+      ))}
+    </>
+  );
+}
 
 /** The last page's request that was told (a skipped page has none). */
 function lastSent(sents: ReadonlyArray<Sent | undefined>): Sent | undefined {
