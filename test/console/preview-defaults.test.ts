@@ -39,6 +39,7 @@ async function publish() {
     if (req.headers['x-api-key'] !== SECRET) return json(res, 401, { error: 'no key' });
     if (url.pathname === '/tickets') {
       const page = Number(url.searchParams.get('page') ?? 1);
+      if (page === 2 && url.searchParams.get('filter') === 'broken') return json(res, 503, { error: 'down' });
       return json(res, 200, {
         items: [{ id: page, title: `Ticket ${page}` }],
         next: page < 2 ? page + 1 : null,
@@ -59,7 +60,7 @@ async function publish() {
     body: {
       files: {
         'solution.yaml': `name: help\nsettings:\n  custom:\n    apiBase: ${service.url}\n`,
-        'functions/rest-get-tickets.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: '{base}/tickets'\nparameters:\n${base('base')}  page: { location: query, type: int, value: 1 }\n  filter: { location: query, type: string, value: ${FILTER} }\n  who: { location: header, type: string, value: =@ctx.user.name }\n${key}outputTransform: items\ncontinuation:\n  when: =@ctx.response.body.next != null\n  parameters:\n${base('  base')}    page: { location: query, type: int, value: =@ctx.response.body.next }\n    filter: { location: query, type: string, value: ${FILTER} }\n  ${key}`,
+        'functions/rest-get-tickets.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: '{base}/tickets'\nparameters:\n${base('base')}  page: { location: query, type: int, value: 1 }\n  filter: { location: query, type: string, value: ${FILTER} }\n  who: { location: header, type: string, value: =@ctx.user.name }\n${key}outputTransform: items\ncontinuation:\n  when: =@ctx.response.body.next != null\n  parameters:\n${base('  base')}    page: { location: query, type: int, value: =@ctx.response.body.next }\n    filter: { location: query, type: string, value: =@ctx.parameters.filter }\n  ${key}`,
         'functions/rest-add-comment.platform': `provider: DATA_PROVIDER_REST\nmethod: POST\nurl: '{base}/tickets/{id}/comments'\nparameters:\n${base('base')}  id: { location: path, type: string, required: true }\n  text: { location: body, type: string, value: Looked at it }\n${key}`,
         'functions/rest-get-ticket.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: '{base}/tickets/{id}'\nparameters:\n${base('base')}  id: { location: path, type: string, required: true }\n${key}`,
         'actions/comment-on-ticket.platform':
@@ -94,6 +95,27 @@ describe('previewing a function whose base address is a path parameter with an e
     expect(parameter('x-api-key')).toMatchObject({ value: 'help-key', credential: 'secret' });
     expect(parameter('x-api-key').resolved).toBeUndefined();
     for (const form of encodings(SECRET)) expect(listed.text).not.toContain(form);
+
+    // All pages with `sent`: each page's line says its own request, and so does a failed page's.
+    const paged = await platform.api('POST', '/api/v1/solutions/help/functions/rest-get-tickets/execute', {
+      token: platform.adminToken,
+      body: { parameters: { filter: 'broken' }, pages: true, sent: true },
+    });
+    const lines = paged.text
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toMatchObject({
+      page: 1,
+      sent: { method: 'GET', url: `${service.url}/tickets?page=1&filter=broken` },
+    });
+    expect(lines[1]).toMatchObject({
+      status: 'error',
+      remoteStatus: 503,
+      sent: { method: 'GET', url: `${service.url}/tickets?page=2&filter=broken` },
+    });
+    for (const form of encodings(SECRET)) expect(paged.text).not.toContain(form);
   });
 
   it('at 1280 and 390 px: the field is optional and shows its default, the header and the POST confirmation say the real host, all pages keep the sent url and the copy buttons, a 404 reads as the service answer, nothing overflows a phone', async () => {
