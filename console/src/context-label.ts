@@ -7,12 +7,13 @@ export function contextLabel(path: string): string {
   const [first = '', ...rest] = path.split('.');
   if (first === 'current' && rest[0] === 'item') return sentence(['Item', ...rest.slice(1).map(words)]);
   if (first === 'components' && rest.length > 0) {
-    const [name = '', state, ...more] = rest;
+    const [name = '', ...after] = rest;
     const field = words(name);
     const named = /\bfield$/.test(field) ? field : `${field} field`;
-    // `state.value` is the field's value: what it holds needs no more words.
-    const what = state === 'state' && (more.length === 0 || (more.length === 1 && more[0] === 'value'));
-    return sentence([named, ...(what ? [] : [state ?? '', ...more].map(words))]);
+    // `state.value` is the field's value, what the label already says; another state is named.
+    const state = after[0] === 'state' ? after.slice(1) : after;
+    const what = state.length === 1 && state[0] === 'value' ? [] : state.map(words);
+    return sentence([named, ...what]);
   }
   if ((first === 'jig' && rest[0] === 'inputs') || first === 'inputs')
     return sentence(['Screen input', ...(first === 'jig' ? rest.slice(1) : rest).map(words)]);
