@@ -573,9 +573,12 @@ function jsonProblem(text: string, type: string | undefined): string | undefined
 
 type Parameter = FunctionInfo['parameters'][number];
 
-/** A url that may break after `/`, `?` and `&` (as a person reads it) before breaking anywhere. */
-function UrlText({ url }: { url: string }) {
-  const parts = url.split(/(?<=[/?&])/);
+/**
+ * A url that may break after `/`, `?` and `&` (as a person reads it) before breaking anywhere; an
+ * expression's `@ctx` path after its dots.
+ */
+function UrlText({ url, after = /(?<=[/?&])/ }: { url: string; after?: RegExp }) {
+  const parts = url.split(after);
   return (
     <>
       {parts.map((part, i) => (
@@ -609,13 +612,24 @@ function DefaultNote({ p }: { p: Parameter }) {
   if (expression !== undefined)
     return (
       <span class="param-default muted">
-        Left empty: <code>{expression}</code>, worked out when it runs
+        Left empty:{' '}
+        <code>
+          <UrlText url={expression} after={/(?<=\.)/} />
+        </code>
+        , worked out when it runs
       </span>
     );
   if (typeof p.value !== 'string' || !p.value.startsWith('=')) return null;
   return (
     <span class="param-default muted">
-      Left empty: <code>{shownDefault(p)}</code>, from <code>{p.value.slice(1)}</code>
+      Left empty:{' '}
+      <code>
+        <UrlText url={shownDefault(p) ?? ''} />
+      </code>
+      , from{' '}
+      <code>
+        <UrlText url={p.value.slice(1)} after={/(?<=\.)/} />
+      </code>
     </span>
   );
 }

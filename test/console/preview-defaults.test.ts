@@ -231,6 +231,9 @@ describe('previewing a function whose base address is a path parameter with an e
       await page.getByRole('link', { name: 'comment-on-ticket' }).click();
       const action = page.getByLabel('Preview of action comment-on-ticket');
       await action.waitFor();
+      expect((await action.boundingBox())!.y, 'the action starts in the upper half').toBeLessThan(
+        size.height / 2,
+      );
       const labels = await action.locator('label .param-name').allTextContents();
       expect(labels).toEqual(['Comment field', 'Item id']);
       expect(await action.locator('label').first().textContent()).toContain(
