@@ -1,5 +1,7 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { type ActionInfo, ApiError, api, type ActionPreview as Preview } from './api.js';
+import { contextLabel } from './context-label.js';
+import { useIntoView } from './into-view.js';
 import { JsonView } from './json-view.js';
 import { Notices } from './notices.js';
 
@@ -10,6 +12,8 @@ import { Notices } from './notices.js';
 export function ActionPreview({ solution, action }: { solution: string; action: ActionInfo }) {
   const [preview, setPreview] = useState<Preview>();
   const [error, setError] = useState<string>();
+  const top = useRef<HTMLElement>(null);
+  useIntoView(top);
   const run = async (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
@@ -40,7 +44,7 @@ export function ActionPreview({ solution, action }: { solution: string; action: 
     }
   };
   return (
-    <section class="preview" aria-label={`Preview of action ${action.name}`}>
+    <section class="preview" aria-label={`Preview of action ${action.name}`} ref={top}>
       <header class="function-header">
         <h2>{action.name}</h2>
         <p class="muted">
@@ -55,7 +59,9 @@ export function ActionPreview({ solution, action }: { solution: string; action: 
           {action.reads.length === 0 && <p class="muted">Nothing: the action reads no screen value.</p>}
           {action.reads.map((path) => (
             <label key={path}>
-              <code>{path}</code>
+              {/* What a person calls it; the path the action reads it by, beside it. */}
+              <span class="param-name">{contextLabel(path)}</span>{' '}
+              <code class="context-path muted">@ctx.{path}</code>
               <input name={path} />
             </label>
           ))}
@@ -68,14 +74,21 @@ export function ActionPreview({ solution, action }: { solution: string; action: 
           {!preview && !error && <p class="muted">Run a preview to see the change.</p>}
           {preview && (
             <section aria-label="Action result">
-              <h4>Local row {preview.before ? 'before' : '(new)'}</h4>
+              {/* The platform keeps no device tables: the preview starts from the item the form gave. */}
+              <p class="muted">
+                What a device's local table <code>{preview.entity ?? action.entity ?? ''}</code> would hold,
+                starting from the item the form gives (the platform keeps no local rows).
+              </p>
+              <h4>{preview.before ? 'The item as the screen gives it' : 'No item given: a new row'}</h4>
               {preview.before && (
                 <div class="json">
                   <JsonView value={preview.before} />
                 </div>
               )}
               <h4>
-                {preview.after ? 'Local row after' : 'Local row after: none (deleted or no local change)'}
+                {preview.after
+                  ? 'The row on the device after the action'
+                  : 'The row on the device after the action: none (deleted, or no local change)'}
               </h4>
               {preview.after && (
                 <div class="json" data-testid="row-after">

@@ -1,6 +1,7 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { ApiError, api, type DatasourceInfo, type DatasourcePreview, type FunctionInfo } from './api.js';
 import { Confirm } from './confirm.js';
+import { useIntoView } from './into-view.js';
 import { JsonView } from './json-view.js';
 import { Notices } from './notices.js';
 
@@ -23,6 +24,8 @@ export function DatasourceView({
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
+  const top = useRef<HTMLElement>(null);
+  useIntoView(top);
   const writes = datasource.entities
     .map((e) => functions.find((f) => f.name === e.function))
     .filter((f): f is FunctionInfo => f !== undefined && f.method !== 'GET' && f.method !== 'HEAD');
@@ -45,7 +48,7 @@ export function DatasourceView({
     }
   };
   return (
-    <section class="preview" aria-label={`Datasource ${datasource.name}`}>
+    <section class="preview" aria-label={`Datasource ${datasource.name}`} ref={top}>
       <header class="function-header">
         <h2>{datasource.name}</h2>
         <p class="muted">datasource</p>

@@ -1,9 +1,12 @@
+import { Fragment } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, apiLines, type FunctionInfo } from './api.js';
 import { Confirm } from './confirm.js';
 import { ConnectionState, connectHref } from './connection.js';
 import { inferSchema } from './infer-schema.js';
+import { useIntoView } from './into-view.js';
 import { JsonView } from './json-view.js';
+import { defaultExpression, shownDefault, urlAsSent } from './url-as-sent.js';
 import { YamlSource } from './yaml-source.js';
 
 /** One attempt as the platform saw it: credentials masked, the response before `outputTransform`. */
@@ -26,6 +29,8 @@ type Outcome =
   | {
       kind: 'pages';
       outputs: unknown[];
+      /** What each page sent (its last request), in page order. */
+      sents: Array<Sent | undefined>;
       done: boolean;
       stopped?: string;
       error?: Record<string, unknown>;
@@ -71,9 +76,14 @@ export function Preview({
     setProblems(({ [name]: _, ...rest }) => (problem ? { ...rest, [name]: problem } : rest));
   };
   const result = useRef<HTMLDivElement>(null);
-  // The url of the last preview as it went (parameters filled in, credentials masked): the last attempt's.
+  const top = useRef<HTMLElement>(null);
+  useIntoView(top);
+  // The url of the last preview as it went (parameters filled in, credentials masked): the last
+  // attempt's; of all pages, the last page's (each page shows its own).
   const sent =
-    outcome && outcome.kind !== 'pages' ? (outcome.trace?.at(-1)?.request ?? outcome.sent) : undefined;
+    outcome?.kind === 'pages'
+      ? (lastSent(outcome.sents) ?? (outcome.error?.sent as Sent | undefined))
+      : (outcome?.trace?.at(-1)?.request ?? outcome?.sent);
   // On a narrow screen the result is below the form: brought into view once it is there.
   useEffect(() => {
     const box = result.current?.getBoundingClientRect();
@@ -83,23 +93,25 @@ export function Preview({
   }, [outcome]);
   // A preview of anything but GET/HEAD may change data at the service: asked first, nothing sent.
   const [confirming, setConfirming] = useState<
-    { parameters: Record<string, unknown>; pages: boolean } | undefined
+    { parameters: Record<string, unknown>; pages: boolean; url: string } | undefined
   >();
   const safe = fn.method === 'GET' || fn.method === 'HEAD';
   const submit = (event: Event) => {
     event.preventDefault();
     const form = new FormData(event.currentTarget as HTMLFormElement);
     const parameters: Record<string, unknown> = {};
+    const texts: Record<string, string> = {};
     for (const p of fn.parameters) {
       if (p.credential) continue;
       const raw = form.get(p.name);
       if (raw === null || raw === '') continue;
+      texts[p.name] = String(raw);
       parameters[p.name] = typed(String(raw), p.type);
     }
     // "All pages" follows the continuation; "Preview" makes one call.
     const pages = (event as SubmitEvent).submitter?.getAttribute('value') === 'pages';
     if (safe) void (pages ? runPages(parameters) : run(parameters));
-    else setConfirming({ parameters, pages });
+    else setConfirming({ parameters, pages, url: urlAsSent(fn, texts) });
   };
   const path = `/solutions/${encodeURIComponent(solution)}/functions/${encodeURIComponent(fn.name)}/execute`;
   /** Every page, up to the platform's page cap, shown as each arrives. */
@@ -108,20 +120,23 @@ export function Preview({
     setBusy(true);
     const started = performance.now();
     const outputs: unknown[] = [];
+    const sents: Array<Sent | undefined> = [];
     const show = (more: Partial<Extract<Outcome, { kind: 'pages' }>>) =>
       setOutcome({
         kind: 'pages',
         outputs: [...outputs],
+        sents: [...sents],
         done: false,
         ms: performance.now() - started,
         ...more,
       });
     try {
-      await apiLines(path, { parameters, pages: true }, (line) => {
+      await apiLines(path, { parameters, pages: true, sent: true }, (line) => {
         if (line.status === 'error') show({ done: true, error: line });
         else if ('pages' in line) show({ done: true, stopped: String(line.stopped) });
         else {
           outputs.push(line.output);
+          sents.push(line.sent as Sent | undefined);
           show({});
         }
       });
@@ -178,15 +193,22 @@ export function Preview({
     }
   };
   return (
-    <section class="preview" aria-label={`Preview of ${fn.name}`}>
+    <section class="preview" aria-label={`Preview of ${fn.name}`} ref={top}>
       <header class="function-header">
         <h2>{fn.name}</h2>
         <p>
-          <span class={`method method-${fn.method.toLowerCase()}`}>{fn.method}</span> <code>{fn.url}</code>
+          {/* The url as it will go: the defaults the platform knows filled in (the template on hover). */}
+          <span class={`method method-${fn.method.toLowerCase()}`}>{fn.method}</span>{' '}
+          <code class="url" title={fn.url}>
+            <UrlText url={urlAsSent(fn)} />
+          </code>
         </p>
         {sent && (
           <p class="sent">
-            <span class="muted">Sent</span> <code>{sent.url}</code>
+            <span class="muted">Sent</span>{' '}
+            <code class="url">
+              <UrlText url={sent.url} />
+            </code>
           </p>
         )}
         <button type="button" onClick={() => setShowSource(!showSource)} aria-expanded={showSource}>
@@ -238,7 +260,7 @@ export function Preview({
               <label key={p.name} for={`param-${p.name}`}>
                 <span class="param-name">
                   {p.name}
-                  {p.required ? ' *' : ''}
+                  {mustGive(p) ? ' *' : ''}
                 </span>{' '}
                 <span class="muted">
                   ({p.location}, {p.type})
@@ -251,8 +273,8 @@ export function Preview({
                     rows={3}
                     spellcheck={false}
                     defaultValue={initial(p.value)}
-                    required={p.required}
-                    placeholder={EXAMPLE[p.type]}
+                    required={mustGive(p)}
+                    placeholder={defaultExpression(p) ?? shownDefault(p) ?? EXAMPLE[p.type]}
                     aria-invalid={problems[p.name] !== undefined}
                     onInput={(e) => checkJson(p.name, p.type, e.target as HTMLTextAreaElement)}
                   />
@@ -261,9 +283,11 @@ export function Preview({
                     id={`param-${p.name}`}
                     name={p.name}
                     defaultValue={initial(p.value)}
-                    required={p.required}
+                    required={mustGive(p)}
+                    placeholder={defaultExpression(p) ?? shownDefault(p)}
                   />
                 )}
+                <DefaultNote p={p} />
                 {problems[p.name] && <span class="error field-problem">{problems[p.name]}</span>}
               </label>
             ),
@@ -293,7 +317,15 @@ export function Preview({
               }
               onCancel={() => setConfirming(undefined)}
             >
-              This preview sends <strong>{fn.method}</strong> to {hostOf(fn.url)}: it may change data there.
+              This preview sends <strong>{fn.method}</strong> to{' '}
+              {fn.url.startsWith('=') ? (
+                'the address its url expression gives'
+              ) : (
+                <code class="url">
+                  <UrlText url={confirming.url} />
+                </code>
+              )}
+              : it may change data there.
             </Confirm>
           )}
         </form>
@@ -302,15 +334,12 @@ export function Preview({
           {!outcome && <p class="muted">Run a preview to see the output.</p>}
           {outcome?.kind === 'ok' && (
             <>
-              <p class="status ok">
-                {outcome.status} · {Math.round(outcome.ms)} ms ·{' '}
-                <button
-                  type="button"
-                  onClick={() => void navigator.clipboard?.writeText(JSON.stringify(outcome.output, null, 2))}
-                >
-                  Copy JSON
-                </button>
-              </p>
+              <div class="result-bar">
+                <p class="status ok">
+                  <span class="badge ok">{outcome.status}</span> {Math.round(outcome.ms)} ms
+                </p>
+                <CopyButtons output={outcome.output} url={sent?.url} />
+              </div>
               <div class="json" data-testid="output">
                 <JsonView value={outcome.output} />
               </div>
@@ -354,11 +383,25 @@ function ErrorView({
           </a>
         </p>
       )}
-      <p class="status failed">
-        {String(body.code)} · {status}
-        {typeof body.remoteStatus === 'number' ? ` (service answered ${body.remoteStatus})` : ''} ·{' '}
-        {Math.round(ms)} ms
-      </p>
+      {typeof body.remoteStatus === 'number' ? (
+        // What happened first: the service's answer is the figure; the platform's own status (a
+        // gateway's 502 for any refusal from the service) is said as what it is.
+        <>
+          <p class="status failed">
+            <span class="badge failed">{body.remoteStatus}</span> The service answered {body.remoteStatus} ·{' '}
+            {Math.round(ms)} ms
+          </p>
+          <p class="muted platform-status">
+            The platform passes it on as {String(body.code)}, HTTP {status} (its answer when the service it
+            called refused).
+          </p>
+        </>
+      ) : (
+        <p class="status failed">
+          <span class="badge failed">{String(body.code)}</span>{' '}
+          {status > 0 ? `The platform answered ${status}` : 'No answer'} · {Math.round(ms)} ms
+        </p>
+      )}
       {typeof body.title === 'string' && <h4>{body.title}</h4>}
       {typeof body.description === 'string' && <p>{body.description}</p>}
       {typeof body.details === 'string' && <pre class="details">{body.details}</pre>}
@@ -380,6 +423,9 @@ function Pages({ outcome }: { outcome: Extract<Outcome, { kind: 'pages' }> }) {
   const count = outcome.outputs.length;
   const page = Math.min(at, Math.max(count - 1, 0));
   const together = outcome.outputs.every(Array.isArray) ? outcome.outputs.flat() : outcome.outputs;
+  const shown = all ? together : outcome.outputs[page];
+  // The page shown's request; all together: the last page's.
+  const sent = all ? lastSent(outcome.sents) : outcome.sents[page];
   return (
     <section aria-label="Pages">
       <p class={outcome.error ? 'status failed' : 'status ok'}>
@@ -407,8 +453,23 @@ function Pages({ outcome }: { outcome: Extract<Outcome, { kind: 'pages' }> }) {
         </p>
       )}
       {count > 0 && (
+        <div class="result-bar">
+          <p class="sent-page">
+            {sent ? (
+              <>
+                <span class="muted">{all ? 'Last page sent' : `Page ${page + 1} sent`}</span>{' '}
+                <code class="url">
+                  {sent.method} <UrlText url={sent.url} />
+                </code>
+              </>
+            ) : null}
+          </p>
+          <CopyButtons output={shown} url={sent?.url} />
+        </div>
+      )}
+      {count > 0 && (
         <div class="json" data-testid="output">
-          <JsonView value={all ? together : outcome.outputs[page]} />
+          <JsonView value={shown} />
         </div>
       )}
     </section>
@@ -510,14 +571,86 @@ function jsonProblem(text: string, type: string | undefined): string | undefined
     : `Expected ${type === 'array' ? 'a JSON list' : 'a JSON object'}, such as ${EXAMPLE[type === 'array' ? 'array' : 'object']}`;
 }
 
-/** Where a function's calls go, as a person reads it: the host, or what decides it. */
-function hostOf(url: string): string {
-  if (url.startsWith('=')) return 'the address its url expression gives';
-  try {
-    return new URL(url.replaceAll(/[{}]/g, '')).host;
-  } catch {
-    return url;
-  }
+type Parameter = FunctionInfo['parameters'][number];
+
+/**
+ * A url that may break after `/`, `?` and `&` (as a person reads it) before breaking anywhere; an
+ * expression's `@ctx` path after its dots.
+ */
+function UrlText({ url, after = /(?<=[/?&])/ }: { url: string; after?: RegExp }) {
+  const parts = url.split(after);
+  return (
+    <>
+      {parts.map((part, i) => (
+        <Fragment key={i}>
+          {i > 0 && <wbr />}
+          {part}
+        </Fragment>
+      ))}
+    </>
+  );
+}
+
+/** The last page's request that was told (a skipped page has none). */
+function lastSent(sents: ReadonlyArray<Sent | undefined>): Sent | undefined {
+  for (let i = sents.length - 1; i >= 0; i--) if (sents[i]) return sents[i];
+  return undefined;
+}
+
+/** A value the form must have: required, and no default (fixed or expression) to fall back on. */
+function mustGive(p: Parameter): boolean {
+  return p.required && p.value === undefined;
+}
+
+/**
+ * What a parameter takes when its field is left empty, under the field: the value the platform
+ * worked out (a solution setting) or the expression it will evaluate. A fixed default is already in
+ * the field.
+ */
+function DefaultNote({ p }: { p: Parameter }) {
+  const expression = defaultExpression(p);
+  if (expression !== undefined)
+    return (
+      <span class="param-default muted">
+        Left empty:{' '}
+        <code>
+          <UrlText url={expression} after={/(?<=\.)/} />
+        </code>
+        , worked out when it runs
+      </span>
+    );
+  if (typeof p.value !== 'string' || !p.value.startsWith('=')) return null;
+  return (
+    <span class="param-default muted">
+      Left empty:{' '}
+      <code>
+        <UrlText url={shownDefault(p) ?? ''} />
+      </code>
+      , from{' '}
+      <code>
+        <UrlText url={p.value.slice(1)} after={/(?<=\.)/} />
+      </code>
+    </span>
+  );
+}
+
+/** Copy what is shown, as a REST client offers: the output as JSON, the url as it was sent. */
+function CopyButtons({ output, url }: { output: unknown; url: string | undefined }) {
+  return (
+    <p class="copy-buttons">
+      <button
+        type="button"
+        onClick={() => void navigator.clipboard?.writeText(JSON.stringify(output, null, 2))}
+      >
+        Copy JSON
+      </button>
+      {url !== undefined && (
+        <button type="button" onClick={() => void navigator.clipboard?.writeText(url)}>
+          Copy url
+        </button>
+      )}
+    </p>
+  );
 }
 
 /**

@@ -88,7 +88,8 @@ export const RULES = {
   },
   PATH_PARAM_NOT_REQUIRED: {
     severity: 'error',
-    summary: 'A `location: path` parameter that the `url` uses must be `required: true`.',
+    summary:
+      'A `location: path` parameter that the `url` uses must be `required: true` or have a default (`value`).',
   },
   URL_BASE_VALUE: {
     severity: 'error',

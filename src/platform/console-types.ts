@@ -34,6 +34,11 @@ export interface FunctionInfo {
     type: string | undefined;
     required: boolean;
     value?: unknown;
+    /**
+     * What an expression `value` gives, when the platform knows it without running anything: a read
+     * of solution.yaml's `settings.custom` (the same for every caller). Never a credential's.
+     */
+    resolved?: unknown;
     credential?: 'secret' | 'oauth';
   }>;
   readonly source: string;

@@ -4,6 +4,7 @@ import { isExpression } from '../expression/source.js';
 import { originOf } from '../http/build-request.js';
 import { parseUrlTemplate } from '../http/url-template.js';
 import { parametersPlan, planOf } from './plan.js';
+import { customSettingRead } from './setting-default.js';
 
 /**
  * `https://api.example.com:8443` from what a person writes (`https://api.example.com:8443/`, any
@@ -19,9 +20,6 @@ export function normaliseOrigin(text: string): string | undefined {
   if (!/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)$/.test(url.hostname)) return undefined;
   return url.origin;
 }
-
-/** A parameter value that reads `settings.custom.<name>` of solution.yaml, as written in real files. */
-const CUSTOM_SETTING = /^=\s*@(?:ctx)?\.solution\.settings\.custom\.([A-Za-z_$][\w$]*)\s*$/;
 
 /**
  * Where the functions that name credential `key` send their requests, as far as their definitions
@@ -67,7 +65,7 @@ function functionOrigin(
   for (const placeholder of template.placeholders) {
     if (placeholder.part !== 'base') continue;
     const value = definition.parameters?.[placeholder.name]?.value;
-    const setting = typeof value === 'string' ? CUSTOM_SETTING.exec(value)?.[1] : undefined;
+    const setting = customSettingRead(value);
     if (setting !== undefined) values[placeholder.name] = custom[setting];
     else if (value !== undefined && !isExpression(value)) values[placeholder.name] = value;
     // Otherwise the caller's value fills it: the origin is the caller's to choose.

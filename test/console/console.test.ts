@@ -760,7 +760,7 @@ describe('the console in a real browser', () => {
     await context.close();
   });
 
-  it('a preview that is not GET asks first, naming the method and the host; nothing is sent before, or after Cancel', async () => {
+  it('a preview that is not GET asks first, naming the method and the url; nothing is sent before, or after Cancel', async () => {
     const received: string[] = [];
     const service = await testServer((req, res) => {
       received.push(`${req.method} ${req.url}`);
@@ -790,7 +790,7 @@ describe('the console in a real browser', () => {
       await page.getByRole('button', { name: 'Preview' }).click();
       const ask = page.getByRole('alertdialog', { name: 'Send POST?' });
       expect(await ask.textContent()).toContain(
-        `This preview sends POST to ${new URL(service.url).host}: it may change data there.`,
+        `This preview sends POST to ${service.url}/customers: it may change data there.`,
       );
       await page.screenshot({ path: join(SHOTS, `9-confirm-post-${width}.png`) });
       await ask.getByRole('button', { name: 'Cancel' }).click();

@@ -66,10 +66,12 @@ export const pathParameters: FunctionRule = (file, r) => {
         ['parameters', name],
         { key: true },
       );
-    } else if (parameter.required !== true) {
+    } else if (parameter.required !== true && parameter.value === undefined) {
+      // A default (`value`, fixed or an expression) fills the placeholder when the caller gives
+      // nothing: such a parameter is never missing (conventions.md, "required or with a default").
       r.report(
         'PATH_PARAM_NOT_REQUIRED',
-        `path parameter '${name}' must be required (the url cannot be built without it); add 'required: true'`,
+        `path parameter '${name}' is neither required nor given a default, so the url cannot be built without a caller's value; add 'required: true' or a default 'value'`,
         ['parameters', name],
         { key: true },
       );

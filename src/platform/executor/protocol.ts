@@ -28,6 +28,8 @@ export type Task =
       readonly name: string;
       readonly parameters: Record<string, unknown>;
       readonly context: Record<string, unknown>;
+      /** Each page line with its last request's method and url (credentials masked). */
+      readonly sent?: boolean;
     }
   | {
       readonly kind: 'call';

@@ -8,6 +8,7 @@ import type { ExecutionEvent } from '../../runtime/events.js';
 import { functionFile } from '../../runtime/pipeline.js';
 import { parametersPlan, planOf } from '../../runtime/plan.js';
 import type { Runtime } from '../../runtime/runtime.js';
+import { customSettingRead } from '../../runtime/setting-default.js';
 import { PlatformError } from '../errors.js';
 import type { ActionInfo, DatasourceInfo, FunctionInfo, Task } from './protocol.js';
 
@@ -67,20 +68,40 @@ export async function runTask(
     case 'pages': {
       refuseCredentialValues(runtime, task.name, task.parameters, false);
       let correlationId: string | undefined;
-      const done = await runtime.pages(
-        task.name,
-        task.parameters,
-        task.context,
-        async (result, page) => {
-          correlationId ??= result.correlationId;
-          await onPage(
-            page,
-            result.status === 'ok' ? { page, output: result.output } : { page, status: 'skipped' },
-          );
-        },
-        { signal, collect },
-      );
-      return { ...done, correlationId: correlationId ?? null };
+      // Each page says what it sent, as one preview does (`sent`): the console's "All pages" too.
+      const requests = task.sent ? lastRequests(runtime, task.name) : undefined;
+      const sentOf = (id: string | undefined) => {
+        const sent = id === undefined ? undefined : requests?.take(id);
+        return sent ? { sent } : {};
+      };
+      try {
+        const done = await runtime.pages(
+          task.name,
+          task.parameters,
+          task.context,
+          async (result, page) => {
+            correlationId ??= result.correlationId;
+            const sent = sentOf(result.correlationId);
+            await onPage(
+              page,
+              result.status === 'ok'
+                ? { page, output: result.output, ...sent }
+                : { page, status: 'skipped', ...sent },
+            );
+          },
+          { signal, collect },
+        );
+        return { ...done, correlationId: correlationId ?? null };
+      } catch (error) {
+        // The page that failed: what it sent goes with the error, as for one preview.
+        const id = (error as { correlationId?: unknown } | undefined)?.correlationId;
+        const { sent } = sentOf(typeof id === 'string' ? id : undefined);
+        if (sent && error instanceof Error)
+          Object.defineProperty(error, 'sent', { value: sent, configurable: true });
+        throw error;
+      } finally {
+        requests?.stop();
+      }
     }
     case 'call': {
       refuseCredentialValues(runtime, task.name, task.values, task.continuation !== undefined);
@@ -104,6 +125,7 @@ function describe(runtime: Runtime): {
   names: string[];
 } {
   const files = [...runtime.solution.functions.values()];
+  const custom = runtime.solution.settings?.definition?.settings?.custom ?? {};
   const functions = files
     .filter((f) => f.definition?.provider === 'DATA_PROVIDER_REST')
     .map((f) => {
@@ -121,6 +143,7 @@ function describe(runtime: Runtime): {
           type: p.definition.type,
           required: p.definition.required === true,
           ...(p.definition.value !== undefined ? { value: p.definition.value } : {}),
+          ...(p.credential ? {} : resolvedDefault(p.definition.value, custom)),
           // Which kind of credential, as the runtime reads it (`<provider>.oauth`, an accessToken...).
           ...(p.credential ? { credential: p.credential } : {}),
         })),
@@ -144,6 +167,19 @@ function describe(runtime: Runtime): {
     .map((f) => actionInfo(f as SourceFile<'action'>))
     .sort((a, b) => a.name.localeCompare(b.name));
   return { functions, datasources, actions, names: files.map((f) => f.name).sort() };
+}
+
+/**
+ * An expression default the console can show as a value (and fill into the url it says it sends
+ * to): a `settings.custom` read, which solution.yaml gives every caller alike (its files are what
+ * `solution.read` already shows). Anything else (a user's, a parameter's, a query's, a credential's
+ * value) is left to the execution: the console shows the expression instead.
+ */
+function resolvedDefault(value: unknown, custom: Readonly<Record<string, unknown>>): { resolved?: unknown } {
+  const setting = customSettingRead(value);
+  if (setting === undefined || !Object.hasOwn(custom, setting)) return {};
+  const resolved = custom[setting];
+  return resolved === undefined || resolved === null ? {} : { resolved };
 }
 
 /** What a screen gives an action, as `@ctx` paths (the ones the runtime fills left out). */
@@ -188,6 +224,27 @@ function refuseCredentialValues(
       `parameter '${named.name}' is a credential: the platform uses the credential the function names, so leave it out`,
     );
   }
+}
+
+/**
+ * The last request (method and url, credentials masked) of each execution of function `name` while
+ * it listens, by correlation id: a paged preview's pages each have their own. Taken once; a few
+ * kept at most (other callers' executions of the same function are never asked for).
+ */
+function lastRequests(runtime: Runtime, name: string) {
+  const last = new Map<string, { method: string; url: string }>();
+  const stop = runtime.on((event) => {
+    if (event.type !== 'request' || event.function !== name) return;
+    last.delete(event.correlationId);
+    last.set(event.correlationId, { method: event.method, url: event.url });
+    if (last.size > 32) last.delete(last.keys().next().value!);
+  });
+  const take = (correlationId: string) => {
+    const request = last.get(correlationId);
+    last.delete(correlationId);
+    return request;
+  };
+  return { take, stop };
 }
 
 type TraceEvent = Extract<ExecutionEvent, { type: 'request' | 'response' | 'retried' }>;

@@ -120,6 +120,7 @@ export function executeRoutes(app: FastifyInstance, ctx: PlatformContext): void 
         context,
         signal: controller.signal,
         audited,
+        sent: req.body?.sent === true,
       });
     }
     const correlationId = randomUUID();
@@ -442,6 +443,8 @@ async function streamPages(
     context: Record<string, unknown>;
     signal: AbortSignal;
     audited: Audited;
+    /** Each page line says its last request's method and url (`sent`). */
+    sent: boolean;
   },
 ): Promise<void> {
   const out = reply.raw;
@@ -483,7 +486,13 @@ async function streamPages(
   try {
     const { value } = await ctx.runtimes.run(
       run.solution,
-      { kind: 'pages', name: run.name, parameters: run.parameters, context: run.context },
+      {
+        kind: 'pages',
+        name: run.name,
+        parameters: run.parameters,
+        context: run.context,
+        ...(run.sent ? { sent: true } : {}),
+      },
       { signal: run.signal, onPage: (_page, json) => page(json) },
     );
     const done = value as { pages: number; stopped: string; correlationId: string | null };
@@ -503,7 +512,8 @@ async function streamPages(
           : new RestfnError('INTERNAL', 'the platform failed unexpectedly');
       if (!(error instanceof RestfnError))
         req.log.error({ err: error }, 'unexpected error while streaming pages');
-      await line(JSON.stringify(errorBody(coded))).catch(() => undefined);
+      const { sent } = coded as { sent?: unknown };
+      await line(JSON.stringify({ ...errorBody(coded), ...(sent ? { sent } : {}) })).catch(() => undefined);
     }
   } finally {
     if (started) out.end();
