@@ -13,14 +13,13 @@ import {
 } from '../../definition/solution.js';
 import { didYouMean } from '../../definition/suggest.js';
 import { ACTION_METHODS, type ActionMethod, type FileTemplate } from '../../definition/template-names.js';
-
-type HttpMethod = (typeof METHODS)[number];
-
 import { renderTemplate } from '../../definition/templates.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { STATE_FOLDER } from '../../local/state-folder.js';
 import { quoteTable } from '../../local/table-name.js';
 import type { NewOptions } from './new.js';
+
+type HttpMethod = (typeof METHODS)[number];
 
 /** An option of the other kind of template is a mistake to say, not to ignore. */
 export function refuseOtherTemplatesOptions(options: NewOptions, urlGiven: boolean): void {

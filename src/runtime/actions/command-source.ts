@@ -43,6 +43,12 @@ const ENGINE_MADE = new Set([
   'expressions',
   'datasources',
   'entity',
+  // A call's own parts, never an action's input (and a request may carry what a credential filled).
+  'request',
+  'response',
+  'output',
+  'error',
+  'guard',
 ]);
 
 /**
