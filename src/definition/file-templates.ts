@@ -1,4 +1,5 @@
 import { stringify } from 'yaml';
+import { parseUrlTemplate } from '../http/url-template.js';
 import { credentialKind } from './credential-params.js';
 import type { FunctionDefinition } from './schema/index.js';
 
@@ -58,11 +59,42 @@ const ROW = {
   delete: "The record to delete: the screen's item.",
 } as const;
 
+/** The value `restfn new` leaves where only the author knows what to give; validate flags it (`TODO_VALUE`). */
+export const TODO = '<TODO>';
+
+/**
+ * Which path parameter of `definition` is the id of the record the action changes: `id`, else one
+ * named for the entity (`ticketId`, `ticket_id` for `tickets`), else the url's last placeholder.
+ * Only parameters without a default count: one with a default (`{base}` from the solution's
+ * settings) is not the caller's to give. Undefined when no such parameter is left.
+ */
+export function recordIdParameter(definition: FunctionDefinition, entity: string): string | undefined {
+  const parameters = definition.parameters ?? {};
+  const candidates = parseUrlTemplate(definition.url)
+    .placeholders.map((p) => p.name)
+    .filter((name, i, all) => {
+      const p = parameters[name];
+      return (
+        all.indexOf(name) === i && p?.location === 'path' && p.value === undefined && !credentialKind(name, p)
+      );
+    });
+  if (candidates.includes('id')) return 'id';
+  const plain = entity.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const stems = new Set([plain, plain.replace(/(ies)$/, 'y'), plain.replace(/(es|s)$/, '')]);
+  const named = candidates.find((name) => {
+    const m = /^(.*?)(Id|_id|ID)$/.exec(name);
+    return m !== null && stems.has(m[1]!.toLowerCase().replace(/[^a-z0-9]/g, ''));
+  });
+  return named ?? candidates.at(-1);
+}
+
 /**
  * An action that changes a record of `entity` here and queues `fn` to change it on the service.
  * The row's values come from a screen's fields (`@ctx.components.NAME.state.value`), the record to
  * change from the screen's item (`@ctx.current.item.id`), and the function's parameters from the
- * row as changed (`@ctx.record`): the body parameters are fields, path parameters the record's id.
+ * row as changed (`@ctx.record`): the body parameters are fields, the path parameter that is the
+ * record's id (`recordIdParameter`) the row's id. Parameters with a default are left out so that it
+ * applies; another path parameter of an existing record gets `TODO`, which validate flags.
  */
 export function renderAction(
   name: string,
@@ -74,12 +106,15 @@ export function renderAction(
   const data: Record<string, string> = {};
   const parameters: Record<string, string> = {};
   const existing = method !== 'create' && method !== 'functionCall';
+  const recordId = existing ? recordIdParameter(definition, entity) : undefined;
   if (existing) data.id = '=@ctx.current.item.id';
   for (const [key, p] of Object.entries(definition.parameters ?? {})) {
     if (credentialKind(key, p) || p.location === 'header' || p.location === 'output') continue;
     const field = `=@ctx.components.${key}.state.value`;
-    if (p.location === 'path') parameters[key] = existing ? '=@ctx.record.id' : field;
-    else if (method === 'functionCall') parameters[key] = field;
+    if (p.location === 'path') {
+      if (p.value !== undefined) continue;
+      parameters[key] = !existing ? field : key === recordId ? '=@ctx.record.id' : TODO;
+    } else if (method === 'functionCall') parameters[key] = field;
     else if (method !== 'delete') {
       data[key] = field;
       parameters[key] = `=@ctx.record.${key}`;
@@ -95,8 +130,15 @@ export function renderAction(
       .filter((k) => k !== 'id' || !existing)
       .map((k) => `-p components.${k}.state.value=VALUE`),
   ].join(' ');
+  // A TODO says on its line what to give; the yaml library writes no comments, so it is added here.
+  const todo = (key: string) =>
+    `# TODO: the value of ${fn}'s path parameter ${key}: a literal, or an expression (=@ctx.record.${key})`;
   const block = (name: string, values: Record<string, string>) =>
-    Object.keys(values).length === 0 ? '' : `  ${name}:\n${yaml(values, '    ')}\n`;
+    Object.keys(values).length === 0
+      ? ''
+      : `  ${name}:\n${Object.entries(values)
+          .map(([k, v]) => `${yaml({ [k]: v }, '    ')}${v === TODO ? `  ${todo(k)}` : ''}`)
+          .join('\n')}\n`;
   return `# ${what}
 # restfn action ${name} ${example}
 type: action.execute-entity

@@ -171,6 +171,11 @@ export const RULES = {
     summary:
       'An action with `method: functionCall` names no `function`: it changes nothing locally, so without one it does nothing.',
   },
+  TODO_VALUE: {
+    severity: 'error',
+    summary:
+      "A value `<TODO>` that `restfn new` left for the author (an action's path parameter that is not the record's id): as written it would be sent.",
+  },
   UNKNOWN_FUNCTION: {
     severity: 'error',
     summary: 'A datasource, action or guard names a function that does not exist.',

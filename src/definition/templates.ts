@@ -6,17 +6,20 @@ export { DEFAULT_TEMPLATE_URL, TEMPLATE_NAMES, type TemplateName } from './templ
 
 // The url comes from the command line: written as a YAML scalar by the yaml library (quoted when it
 // holds a line break, `#`, `: ` or quotes), so it can never add keys or comments to the file.
-const HEAD = (description: string, url: string) => `# ${description}
+const HEAD = (description: string, url: string, method: string) => `# ${description}
 provider: DATA_PROVIDER_REST
-method: GET
+method: ${method}
 ${stringify({ url }, { lineWidth: 0, blockQuote: false })}format: json
 `;
 
 const BODY = `outputTransform: $
 `;
 
-const TEMPLATES: Record<TemplateName, (url: string) => string> = {
-  rest: (url) => `${HEAD('REST call without authentication; the service returns JSON.', url)}parameters:
+const TEMPLATES: Record<TemplateName, (url: string, method: string) => string> = {
+  rest: (
+    url,
+    method,
+  ) => `${HEAD('REST call without authentication; the service returns JSON.', url, method)}parameters:
   limit:
     location: query
     type: number
@@ -26,7 +29,8 @@ ${BODY}`,
 
   'api-key': (
     url,
-  ) => `${HEAD('REST call authenticated with an API key sent in the x-api-key header.', url)}parameters:
+    method,
+  ) => `${HEAD('REST call authenticated with an API key sent in the x-api-key header.', url, method)}parameters:
   x-api-key:
     location: header
     type: secret
@@ -37,7 +41,8 @@ ${BODY}`,
 
   bearer: (
     url,
-  ) => `${HEAD('REST call with a static bearer token (Authorization: Bearer <token>).', url)}parameters:
+    method,
+  ) => `${HEAD('REST call with a static bearer token (Authorization: Bearer <token>).', url, method)}parameters:
   Authorization:
     location: header
     type: secret
@@ -48,7 +53,8 @@ ${BODY}`,
 
   'basic-auth': (
     url,
-  ) => `${HEAD('REST call with basic authentication; username and password live in the credentials store.', url)}parameters:
+    method,
+  ) => `${HEAD('REST call with basic authentication; username and password live in the credentials store.', url, method)}parameters:
   basicAuth:
     location: header
     type: secret
@@ -59,7 +65,8 @@ ${BODY}`,
 
   oauth: (
     url,
-  ) => `${HEAD('REST call authenticated with an OAuth access token (Authorization: Bearer).', url)}parameters:
+    method,
+  ) => `${HEAD('REST call authenticated with an OAuth access token (Authorization: Bearer).', url, method)}parameters:
   accessToken:
     location: header
     # <provider>.oauth: the token comes from the OAuth flow of the named credential.
@@ -70,7 +77,8 @@ ${BODY}`,
 
   secret: (
     url,
-  ) => `${HEAD('REST call that sends a stored secret in a header (or set location to query, path or body).', url)}parameters:
+    method,
+  ) => `${HEAD('REST call that sends a stored secret in a header (or set location to query, path or body).', url, method)}parameters:
   x-secret:
     location: header
     type: secret
@@ -81,13 +89,17 @@ ${BODY}`,
 };
 
 /**
- * The template's text for `url`; each `{placeholder}` of the url's address and path is declared as
- * a required path parameter (the file validates as written, and says what the caller must give).
+ * The template's text for `url` and the HTTP `method` (upper case); each `{placeholder}` of the
+ * url's address and path is declared as a required path parameter (the file validates as written,
+ * and says what the caller must give). A query string in the url (`?per_page=2`) becomes query
+ * parameters with those values as defaults, since a written query is replaced at run time
+ * (URL_QUERY_REPLACED); they stand in for the plain template's example `limit`.
  */
-export function renderTemplate(template: TemplateName, url = DEFAULT_TEMPLATE_URL): string {
-  const text = TEMPLATES[template](url);
-  const placeholders = parseUrlTemplate(url).placeholders.filter((p) => p.part !== 'query');
-  if (placeholders.length === 0) return text;
+export function renderTemplate(template: TemplateName, url = DEFAULT_TEMPLATE_URL, method = 'GET'): string {
+  const { address, query } = splitQuery(url);
+  const text = TEMPLATES[template](address, method);
+  const placeholders = parseUrlTemplate(address).placeholders.filter((p) => p.part !== 'query');
+  if (placeholders.length === 0 && query.length === 0) return text;
   const doc = parseDocument(text);
   for (const { name } of placeholders) {
     if (!doc.hasIn(['parameters', name]))
@@ -96,5 +108,32 @@ export function renderTemplate(template: TemplateName, url = DEFAULT_TEMPLATE_UR
         doc.createNode({ location: 'path', type: 'string', required: true }, { flow: true }),
       );
   }
+  if (query.length > 0 && template === 'rest') doc.deleteIn(['parameters', 'limit']);
+  for (const [name, values] of query) {
+    if (doc.hasIn(['parameters', name])) continue;
+    doc.setIn(['parameters', name], doc.createNode(queryParameter(values), { flow: true }));
+  }
   return doc.toString({ lineWidth: 0 });
+}
+
+/** The url without its query string, and the query's values by name (a repeated name: a list). */
+function splitQuery(url: string): { address: string; query: Array<[string, string[]]> } {
+  const at = parseUrlTemplate(url).queryAt;
+  if (at === -1) return { address: url, query: [] };
+  const byName = new Map<string, string[]>();
+  for (const [name, value] of new URLSearchParams(url.slice(at + 1).replace(/#.*$/s, ''))) {
+    if (name === '') continue;
+    byName.set(name, [...(byName.get(name) ?? []), value]);
+  }
+  return { address: url.slice(0, at), query: [...byName] };
+}
+
+/** A query parameter defaulting to the url's value: a number as a number; `{x}` has to be given. */
+function queryParameter(values: string[]): Record<string, unknown> {
+  const typed = (v: string) => (/^-?(0|[1-9]\d*)(\.\d+)?$/.test(v) ? Number(v) : v);
+  if (values.length === 1 && /^\{[^{}]*\}$/.test(values[0]!))
+    return { location: 'query', type: 'string', required: true };
+  if (values.length > 1) return { location: 'query', type: 'array', value: values.map(typed) };
+  const value = typed(values[0]!);
+  return { location: 'query', type: typeof value === 'number' ? 'number' : 'string', value };
 }

@@ -1,6 +1,6 @@
 import { ScriptSandbox } from '../expression/scripts/sandbox.js';
 import { compareDiagnostics, type Diagnostic, diagnostic } from './diagnostic.js';
-import { componentIds, queueActionIds } from './rules/actions.js';
+import { componentIds, queueActionIds, todoValues } from './rules/actions.js';
 import { bodyOnGet } from './rules/body.js';
 import { contextPaths, contextPathsOutsideFunctions } from './rules/context-paths.js';
 import {
@@ -80,6 +80,7 @@ export async function validateSolution(
 
     componentIds(file, r);
     queueActionIds(file, r);
+    todoValues(file, r);
 
     datasourceReads(file, r, solution);
     contextPathsOutsideFunctions(file, r, solution);

@@ -59,6 +59,11 @@ export const ERROR_CODES = {
   RECORD_EXISTS: code('usage', 'A create action names a record that is in the local table already.', 409),
   COMMAND_NOT_FOUND: code('usage', 'No queued command has the given id (or a queue action gave no id).', 404),
   COMMAND_BUSY: code('usage', 'The queued command is being sent right now.', 409),
+  COMMAND_REBUILD: code(
+    'usage',
+    'A queued command cannot be rebuilt from the current files (`queue retry --rebuild`): it was queued before restfn kept what built it, or its action no longer has the step.',
+    409,
+  ),
   DATABASE_NOT_FOUND: code('usage', 'The local database file does not exist.', 404),
   DATABASE_INVALID: code('usage', 'The local database file is not a SQLite database (or is damaged).'),
   DATABASE_UNAVAILABLE: code('usage', 'The local database cannot be opened or is locked.', 503),

@@ -130,7 +130,7 @@ function build(
   shown: boolean,
   boundary?: string,
 ): OutboundRequest {
-  const values = shown ? placed.map((v) => (v.secret ? { ...v, value: MASK } : v)) : placed;
+  const values = shown ? masked(placed) : placed;
   const headers: Record<string, string> = {};
   for (const v of values) {
     if (v.location !== 'header' || v.value === undefined || v.value === null) continue;
@@ -164,6 +164,11 @@ function build(
       );
   }
   return { method, url: buildUrl(url, values, keepQuery, shown), headers, body };
+}
+
+/** Each value a credential filled as `***`. */
+function masked(placed: readonly PlacedValue[]): readonly PlacedValue[] {
+  return placed.map((v) => (v.secret ? { ...v, value: MASK } : v));
 }
 
 /** Refuses what undici would refuse mid-request (and report as a network failure). */
@@ -252,10 +257,11 @@ function bytesAsBase64(this: Record<string, unknown>, key: string, value: unknow
  */
 export function buildUrl(
   template: string,
-  values: readonly PlacedValue[],
+  given: readonly PlacedValue[],
   keepQuery = false,
   shown = false,
 ): string {
+  const values = shown ? masked(given) : given;
   const path = new Map<string, unknown>();
   for (const v of values) if (v.location === 'path') path.set(v.name, v.value);
   const parsed = parseUrlTemplate(template);
@@ -264,21 +270,42 @@ export function buildUrl(
   const written = keepQuery && queryAt !== -1 ? address.slice(queryAt + 1) : '';
   const base = address.slice(0, parsed.pathAt);
   const pathPart = address.slice(parsed.pathAt, end);
+  // The url as built so far, credentials masked, for the message: the author sees what went wrong.
+  const built = () => (shown ? '' : `: ${printable(buildUrl(template, values, keepQuery, true))}`);
   const value = (name: string) => {
     const v = path.get(name);
-    if (v === undefined || v === null) throw new InvalidUrlError(`url placeholder {${name}} has no value`);
-    return text(v);
+    if (v === undefined || v === null) {
+      // Shown (in a message), a placeholder without a value stays as written.
+      if (shown) return `{${name}}`;
+      throw new InvalidUrlError(`url placeholder {${name}} has no value${built()}`);
+    }
+    const filled = text(v);
+    // An empty segment would make another address (`/tickets//comments`, `https:///x`).
+    if (filled === '' && !shown)
+      throw new InvalidUrlValueError(
+        `path parameter '${name}' is an empty string, which cannot fill {${name}}${built()}; give it a value`,
+      );
+    return filled;
   };
   const baseFilled = base.replace(PLACEHOLDER, (_, name: string, offset: number) => {
     const placeholder = parsed.placeholders.find((p) => p.index === offset)!;
     // A shown url masks a credential here too; the real build already checked its value.
     const problem = shown ? undefined : baseValueProblem(value(name), parsed, placeholder);
     if (problem)
-      throw new InvalidUrlValueError(`parameter '${name}' cannot fill {${name}} in the address: ${problem}`);
+      throw new InvalidUrlValueError(
+        `parameter '${name}' cannot fill {${name}} in the address: ${problem}${built()}`,
+      );
     return value(name);
   });
   const withPath =
-    baseFilled + pathPart.replace(PLACEHOLDER, (_, name: string) => encodePathValue(name, value(name)));
+    baseFilled +
+    pathPart.replace(PLACEHOLDER, (_, name: string) =>
+      shown
+        ? path.get(name) == null
+          ? `{${name}}`
+          : encodeURIComponent(value(name))
+        : encodePathValue(name, value(name), built),
+    );
   let query: URLSearchParams | undefined;
   for (const v of values) {
     if (v.location !== 'query' || v.value === undefined || v.value === null) continue;
@@ -289,7 +316,7 @@ export function buildUrl(
   const search = (query ?? (written ? new URLSearchParams(written) : undefined))?.toString() ?? '';
   const url = search ? `${withPath}?${search}` : withPath;
   const problem = shown ? undefined : builtUrlProblem(url, parsed);
-  if (problem) throw new InvalidUrlError(`the address built from url ${problem}`);
+  if (problem) throw new InvalidUrlError(`the address built from url ${problem}${built()}`);
   return url;
 }
 
@@ -319,10 +346,10 @@ export function originOf(template: string, values: Readonly<Record<string, unkno
  * A path value, percent-encoded as one segment. `.` and `..` are refused: URL parsers treat them,
  * and their encoded forms `%2E`/`%2E%2E`, as dot segments that move the request to another path.
  */
-function encodePathValue(name: string, value: string): string {
+function encodePathValue(name: string, value: string, built: () => string): string {
   if (/^(\.|%2e){1,2}$/i.test(value))
     throw new InvalidUrlValueError(
-      `path parameter '${name}' is '${value}', which would move the request to another path`,
+      `path parameter '${name}' is '${value}', which would move the request to another path${built()}`,
     );
   return encodeURIComponent(value);
 }

@@ -449,7 +449,9 @@ function bodyParameters(
         name: property,
         location: 'body',
         type,
-        required: bodyRequired && shape.required.has(property),
+        // The schema's `required` is honoured even when the body itself is not marked required
+        // (OpenAPI's default): descriptions list required fields and often omit requestBody.required.
+        required: shape.required.has(property),
         comment: describeSchema(s.description, s, extra),
         ...(repeated ? { style: 'form' as const } : {}),
       });

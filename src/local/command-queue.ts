@@ -22,6 +22,19 @@ export interface CommandPayload {
   readonly parameters: Record<string, unknown>;
   /** The local row's id when the action created it with a temporary id (replaced once known). */
   readonly tempId?: string;
+  /** What built it (absent in commands queued before restfn kept it): see command-source.ts. */
+  readonly source?: CommandSource;
+}
+
+/** The definition a command was built from, and what its parameters were evaluated with. */
+export interface CommandSource {
+  /** The action file its step is written in, and the step's path there. */
+  readonly action: string;
+  readonly at: ReadonlyArray<string | number>;
+  /** `definitionHash` of the action's and the function's files when it was built. */
+  readonly hash: string;
+  /** What the screen gave and the record, as the parameters saw them (`contextSnapshot`). */
+  readonly context: Record<string, unknown>;
 }
 
 export interface Command {
@@ -277,6 +290,17 @@ export class CommandQueue {
     this.sql(
       `UPDATE ${Q} SET state = 'failed', worker = NULL, error = ?, nextAttempt = NULL, updated = ? WHERE id = ?`,
     ).run(JSON.stringify(error), this.now(), id);
+  }
+
+  /** `restfn queue retry --rebuild`: the command's payload built again; its id and place stay. */
+  replacePayload(id: string, payload: CommandPayload): boolean {
+    return (
+      this.sql(`UPDATE ${Q} SET payload = ?, updated = ? WHERE id = ? AND state <> 'processing'`).run(
+        JSON.stringify(payload),
+        this.now(),
+        id,
+      ).changes === 1
+    );
   }
 
   /** `action.retry-queue-command`: queued again, to go at the next push. False when it is being sent. */

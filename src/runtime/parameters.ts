@@ -119,8 +119,12 @@ function place(state: Resolution, plan: ParameterPlan, value: unknown): void {
   );
 }
 
+/**
+ * No value: undefined or null. An empty string is a value (`-p note=` sends `""` in a body, query or
+ * header); a path parameter refuses it when the url is built (INVALID_URL_VALUE, build-request.ts).
+ */
 function isAbsent(value: unknown): boolean {
-  return value === undefined || value === null || value === '';
+  return value === undefined || value === null;
 }
 
 /**

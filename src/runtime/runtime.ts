@@ -12,7 +12,7 @@ import { type AbortLike, toSignal } from '../http/abort.js';
 import type { AddressGuard } from '../http/address-guard.js';
 import { requestBudget } from '../http/request-budget.js';
 import { Transport } from '../http/transport.js';
-import { type Command, CommandQueue } from '../local/command-queue.js';
+import { type Command, type CommandPayload, CommandQueue } from '../local/command-queue.js';
 import type { FileStore } from '../local/files.js';
 import type { ReadOnlyStore } from '../local/read-only-store.js';
 import { COMMAND_QUEUE_TABLE } from '../local/stage.js';
@@ -20,8 +20,11 @@ import type { LocalStore } from '../local/store.js';
 import {
   type ActionOptions,
   type ActionResult,
+  type DefinitionState,
+  definitionState,
   previewStep,
   queueCommands,
+  rebuiltPayload,
   runAction,
   walkSteps,
 } from './action.js';
@@ -447,6 +450,36 @@ export class Runtime {
   /** The commands in the queue, first to go first. */
   queuedCommands(): Command[] {
     return this.queueEngine('queuedCommands').queue.list();
+  }
+
+  /** Whether each command was built from the files as they are now (command-source.ts). */
+  commandDefinition(command: Command): DefinitionState {
+    return definitionState(this.engine.solution, command);
+  }
+
+  /**
+   * `restfn queue retry --rebuild`: each command built again from the current files (same id, record
+   * and place in the queue), then queued again. All are rebuilt before any is changed.
+   */
+  async rebuildCommands(ids: readonly string[]): Promise<string[]> {
+    const engine = this.queueEngine('rebuildCommands');
+    await this.ready();
+    const rebuilt: Array<[string, CommandPayload]> = [];
+    for (const id of ids) {
+      const command = engine.queue.get(id);
+      if (!command) {
+        throw new UsageError(
+          `no command '${id}' in the queue ('restfn queue' lists them)`,
+          'COMMAND_NOT_FOUND',
+        );
+      }
+      rebuilt.push([id, await rebuiltPayload(engine, command)]);
+    }
+    engine.store.db.transaction(() => {
+      for (const [id, payload] of rebuilt) engine.queue.replacePayload(id, payload);
+      queueCommands(engine, 'action.retry-queue-command', ids);
+    })();
+    return [...ids];
   }
 
   /** The queue actions by command id: retry, delete, or clear (the command and its record's later ones). */

@@ -857,6 +857,54 @@ describe('import into a folder that is no solution yet', () => {
     const again = await runCli(['import', SWAGGER], { cwd: root });
     expect(again.stdout).not.toContain('solution.yaml');
   });
+
+  test('--solution NEWDIR makes the folder (a dry run or a refused import leaves none)', async () => {
+    const parent = tempSolution({});
+    const dry = await runCli(['import', SWAGGER, '--solution', 'shop/api', '--dry-run'], { cwd: parent });
+    expect(dry.code, dry.stderr).toBe(0);
+    expect(existsSync(join(parent, 'shop'))).toBe(false);
+    const r = await runCli(['import', SWAGGER, '--solution', 'shop/api'], { cwd: parent });
+    expect(r.code, r.stderr).toBe(0);
+    const root = join(parent, 'shop', 'api');
+    expect(existsSync(join(root, 'solution.yaml'))).toBe(true);
+    expect(functionFiles(root).length).toBeGreaterThan(0);
+    expect((await validate(root)).errors).toBe(0);
+  });
+
+  test('a body field the schema lists as required is imported as required, though the body is not marked so', async () => {
+    const root = solution();
+    writeFileSync(
+      join(root, 'api.yaml'),
+      [
+        'openapi: 3.0.3',
+        'info: { title: t, version: "1" }',
+        'servers: [{ url: "http://127.0.0.1:9" }]',
+        'paths:',
+        '  /notes:',
+        '    post:',
+        '      operationId: createNote',
+        '      requestBody:',
+        '        content:',
+        '          application/json:',
+        '            schema:',
+        '              type: object',
+        '              required: [title]',
+        '              properties:',
+        '                title: { type: string }',
+        '                body: { type: string }',
+        '      responses: { "201": { description: made } }',
+        '',
+      ].join('\n'),
+    );
+    const r = await runCli(['import', 'api.yaml'], { cwd: root });
+    expect(r.code, r.stderr).toBe(0);
+    const [name] = functionFiles(root);
+    const { data } = functionFile(root, name!.replace('.platform', ''));
+    expect(data.parameters).toMatchObject({
+      title: { location: 'body', required: true },
+      body: { location: 'body', required: false },
+    });
+  });
 });
 
 describe('restfn import: never the network', () => {

@@ -1,9 +1,10 @@
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { parse } from 'yaml';
 import { TEMPLATE_NAMES } from '../../src/definition/templates.js';
-import { runCli } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
@@ -282,5 +283,98 @@ describe('starting a solution', () => {
       expect(r.code, r.stderr).toBe(4);
       expect(r.stderr).toContain(kind);
     }
+  });
+
+  test('init prints next steps that work from the same folder, as a shell reads them', async () => {
+    const server = await testServer((_req, res) => json(res, 200, [{ id: 1 }]));
+    const parent = tempSolution({});
+    const init = await runCli(['init', 'my shop', '--url', `${server.url}/items`], { cwd: parent });
+    expect(init.code, init.stderr).toBe(0);
+    const steps = init.stderr.split('\n').filter((l) => l.startsWith('  restfn '));
+    expect(steps[0]).toBe("  restfn run rest-get-items --solution 'my shop'");
+    // Run by a shell, from the folder init ran in: `restfn` is the built CLI.
+    // Asynchronously: the test's server answers from this process.
+    const shell = await new Promise<{ status: number | null; stdout: string; stderr: string }>((done) => {
+      const child = spawn('sh', ['-c', `restfn() { "${process.execPath}" "${CLI}" "$@"; }; ${steps[0]}`], {
+        cwd: parent,
+        env: { ...process.env, NO_COLOR: '1' },
+      });
+      let stdout = '';
+      let stderr = '';
+      child.stdout.on('data', (c) => {
+        stdout += c;
+      });
+      child.stderr.on('data', (c) => {
+        stderr += c;
+      });
+      child.on('close', (status) => done({ status, stdout, stderr }));
+    });
+    expect(shell.status, shell.stderr).toBe(0);
+    expect(JSON.parse(shell.stdout)).toEqual([{ id: 1 }]);
+    mkdirSync(join(parent, 'here'));
+    const here = await runCli(['init', '--url', `${server.url}/items`], {
+      cwd: join(parent, 'here'),
+    });
+    expect(here.stderr).toContain('  restfn run rest-get-items\n');
+  });
+
+  test('init --url with a query string writes query parameters, so the file validates without a warning', async () => {
+    const server = await testServer((_req, res) => json(res, 200, []));
+    const parent = tempSolution({});
+    const init = await runCli(['init', 'shop', '--url', `${server.url}/items?per_page=2&state=open`], {
+      cwd: parent,
+    });
+    expect(init.code, init.stderr).toBe(0);
+    const root = join(parent, 'shop');
+    const fn = parse(readFileSync(join(root, 'functions', 'rest-get-items.platform'), 'utf8'));
+    expect(fn.url).toBe(`${server.url}/items`);
+    expect(fn.parameters).toEqual({
+      per_page: { location: 'query', type: 'number', value: 2 },
+      state: { location: 'query', type: 'string', value: 'open' },
+    });
+    const v = await runCli(['validate', '--format', 'json'], { cwd: root });
+    expect(JSON.parse(v.stdout)).toMatchObject({ errors: 0, warnings: 0 });
+    expect((await runCli(['run', 'rest-get-items', '-p', 'per_page=5'], { cwd: root })).code).toBe(0);
+    expect(server.requests.at(-1)!.url).toBe('/items?per_page=5&state=open');
+  });
+
+  test('--method is the HTTP method for function templates and the action method for -t action', async () => {
+    const server = await testServer((req, res) => json(res, 201, { method: req.method }));
+    const root = tempSolution({ 'solution.yaml': 'name: t\n' });
+    const made = await runCli(
+      ['new', 'rest-create-item', '-t', 'rest', '--method', 'post', '--url', `${server.url}/items`],
+      {
+        cwd: root,
+      },
+    );
+    expect(made.code, made.stderr).toBe(0);
+    expect(parse(readFileSync(join(root, 'functions', 'rest-create-item.platform'), 'utf8')).method).toBe(
+      'POST',
+    );
+    const bearer = await runCli(['new', 'rest-put-item', '-t', 'bearer', '-m', 'PUT'], { cwd: root });
+    expect(bearer.code, bearer.stderr).toBe(0);
+    expect(parse(readFileSync(join(root, 'functions', 'rest-put-item.platform'), 'utf8')).method).toBe('PUT');
+    expect((await runCli(['run', 'rest-create-item'], { cwd: root })).stdout).toContain('"method": "POST"');
+    const action = await runCli(
+      ['new', 'add-item', '-t', 'action', '-f', 'rest-create-item', '-e', 'items', '-m', 'save'],
+      {
+        cwd: root,
+      },
+    );
+    expect(action.code, action.stderr).toBe(0);
+    expect(readFileSync(join(root, 'actions', 'add-item.platform'), 'utf8')).toContain('method: save');
+    const mixed = await runCli(['new', 'rest-x', '-m', 'create'], { cwd: root });
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain(
+      "--method for a function template is the HTTP method: one of DELETE, GET, HEAD, PUT, PATCH, POST ('create' is what an action does: --template action)",
+    );
+    const wrong = await runCli(
+      ['new', 'x', '-t', 'action', '-f', 'rest-create-item', '-e', 'items', '-m', 'POST'],
+      {
+        cwd: root,
+      },
+    );
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("'POST' is an HTTP method: that is the function's");
   });
 });

@@ -127,9 +127,12 @@ describe('output conventions', () => {
     const root = tempSolution({ 'solution.yaml': 'name: t\n' });
     const method = await runCli(['new', 'rest-post-item', '--method', 'create'], { cwd: root });
     expect(method.code).toBe(2);
+    // --method is a function template's HTTP method: an action's method is named as such.
     expect(method.stderr).toContain(
-      "--method is for --template datasource or action; a function's HTTP method is the method: line",
+      "--method for a function template is the HTTP method: one of DELETE, GET, HEAD, PUT, PATCH, POST ('create' is what an action does: --template action)",
     );
+    const fn = await runCli(['new', 'rest-post-item', '-f', 'rest-get-items'], { cwd: root });
+    expect(fn.stderr).toContain('--function is for --template datasource or action');
     const url = await runCli(
       ['new', 'items', '-t', 'datasource', '-f', 'x', '--url', 'http://127.0.0.1:9/x'],
       { cwd: root },

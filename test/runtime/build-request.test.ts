@@ -66,3 +66,38 @@ describe('headers and body', () => {
     }
   });
 });
+
+describe('a url that cannot be built says the url it built', () => {
+  test('with the values a credential filled masked, in the query and in the path', () => {
+    const secret = (name: string, location: PlacedValue['location'], value: string): PlacedValue => ({
+      name,
+      location,
+      value,
+      secret: true,
+    });
+    const built = (template: string, values: PlacedValue[]) => {
+      try {
+        buildUrl(template, values);
+      } catch (error) {
+        return { code: (error as { code: string }).code, message: (error as Error).message };
+      }
+      throw new Error('built');
+    };
+    const relative = built('{base}/tickets/{id}', [
+      v('base', 'path', 't-1'),
+      v('id', 'path', 't-1'),
+      secret('api_key', 'query', 'sk_live_51Habc'),
+    ]);
+    expect(relative).toEqual({
+      code: 'INVALID_URL',
+      message: 'the address built from url is not a valid absolute URL: t-1/tickets/t-1?api_key=***',
+    });
+    const dots = built('http://h/{id}/{token}', [v('id', 'path', '..'), secret('token', 'path', 'tok-9')]);
+    expect(dots.code).toBe('INVALID_URL_VALUE');
+    expect(dots.message).toBe(
+      "path parameter 'id' is '..', which would move the request to another path: http://h/../***",
+    );
+    const missing = built('http://h/{id}?k={k}', [secret('k', 'query', 'x')]);
+    expect(missing.message).toBe('url placeholder {id} has no value: http://h/{id}?k=***');
+  });
+});

@@ -91,7 +91,7 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
       );
     if (failedCommand) {
       throw new CommandFailedError(
-        `${failedCommand.command!.error?.message ?? 'the service refused the change'}; ${failedCommand.method === 'functionCall' ? 'the call' : 'the local change stays and the command'} is kept as failed: fix the cause, then 'restfn queue retry ${failedCommand.command!.id}' (or 'restfn queue delete ${failedCommand.command!.id}' to drop it)`,
+        `${failedCommand.command!.error ? `${failedCommand.command!.error.code}: ${failedCommand.command!.error.message}` : 'the service refused the change'}; ${failedCommand.method === 'functionCall' ? 'the call' : 'the local change stays and the command'} is kept as failed: fix the cause, then 'restfn queue retry ${failedCommand.command!.id}' (or 'restfn queue delete ${failedCommand.command!.id}' to drop it)`,
         failedCommand.command!.id,
       );
     }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, relative, resolve } from 'node:path';
 import { isValidFileName, suggestFileName } from '../../definition/naming.js';
 import { findSolutionRoot, loadSolution, SOLUTION_FILE } from '../../definition/solution.js';
@@ -53,78 +53,85 @@ export async function importDescription(file: string, options: ImportOptions): P
   }
 
   const root = resolve(options.solution ?? rootOrHere());
-  const solution = loadSolution(root);
-  const plan = planImport(description, solution, {
-    source: recordedSource(root, source.path),
-    only: options.only,
-    exclude: options.exclude ?? [],
-    ...(options.from !== undefined ? { from: recordedSource(root, resolve(options.from)) } : {}),
-    prefix,
-    date: new Date().toISOString().slice(0, 10),
-  });
-  const diagnostics = await checkFiles(
-    solution,
-    plan.files.filter((f) => f.status !== 'unchanged'),
-  );
-  printPlan(out, description, source.shown, plan);
-  for (const d of diagnostics) process.stderr.write(`${diagnosticLine(d)}\n`);
-  const invalid = new Set(
-    plan.files.filter((f) => diagnostics.some((d) => d.severity === 'error' && d.file === shown(f.path))),
-  );
-  // An operation that would give an invalid function is left out, said with its findings (above);
-  // the others are imported. Only when every one would be invalid is the import an error.
-  if (invalid.size > 0 && invalid.size === plan.files.filter((f) => f.status !== 'unchanged').length) {
-    throw new ImportError(
-      'IMPORT_INVALID_FUNCTION',
-      `${[...invalid].map((f) => `${operationLabel(f.operation)} would give an invalid function '${f.name}'`).join('; ')} (the errors are listed above); nothing was written: fix the description`,
+  // `--solution newdir`: a folder that is not there yet is made, and removed again when the import
+  // writes nothing into it (a dry run, a refused import).
+  const made = existsSync(root) ? undefined : mkdirSync(root, { recursive: true });
+  try {
+    const solution = loadSolution(root);
+    const plan = planImport(description, solution, {
+      source: recordedSource(root, source.path),
+      only: options.only,
+      exclude: options.exclude ?? [],
+      ...(options.from !== undefined ? { from: recordedSource(root, resolve(options.from)) } : {}),
+      prefix,
+      date: new Date().toISOString().slice(0, 10),
+    });
+    const diagnostics = await checkFiles(
+      solution,
+      plan.files.filter((f) => f.status !== 'unchanged'),
     );
-  }
-  for (const f of invalid) {
-    warn(
-      `${operationLabel(f.operation)} is left out: it would give an invalid function '${f.name}' (the errors are listed above)`,
+    printPlan(out, description, source.shown, plan);
+    for (const d of diagnostics) process.stderr.write(`${diagnosticLine(d)}\n`);
+    const invalid = new Set(
+      plan.files.filter((f) => diagnostics.some((d) => d.severity === 'error' && d.file === shown(f.path))),
     );
-  }
-  const refused = plan.files.filter(
-    (f) => !invalid.has(f) && (f.status === 'changed' || f.status === 'conflict'),
-  );
-  if (options.dryRun) {
-    const force = refused.length > 0 ? `; ${refused.length} would be refused without --force` : '';
-    status(`dry run: nothing written${force}`);
+    // An operation that would give an invalid function is left out, said with its findings (above);
+    // the others are imported. Only when every one would be invalid is the import an error.
+    if (invalid.size > 0 && invalid.size === plan.files.filter((f) => f.status !== 'unchanged').length) {
+      throw new ImportError(
+        'IMPORT_INVALID_FUNCTION',
+        `${[...invalid].map((f) => `${operationLabel(f.operation)} would give an invalid function '${f.name}'`).join('; ')} (the errors are listed above); nothing was written: fix the description`,
+      );
+    }
+    for (const f of invalid) {
+      warn(
+        `${operationLabel(f.operation)} is left out: it would give an invalid function '${f.name}' (the errors are listed above)`,
+      );
+    }
+    const refused = plan.files.filter(
+      (f) => !invalid.has(f) && (f.status === 'changed' || f.status === 'conflict'),
+    );
+    if (options.dryRun) {
+      const force = refused.length > 0 ? `; ${refused.length} would be refused without --force` : '';
+      status(`dry run: nothing written${force}`);
+      if (json)
+        printReport(
+          'json',
+          jsonReport(description, source.shown, plan, undefined, options.solution, invalid),
+          String,
+        );
+      else printCredentials(out, plan.files, options.solution);
+      return;
+    }
+    if (refused.length > 0 && !options.force) {
+      throw new UsageError(
+        `${refused.map((f) => `${shown(f.path)} (${f.status === 'changed' ? 'changed since it was imported' : 'exists and was not imported from this file'})`).join(', ')} would be overwritten; nothing was written: rerun with --force to overwrite, or leave ${refused.length === 1 ? 'that operation' : 'those operations'} out with --exclude`,
+        'FILE_EXISTS',
+      );
+    }
+    const written = plan.files.filter((f) => f.status !== 'unchanged' && !invalid.has(f));
+    for (const f of written) write(f);
+    // A folder that was no solution yet becomes one: its solution.yaml, named after the folder.
+    const settings = join(root, SOLUTION_FILE);
+    if (!solution.settings && written.length > 0 && !existsSync(settings)) {
+      const name = suggestFileName(basename(root)) || 'solution';
+      writeFileSync(settings, `name: ${name}\ntitle: ${name}\n`, { flag: 'wx' });
+      status(`wrote ${shown(settings)} (this folder had none)`);
+    }
+    const unchanged = plan.files.filter((f) => f.status === 'unchanged').length;
+    status(
+      `wrote ${written.length} file${written.length === 1 ? '' : 's'}${unchanged > 0 ? `; ${unchanged} unchanged, not rewritten` : ''}`,
+    );
     if (json)
       printReport(
         'json',
-        jsonReport(description, source.shown, plan, undefined, options.solution, invalid),
+        jsonReport(description, source.shown, plan, written, options.solution, invalid),
         String,
       );
     else printCredentials(out, plan.files, options.solution);
-    return;
+  } finally {
+    if (made !== undefined && readdirSync(root).length === 0) rmSync(made, { recursive: true });
   }
-  if (refused.length > 0 && !options.force) {
-    throw new UsageError(
-      `${refused.map((f) => `${shown(f.path)} (${f.status === 'changed' ? 'changed since it was imported' : 'exists and was not imported from this file'})`).join(', ')} would be overwritten; nothing was written: rerun with --force to overwrite, or leave ${refused.length === 1 ? 'that operation' : 'those operations'} out with --exclude`,
-      'FILE_EXISTS',
-    );
-  }
-  const written = plan.files.filter((f) => f.status !== 'unchanged' && !invalid.has(f));
-  for (const f of written) write(f);
-  // A folder that was no solution yet becomes one: its solution.yaml, named after the folder.
-  const settings = join(root, SOLUTION_FILE);
-  if (!solution.settings && written.length > 0 && !existsSync(settings)) {
-    const name = suggestFileName(basename(root)) || 'solution';
-    writeFileSync(settings, `name: ${name}\ntitle: ${name}\n`, { flag: 'wx' });
-    status(`wrote ${shown(settings)} (this folder had none)`);
-  }
-  const unchanged = plan.files.filter((f) => f.status === 'unchanged').length;
-  status(
-    `wrote ${written.length} file${written.length === 1 ? '' : 's'}${unchanged > 0 ? `; ${unchanged} unchanged, not rewritten` : ''}`,
-  );
-  if (json)
-    printReport(
-      'json',
-      jsonReport(description, source.shown, plan, written, options.solution, invalid),
-      String,
-    );
-  else printCredentials(out, plan.files, options.solution);
 }
 
 function rootOrHere(): string {

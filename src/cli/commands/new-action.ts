@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { methodFor, renderAction, renderDatasource } from '../../definition/file-templates.js';
 import { isValidFileName, suggestFileName } from '../../definition/naming.js';
+import { METHODS } from '../../definition/schema/function.js';
 import {
   EXTENSION,
   findSolutionRoot,
@@ -11,12 +12,14 @@ import {
   type Solution,
 } from '../../definition/solution.js';
 import { didYouMean } from '../../definition/suggest.js';
-import type { FileTemplate } from '../../definition/template-names.js';
+import { ACTION_METHODS, type ActionMethod, type FileTemplate } from '../../definition/template-names.js';
 import { renderTemplate } from '../../definition/templates.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { STATE_FOLDER } from '../../local/state-folder.js';
 import { quoteTable } from '../../local/table-name.js';
 import type { NewOptions } from './new.js';
+
+type HttpMethod = (typeof METHODS)[number];
 
 /** An option of the other kind of template is a mistake to say, not to ignore. */
 export function refuseOtherTemplatesOptions(options: NewOptions, urlGiven: boolean): void {
@@ -25,14 +28,33 @@ export function refuseOtherTemplatesOptions(options: NewOptions, urlGiven: boole
     if (urlGiven)
       throw new UsageError(`--url is for function templates: a ${template} uses its function's address`);
     if (template === 'datasource' && options.method !== undefined)
-      throw new UsageError('--method is for --template action: what the action does to the record');
+      throw new UsageError(
+        "--method is for --template action (what the action does to the record) and function templates (the HTTP method); a datasource reads with its function's method",
+      );
+    if (template === 'action' && options.method !== undefined && !isActionMethod(options.method))
+      throw new UsageError(
+        `--method for --template action is what the action does to the record: one of ${ACTION_METHODS.join(', ')}${httpMethod(options.method) ? ` ('${options.method}' is an HTTP method: that is the function's, the method: line of its file)` : ''}`,
+      );
     return;
   }
-  const wrong = (['function', 'entity', 'method'] as const).filter((o) => options[o] !== undefined);
-  if (wrong.length === 0) return;
-  throw new UsageError(
-    `${wrong.map((o) => `--${o}`).join(', ')} ${wrong.length > 1 ? 'are' : 'is'} for --template datasource or action; a function's HTTP method is the method: line of its file (GET in the templates: change it there)`,
-  );
+  const wrong = (['function', 'entity'] as const).filter((o) => options[o] !== undefined);
+  if (wrong.length > 0)
+    throw new UsageError(
+      `${wrong.map((o) => `--${o}`).join(', ')} ${wrong.length > 1 ? 'are' : 'is'} for --template datasource or action`,
+    );
+  if (options.method !== undefined && httpMethod(options.method) === undefined)
+    throw new UsageError(
+      `--method for a function template is the HTTP method: one of ${METHODS.join(', ')}${isActionMethod(options.method) ? ` ('${options.method}' is what an action does: --template action)` : ''}`,
+    );
+}
+
+const isActionMethod = (method: string): method is ActionMethod =>
+  (ACTION_METHODS as readonly string[]).includes(method);
+
+/** `post` is POST: the method as the file writes it, or undefined when it is none. */
+function httpMethod(method: string): HttpMethod | undefined {
+  const upper = method.toUpperCase();
+  return (METHODS as readonly string[]).includes(upper) ? (upper as HttpMethod) : undefined;
 }
 
 /** Writes the new file (a function, or a datasource or action using one) and returns its path. */
@@ -66,7 +88,7 @@ export function createFile(input: string, options: NewOptions): string {
   const text =
     template === 'datasource' || template === 'action'
       ? usingFunction(solution, name, template, options)
-      : renderTemplate(template, options.url);
+      : renderTemplate(template, options.url, options.method && httpMethod(options.method));
   const path = join(root, KIND_FOLDERS[kind], `${withoutExtension}${EXTENSION}`);
   mkdirSync(dirname(path), { recursive: true });
   try {
@@ -120,7 +142,9 @@ function usingFunction(
     options.entity,
     fn,
     file.definition,
-    options.method ?? methodFor(file.definition),
+    options.method !== undefined && isActionMethod(options.method)
+      ? options.method
+      : methodFor(file.definition),
   );
 }
 
@@ -164,4 +188,25 @@ export function initSolution(dir: string, url: string): string[] {
       `# restfn's state: the local database and encrypted credentials of this machine\n${STATE_FOLDER}/\n`,
     );
   return written;
+}
+
+/**
+ * What to do after `init DIR`, as commands that work from where the user is: run from the same
+ * folder, `--solution DIR` says where the solution is (a solution is found from the current folder
+ * upward, never downward). One command a line, so that it can be copied.
+ */
+export function nextSteps(dir: string): string {
+  const where = dir === '.' ? '' : ` --solution ${shellWord(dir)}`;
+  return [
+    'restfn: next, from this folder:',
+    `  restfn run rest-get-items${where}`,
+    `  restfn new NAME --template rest --url URL${where}`,
+    ...(dir === '.' ? [] : [`  (or cd ${shellWord(dir)} first, and leave out --solution)`]),
+    '',
+  ].join('\n');
+}
+
+/** A word as a POSIX shell reads it back: quoted when it holds anything but safe characters. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_./:@%+=,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`;
 }

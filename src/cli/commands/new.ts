@@ -3,7 +3,6 @@ import { type Command, Option } from 'commander';
 import { EXTENSION } from '../../definition/definition-files.js';
 import {
   ACTION_METHODS,
-  type ActionMethod,
   DEFAULT_TEMPLATE_URL,
   FILE_TEMPLATES,
   type FileTemplate,
@@ -17,7 +16,8 @@ export interface NewOptions {
   url: string;
   function?: string;
   entity?: string;
-  method?: ActionMethod;
+  /** The HTTP method for a function template, what the action does for `-t action` (checked in new-action). */
+  method?: string;
 }
 
 export function registerNew(program: Command): void {
@@ -30,9 +30,8 @@ export function registerNew(program: Command): void {
       const { initSolution } = await import('./new-action.js');
       for (const path of initSolution(dir, options.url))
         process.stdout.write(`created ${relative(process.cwd(), path) || path}\n`);
-      process.stderr.write(
-        `restfn: next: restfn validate${dir === '.' ? '' : ` --solution ${dir}`}, then restfn run rest-get-items (restfn new NAME --template ... adds functions)\n`,
-      );
+      const { nextSteps } = await import('./new-action.js');
+      process.stderr.write(nextSteps(dir));
     });
   program
     .command('new')
@@ -53,11 +52,9 @@ export function registerNew(program: Command): void {
       '-e, --entity <table>',
       'datasource and action templates: the local table (default: NAME for a datasource)',
     )
-    .addOption(
-      new Option(
-        '-m, --method <method>',
-        "action template: what the action does to the record (default: from the function's HTTP method; a function's own method is its file's `method:`)",
-      ).choices(ACTION_METHODS),
+    .option(
+      '-m, --method <method>',
+      `function templates: the HTTP method (GET, POST, PUT, PATCH, DELETE, HEAD; default GET). --template action: what the action does to the record (${ACTION_METHODS.join(', ')}; default: from the function's HTTP method)`,
     )
     .option(
       '-s, --solution <dir>',

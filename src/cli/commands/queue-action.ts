@@ -4,12 +4,13 @@ import { printable } from '../../errors/printable.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import type { Command } from '../../local/command-queue.js';
 import { DatabaseError } from '../../local/errors.js';
+import type { DefinitionState } from '../../runtime/action.js';
 import { CommandFailedError } from '../../runtime/errors.js';
 import type { PushResult } from '../../runtime/push.js';
 import type { Runtime } from '../../runtime/runtime.js';
 import { resolveIdPrefix } from '../id-prefix.js';
 import { onInterrupt } from '../interrupt.js';
-import { type Column, printRecord, printRows } from '../output.js';
+import { type Column, isJson, printRecord, printRows, warn } from '../output.js';
 import { counted } from '../plural.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
@@ -43,17 +44,29 @@ async function withRuntime<T>(
   }
 }
 
+type Listed = Command & { readonly definition: DefinitionState };
+
 /** `restfn queue [list]`. */
 export async function list(options: QueueCliOptions): Promise<void> {
   const commands = await withRuntime(
     options,
-    async (runtime) => runtime.queuedCommands(),
+    async (runtime) =>
+      runtime.queuedCommands().map((c): Listed => ({ ...c, definition: runtime.commandDefinition(c) })),
     () => [],
   );
   printRows(options.format, commands, QUEUE_COLUMNS, 'the queue is empty');
+  const changed = commands.filter((c) => c.definition === 'changed');
+  if (changed.length > 0 && !isJson(options.format))
+    process.stderr.write(`restfn: ${rebuildAdvice(changed.map((c) => c.id))}\n`);
 }
 
-const QUEUE_COLUMNS: ReadonlyArray<Column<Command>> = [
+/** What to say about commands built from files that changed since. */
+function rebuildAdvice(ids: readonly string[]): string {
+  const one = ids.length === 1;
+  return `${counted(ids.length, 'command')} ${one ? 'was' : 'were'} built from an older definition (the action's or the function's file changed since) and would send what ${one ? 'it' : 'they'} built then: 'restfn queue retry --rebuild ${ids.join(' ')}' builds ${one ? 'it' : 'them'} again from the current files`;
+}
+
+const QUEUE_COLUMNS: ReadonlyArray<Column<Listed>> = [
   ['ID', (c) => c.id],
   ['STATE', (c) => c.state],
   ['TYPE', (c) => c.type],
@@ -62,17 +75,21 @@ const QUEUE_COLUMNS: ReadonlyArray<Column<Command>> = [
   ['ATTEMPTS', (c) => c.attempts],
   ['NEXT', (c) => (c.state === 'waiting' ? (c.nextAttempt ?? '') : '')],
   ['ERROR', (c) => (c.error ? `${c.error.code}: ${c.error.message}` : '')],
+  // `changed`: built from files that changed since (queue retry --rebuild); blank when unknown.
+  ['DEFINITION', (c) => (c.definition === 'unknown' ? '' : c.definition)],
 ];
 
 /** `restfn queue push`: everything that may go, now (waiting commands included). */
 export async function push(options: QueueCliOptions): Promise<void> {
   const interrupt = onInterrupt();
   try {
+    // The failed commands built from files that changed since: said before they are retried.
+    let changed: ReadonlySet<string> = new Set();
     const result = await withRuntime(
       options,
       async (runtime) => {
         if (options.verbose) runtime.on(trace);
-        return runtime.pushQueue({
+        const pushed = await runtime.pushQueue({
           ignoreSchedule: true,
           signal: interrupt.signal,
           onCommand: (o) => {
@@ -82,6 +99,14 @@ export async function push(options: QueueCliOptions): Promise<void> {
             process.stderr.write(`${printable(`restfn: ${o.id} ${o.type} ${about}: ${said}`)}\n`);
           },
         });
+        const failedIds = new Set(pushed.outcomes.filter((o) => o.state === 'failed').map((o) => o.id));
+        changed = new Set(
+          runtime
+            .queuedCommands()
+            .filter((c) => failedIds.has(c.id) && runtime.commandDefinition(c) === 'changed')
+            .map((c) => c.id),
+        );
+        return pushed;
       },
       () => ({ sent: 0, waiting: 0, failed: 0, remaining: 0, outcomes: [] }) satisfies PushResult,
     );
@@ -112,8 +137,10 @@ export async function push(options: QueueCliOptions): Promise<void> {
     if (failed.length > 0) {
       const ids = failed.map((o) => o.id).join(' ');
       const one = failed.length === 1;
+      // Built from files that changed since: a plain retry would send the same broken request.
+      const rebuild = failed.some((o) => changed.has(o.id)) ? ' --rebuild' : '';
       throw new CommandFailedError(
-        `${counted(failed.length, 'command')} failed for good (${failed[0]!.error?.code}: ${failed[0]!.error?.message}); ${one ? "it stays in the queue and holds back its record's" : "they stay in the queue and hold back their records'"} later commands: fix the cause, then 'restfn queue retry ${ids}' (or 'restfn queue delete ${ids}' to drop ${one ? 'it' : 'them'})`,
+        `${counted(failed.length, 'command')} failed for good (${failed[0]!.error?.code}: ${failed[0]!.error?.message}); ${one ? "it stays in the queue and holds back its record's" : "they stay in the queue and hold back their records'"} later commands: fix the cause, then 'restfn queue retry${rebuild} ${ids}'${rebuild ? ' (the definition changed since it was built: --rebuild builds it again from the current files)' : ''} (or 'restfn queue delete ${ids}' to drop ${one ? 'it' : 'them'})`,
         failed[0]!.id,
       );
     }
@@ -138,11 +165,18 @@ export async function change(
     options,
     async (runtime) => {
       // A unique start of an id will do, as in git.
-      const known = runtime.queuedCommands().map((c) => c.id);
-      return runtime.changeQueue(
-        TYPES[verb],
-        ids.map((id) => resolveIdPrefix(id, known, 'command')),
-      );
+      const commands = runtime.queuedCommands();
+      const known = commands.map((c) => c.id);
+      const resolved = ids.map((id) => resolveIdPrefix(id, known, 'command'));
+      if (verb === 'retry' && options.rebuild) return runtime.rebuildCommands(resolved);
+      const changed = runtime.changeQueue(TYPES[verb], resolved);
+      if (verb === 'retry') {
+        const stale = commands.filter(
+          (c) => resolved.includes(c.id) && runtime.commandDefinition(c) === 'changed',
+        );
+        if (stale.length > 0) warn(rebuildAdvice(stale.map((c) => c.id)));
+      }
+      return changed;
     },
     () => {
       throw new UsageError(
@@ -151,6 +185,10 @@ export async function change(
       );
     },
   );
-  const said = { retry: 'queued again', delete: 'deleted', clear: 'cleared' }[verb];
+  const said = {
+    retry: options.rebuild ? 'rebuilt from the current files and queued again' : 'queued again',
+    delete: 'deleted',
+    clear: 'cleared',
+  }[verb];
   process.stderr.write(`restfn: ${said}: ${changed.join(', ')}\n`);
 }

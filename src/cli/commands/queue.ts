@@ -8,6 +8,8 @@ export interface QueueCliOptions {
   db?: string;
   format?: string;
   verbose?: boolean;
+  /** `queue retry --rebuild` */
+  rebuild?: boolean;
 }
 
 const common = (command: Command) =>
@@ -44,9 +46,14 @@ export function registerQueue(program: Command): void {
     ['delete', 'drop commands without sending them (their error rows go too)'],
     ['clear', 'drop commands and every later command for the same record'],
   ] as const) {
-    common(queue.command(verb).description(description).argument('<ids...>', 'command ids')).action(
-      async (ids: string[], options: QueueCliOptions) =>
-        (await import('./queue-action.js')).change(verb, ids, options),
+    const command = common(queue.command(verb).description(description).argument('<ids...>', 'command ids'));
+    if (verb === 'retry')
+      command.option(
+        '--rebuild',
+        'build each command again from the current action and function files (same id, record and place in the queue): after fixing a definition, so that the fix is sent rather than what the older one built',
+      );
+    command.action(async (ids: string[], options: QueueCliOptions) =>
+      (await import('./queue-action.js')).change(verb, ids, options),
     );
   }
 }

@@ -6,6 +6,7 @@ import { DefinitionError } from '../../errors/definition-error.js';
 import { refuseUnknownParameters } from '../../runtime/parameters.js';
 import { diagnosticLine } from '../diagnostic-line.js';
 import { InterruptedError } from '../errors.js';
+import { readFileParameters } from '../file-parameters.js';
 import { onInterrupt } from '../interrupt.js';
 import { parseParameters } from '../parameters.js';
 import { counted } from '../plural.js';
@@ -17,10 +18,12 @@ import type { RunOptions } from './run.js';
 
 /** `restfn run` (loaded when the command runs; its options are in run.ts). */
 export async function run(name: string, options: RunOptions): Promise<void> {
-  const parameters = parseParameters(options.param, options.params);
+  const given = parseParameters(options.param, options.params);
   const solution = loadSolution(solutionDir(options.solution));
   const file = solution.functions.get(name);
-  if (file?.definition) refuseUnknownParameters(name, Object.keys(parameters), file.definition.parameters);
+  if (file?.definition) refuseUnknownParameters(name, Object.keys(given), file.definition.parameters);
+  // A file parameter's `@path` (or path, or file:// url) is read here: the caller's disk is the CLI's.
+  const parameters = readFileParameters(given, file?.definition?.parameters);
   if (file) {
     // Refuse to call anything from a definition with errors; warnings are shown but do not stop it.
     // solution.yaml too: its settings (limits, timeouts) shape the run, and a broken one is not ignored.

@@ -1,3 +1,4 @@
+import { TODO } from '../file-templates.js';
 import { COMPONENT_ID, componentType, QUEUE_ACTION_TYPES } from '../schema/index.js';
 import type { SourceFile } from '../solution.js';
 import type { PropertyPath } from '../yaml-file.js';
@@ -36,6 +37,23 @@ export function queueActionIds(file: SourceFile, r: Reporter): void {
       `missing required key 'id' in options; add it (the command's id, the id of its row in the {entity}_error table, for example =@ctx.current.item.id${o.type === 'action.clear-queue' ? ", or a record's id" : ''})`,
       [...path, 'options'],
     );
+  });
+}
+
+/**
+ * `<TODO>`, the value `restfn new` leaves where only the author knows what to give (a path
+ * parameter of an action's function that is not the record's id): as written it would be sent.
+ */
+export function todoValues(file: SourceFile, r: Reporter): void {
+  walk(file.data, [], (o, path) => {
+    for (const [key, value] of Object.entries(o)) {
+      if (value !== TODO) continue;
+      r.report(
+        'TODO_VALUE',
+        `${key} is ${TODO}, a placeholder restfn new left: give the value (a literal, or an expression such as =@ctx.record.${key}), or remove the line if the function has a default for it`,
+        [...path, key],
+      );
+    }
   });
 }
 

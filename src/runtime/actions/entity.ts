@@ -5,6 +5,7 @@ import {
   LOCAL_PROVIDER,
   type SubmitFormAction,
 } from '../../definition/schema/index.js';
+import type { PropertyPath } from '../../definition/yaml-file.js';
 import { UsageError } from '../../errors/restfn-error.js';
 import { isTempId } from '../../expression/functions.js';
 import { type CommandType, mayHaveReachedService } from '../../local/command-queue.js';
@@ -13,6 +14,7 @@ import type { ExecutionContext } from '../context.js';
 import { ParameterError } from '../errors.js';
 import { coerce } from '../parameters.js';
 import { pushQueue, type QueueEngine } from '../push.js';
+import { contextSnapshot, definitionHash } from './command-source.js';
 import { dropCommand } from './queue.js';
 import { type Evaluator, idOf, values } from './step-context.js';
 import type { ActionCommand, ActionOptions, ActionResult } from './types.js';
@@ -26,6 +28,8 @@ interface Planned {
   readonly row: Record<string, unknown> | null;
   readonly record: string | null;
   readonly parameters: Record<string, unknown>;
+  /** What the parameters were evaluated with. */
+  readonly context: Record<string, unknown> | undefined;
   readonly queueOperation: 'add' | 'replace';
   readonly commandId: string;
 }
@@ -37,6 +41,7 @@ export async function executeEntity(
   step: ExecuteEntityAction | SubmitFormAction,
   ev: Evaluator,
   options: ActionOptions,
+  at: PropertyPath,
 ): Promise<ActionResult> {
   const o = step.options;
   // Older files put both the row's values and the function's parameters in functionParameters.
@@ -50,14 +55,8 @@ export async function executeEntity(
     dataRaw === undefined && step.type === 'action.submit-form'
       ? formValues(ev.ctx, step.options.formId, name)
       : await values(dataRaw, dataPath, ev);
-  const parameterRaw = o.parameters ?? o.functionParameters;
-  const parameterPath = o.parameters ? ['options', 'parameters'] : ['options', 'functionParameters'];
-  // A form's values go to the function as they are, when the action names no parameters.
-  const parametersOf = () =>
-    parameterRaw === undefined && step.type === 'action.submit-form'
-      ? Promise.resolve({ ...(ev.ctx.record as Record<string, unknown>) })
-      : values(parameterRaw, parameterPath, ev);
-  const [result] = await applyRecords(engine, name, step, ev, [{ data, parametersOf }], options);
+  const parametersOf = () => parametersWithContext(step, ev);
+  const [result] = await applyRecords(engine, name, step, ev, [{ data, parametersOf }], options, at);
   return result!;
 }
 
@@ -68,6 +67,7 @@ export async function executeEntities(
   step: ExecuteEntitiesAction,
   ev: Evaluator,
   options: ActionOptions,
+  at: PropertyPath,
 ): Promise<ActionResult> {
   const o = step.options;
   const given = Array.isArray(o.data)
@@ -82,8 +82,6 @@ export async function executeEntities(
       );
     return r as Record<string, unknown>;
   });
-  const parameterRaw = o.functionParameters ?? o.parameters;
-  const parameterPath = o.functionParameters ? ['options', 'functionParameters'] : ['options', 'parameters'];
   const outer = ev.ctx.current as Record<string, unknown> | undefined;
   const inputs = records.map((record) => ({
     data: { ...record },
@@ -91,13 +89,13 @@ export async function executeEntities(
     parametersOf: async () => {
       ev.ctx.current = { ...outer, item: record };
       try {
-        return { ...record, ...(await values(parameterRaw, parameterPath, ev)) };
+        return await parametersWithContext(step, ev);
       } finally {
         ev.ctx.current = outer;
       }
     },
   }));
-  const results = await applyRecords(engine, name, step, ev, inputs, options);
+  const results = await applyRecords(engine, name, step, ev, inputs, options, at);
   const push = results.find((r) => r.push)?.push;
   return {
     action: name,
@@ -107,6 +105,36 @@ export async function executeEntities(
     steps: results.map(({ push: _, ...r }) => r),
     ...(push ? { push } : {}),
   };
+}
+
+/**
+ * The function's parameters of a record step, evaluated against `ev.ctx` as it is (its record, and
+ * for execute-entities the record as `current.item`). The queued command is built with it, and
+ * rebuilt with it from the current files (`restfn queue retry --rebuild`, command-source.ts).
+ */
+export async function stepParameters(step: RecordAction, ev: Evaluator): Promise<Record<string, unknown>> {
+  const o = step.options;
+  if (step.type === 'action.execute-entities') {
+    const raw = o.functionParameters ?? o.parameters;
+    const path = o.functionParameters ? ['options', 'functionParameters'] : ['options', 'parameters'];
+    const item = (ev.ctx.current as { item?: Record<string, unknown> } | undefined)?.item;
+    return { ...item, ...(await values(raw, path, ev)) };
+  }
+  const raw = o.parameters ?? o.functionParameters;
+  // A form's values go to the function as they are, when the action names no parameters.
+  if (raw === undefined && step.type === 'action.submit-form')
+    return { ...(ev.ctx.record as Record<string, unknown>) };
+  return values(raw, o.parameters ? ['options', 'parameters'] : ['options', 'functionParameters'], ev);
+}
+
+/** The parameters, and what they were evaluated with (kept with the command, to rebuild it). */
+async function parametersWithContext(step: RecordAction, ev: Evaluator): Promise<Evaluated> {
+  return { parameters: await stepParameters(step, ev), context: contextSnapshot(ev.ctx) };
+}
+
+interface Evaluated {
+  readonly parameters: Record<string, unknown>;
+  readonly context: Record<string, unknown>;
 }
 
 /** `@ctx.components.<formId>.state.data`: what the form holds. */
@@ -124,7 +152,7 @@ function formValues(ctx: ExecutionContext, formId: string, name: string): Record
 
 interface RecordInput {
   readonly data: Record<string, unknown>;
-  readonly parametersOf: () => Promise<Record<string, unknown>>;
+  readonly parametersOf: () => Promise<Evaluated>;
 }
 
 /**
@@ -138,6 +166,7 @@ async function applyRecords(
   ev: Evaluator,
   inputs: readonly RecordInput[],
   options: ActionOptions,
+  at: PropertyPath,
 ): Promise<ActionResult[]> {
   const { store, queue } = engine;
   const o = step.options;
@@ -157,10 +186,10 @@ async function applyRecords(
   const planned: Planned[] = [];
   for (const input of inputs) {
     const data = typed(engine, name, fn, input.data);
-    let parameters: Record<string, unknown> | undefined;
+    let evaluated: Evaluated | undefined;
     const parametersNow = async () => {
-      parameters ??= await input.parametersOf();
-      return parameters;
+      evaluated ??= await input.parametersOf();
+      return evaluated.parameters;
     };
     // The record: a created one gets a temporary id unless the screen gave one; the others name
     // theirs in data.id (else parameters.id).
@@ -204,6 +233,7 @@ async function applyRecords(
       row,
       record: o.method === 'functionCall' ? null : (id ?? null),
       parameters: fn === undefined ? {} : await parametersNow(),
+      context: evaluated?.context,
       queueOperation,
       commandId: randomUUID(),
     });
@@ -211,6 +241,7 @@ async function applyRecords(
 
   // The local changes and their commands, together: a crash leaves all or none.
   const queued = planned.map(() => fn !== undefined);
+  const hash = fn === undefined ? undefined : definitionHash(engine.solution, name, fn);
   store.db.transaction(() => {
     for (const [i, p] of planned.entries()) {
       if (p.row) {
@@ -238,7 +269,15 @@ async function applyRecords(
         entity,
         record: p.record,
         function: fn!,
-        payload: { parameters: p.parameters, ...(p.tempId ? { tempId: p.tempId } : {}) },
+        payload: {
+          parameters: p.parameters,
+          ...(p.tempId ? { tempId: p.tempId } : {}),
+          // Which definition built it, and from what: `queue list` says when the files changed since,
+          // and `queue retry --rebuild` builds it again from them.
+          ...(hash !== undefined && p.context !== undefined
+            ? { source: { action: name, at: [...at], hash, context: p.context } }
+            : {}),
+        },
       });
     }
   })();

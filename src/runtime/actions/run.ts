@@ -118,9 +118,9 @@ async function runData(
   switch (step.type) {
     case 'action.execute-entity':
     case 'action.submit-form':
-      return executeEntity(engine, file.name, step, ev, options);
+      return executeEntity(engine, file.name, step, ev, options, at);
     case 'action.execute-entities':
-      return executeEntities(engine, file.name, step, ev, options);
+      return executeEntities(engine, file.name, step, ev, options, at);
     case 'action.sync-entities':
       return syncEntities(engine, file.name, step, ev, scope, options);
     case 'action.action-list':
