@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { PlatformAnswerError, PlatformClient } from '../../client/platform-client.js';
+import { PlatformAnswerError, type PlatformClient } from '../../client/platform-client.js';
 import {
   definitionFiles,
   KIND_FOLDERS,
@@ -14,18 +14,16 @@ import { UsageError } from '../../errors/restfn-error.js';
 import { diagnosticLine } from '../diagnostic-line.js';
 import { resolveIdPrefix } from '../id-prefix.js';
 import { type Column, printRecord, printRows, status } from '../output.js';
+import { platformClient } from '../platform-logins.js';
 import { counted } from '../plural.js';
 import { readSecret } from '../read-secret.js';
 import { unseenFindings } from '../server-findings.js';
 import { solutionDir } from '../solution-dir.js';
 import type { ServerOptions } from './platform.js';
 
-/** `--server [url]` as every platform command takes it: a bare `--server` means RESTFN_SERVER. */
+/** `--server [url]` as every platform command takes it: a bare `--server` means RESTFN_SERVER (else the last login's). */
 function clientFor(options: ServerOptions): PlatformClient {
-  return PlatformClient.from({
-    ...(typeof options.server === 'string' ? { server: options.server } : {}),
-    ...(options.token ? { token: options.token } : {}),
-  });
+  return platformClient(options);
 }
 
 /** The files of the solution at `root` as the platform takes them: relative paths with '/'. */
@@ -150,7 +148,10 @@ export async function createToken(user: string, options: ServerOptions & { name:
     `/api/v1/users/${encodeURIComponent(user)}/tokens`,
     { name: options.name },
   );
-  status(`token ${made.id} for '${user}'; it is shown this once: store it now`);
+  // The id is how `tokens list`/`revoke` name it; said so, so it is not taken for the token itself.
+  status(
+    `created a token for '${user}' (token id: ${made.id}, not the token); the token is on standard output, shown this once: store it now`,
+  );
   process.stdout.write(`${made.token}\n`);
 }
 
