@@ -21,6 +21,7 @@ import { credentialRoutes } from './routes/credentials.js';
 import { callRoutes, executeRoutes, previewRoutes } from './routes/execute.js';
 import { CSRF_HEADER, SESSION_COOKIE, sessionRoutes } from './routes/session.js';
 import { solutionRoutes } from './routes/solutions.js';
+import { targetRoutes } from './routes/targets.js';
 import { userRoutes } from './routes/users.js';
 import { plainSchemaMessage } from './schema-messages.js';
 import { SECURITY_HEADERS } from './security-headers.js';
@@ -257,6 +258,7 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       previewRoutes(api, ctx);
       sessionRoutes(api, ctx);
       callRoutes(api, ctx);
+      targetRoutes(api, ctx);
     },
     { prefix: '/api/v1' },
   );

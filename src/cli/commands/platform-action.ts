@@ -186,3 +186,48 @@ export async function revokeToken(user: string, given: string, options: ServerOp
   await client.request('DELETE', `${base}/${encodeURIComponent(id)}`);
   status(`revoked token ${id}`);
 }
+
+interface AllowedTarget {
+  readonly solution: string;
+  readonly host: string;
+  readonly from: 'flag' | 'api';
+}
+
+const TARGET_COLUMNS: ReadonlyArray<Column<AllowedTarget>> = [
+  ['SOLUTION', (t) => t.solution],
+  ['HOST', (t) => t.host],
+  ['FROM', (t) => (t.from === 'flag' ? '--allow-target' : 'targets add')],
+];
+
+export async function listTargets(options: ServerOptions): Promise<void> {
+  const answer = await clientFor(options).request<{ allowPrivateTargets: boolean; targets: AllowedTarget[] }>(
+    'GET',
+    '/api/v1/targets',
+  );
+  if (answer.allowPrivateTargets)
+    status('the platform runs with --allow-private-targets: every solution may call any private host');
+  printRows(options.format, answer.targets, TARGET_COLUMNS, 'no private targets are allowed');
+}
+
+export async function addTarget(solution: string, host: string, options: ServerOptions): Promise<void> {
+  const client = clientFor(options);
+  const added = await client.request<AllowedTarget & { added: boolean }>('POST', '/api/v1/targets', {
+    solution,
+    host,
+  });
+  status(
+    added.added
+      ? `solution '${solution}' may call ${added.host} on ${client.url} from now on`
+      : `solution '${solution}' could call ${added.host} already`,
+  );
+  printRecord(options.format, added, TARGET_COLUMNS);
+}
+
+export async function removeTarget(solution: string, host: string, options: ServerOptions): Promise<void> {
+  const client = clientFor(options);
+  const removed = await client.request<AllowedTarget>(
+    'DELETE',
+    `/api/v1/targets/${encodeURIComponent(solution)}/${encodeURIComponent(host)}`,
+  );
+  status(`solution '${solution}' may no longer call ${removed.host} on ${client.url}`);
+}

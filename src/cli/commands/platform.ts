@@ -114,4 +114,33 @@ export function registerPlatform(program: Command): void {
   ).action(async (user: string, id: string, options: ServerOptions) =>
     (await import('./platform-action.js')).revokeToken(user, id, options),
   );
+
+  const targets = program
+    .command('targets')
+    .description(
+      'the private hosts each solution may call on the platform (admins only; changes apply at once, no restart)',
+    );
+  reporting(
+    targets.command('list').description('list the allowed targets: --allow-target ones and added ones'),
+  ).action(async (options: ServerOptions) => (await import('./platform-action.js')).listTargets(options));
+  reporting(
+    targets
+      .command('add')
+      .description(
+        'let SOLUTION call HOST (a host name or IP, with :port for one port only), kept across restarts',
+      )
+      .argument('<solution>')
+      .argument('<host>'),
+  ).action(async (solution: string, host: string, options: ServerOptions) =>
+    (await import('./platform-action.js')).addTarget(solution, host, options),
+  );
+  serverOptions(
+    targets
+      .command('remove')
+      .description('stop SOLUTION calling HOST (one added with targets add)')
+      .argument('<solution>')
+      .argument('<host>'),
+  ).action(async (solution: string, host: string, options: ServerOptions) =>
+    (await import('./platform-action.js')).removeTarget(solution, host, options),
+  );
 }
