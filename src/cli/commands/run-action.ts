@@ -7,6 +7,7 @@ import { refuseUnknownParameters } from '../../runtime/parameters.js';
 import { diagnosticLine } from '../diagnostic-line.js';
 import { InterruptedError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
+import { printFiltered } from '../output-filter.js';
 import { parseParameters } from '../parameters.js';
 import { counted } from '../plural.js';
 import { cliRuntime } from '../runtime.js';
@@ -76,9 +77,7 @@ export async function run(name: string, options: RunOptions): Promise<void> {
       throw error;
     });
     if (result.status === 'skipped') process.stderr.write(`restfn: ${name} skipped: ${result.reason}\n`);
-    process.stdout.write(
-      `${JSON.stringify(result.status === 'ok' ? result.output : null, null, 2) ?? 'null'}\n`,
-    );
+    await printFiltered(result.status === 'ok' ? result.output : null, options);
   } finally {
     interrupt.dispose();
     await runtime.close();
