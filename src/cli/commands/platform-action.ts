@@ -150,7 +150,7 @@ export async function createToken(user: string, options: ServerOptions & { name:
   );
   // The id is how `tokens list`/`revoke` name it; said so, so it is not taken for the token itself.
   status(
-    `created a token for '${user}' (token id: ${made.id}, not the token); the token is on standard output, shown this once: store it now`,
+    `created a token for '${user}' (token id: ${made.id}, not the token); the token itself is on standard output: it is shown this once, store it now`,
   );
   process.stdout.write(`${made.token}\n`);
 }
