@@ -1,8 +1,9 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runCli } from '../helpers/cli.js';
+import { CLI, runCli } from '../helpers/cli.js';
 import { encodings } from '../helpers/encodings.js';
 import { startPlatformProcess } from '../helpers/platform.js';
 
@@ -55,11 +56,11 @@ describe('restfn login --server / logout', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const stored = JSON.parse(readFileSync(file, 'utf8'));
     expect(stored.default).toBe(platform.url);
-    const token: string = stored.platforms[platform.url].token;
-    expect(token).toMatch(/^rfn_/);
+    const firstToken: string = stored.platforms[platform.url].token;
+    expect(firstToken).toMatch(/^rfn_/);
     // The password is in no file; the token in no output.
     for (const secret of encodings(PASSWORD)) expect(filesUnder(config)).not.toContain(secret);
-    for (const secret of encodings(token)) expect(login.stdout + login.stderr).not.toContain(secret);
+    for (const secret of encodings(firstToken)) expect(login.stdout + login.stderr).not.toContain(secret);
     // The sign-in's console session was ended: login left only the token.
     const audit = await platform.api('GET', '/api/v1/audit', { token: platform.adminToken });
     expect(JSON.stringify(audit.body)).toContain('token.create');
@@ -73,6 +74,16 @@ describe('restfn login --server / logout', () => {
     expect(users.code).toBe(0);
     const asAlice = await runCli(['users', 'list'], { env });
     expect(asAlice.stderr).toContain('FORBIDDEN');
+
+    // Logging in again replaces the login; the token the first one made is revoked.
+    const relogin = await runCli(['login', '--server', platform.url, '--user', 'alice'], {
+      env,
+      input: `${PASSWORD}\n`,
+    });
+    expect(relogin.code).toBe(0);
+    expect((await platform.api('GET', '/api/v1/session', { token: firstToken })).status).toBe(401);
+    const token: string = JSON.parse(readFileSync(file, 'utf8')).platforms[platform.url].token;
+    expect(token).not.toBe(firstToken);
 
     const state = await runCli(['login', '--status'], { env });
     expect(state.code).toBe(0);
@@ -125,6 +136,52 @@ describe('restfn login --server / logout', () => {
     expect(again.code).toBe(2);
     expect(again.stderr).toContain('not logged in to any platform');
   });
+
+  it('on a terminal (script(1)) it asks for the user name, then the password without echoing it', async () => {
+    const platform = await startPlatformProcess();
+    await runCli(['users', 'add', 'alice', '--role', 'user', '--with-password'], {
+      env: { RESTFN_SERVER: platform.url, RESTFN_TOKEN: platform.adminToken },
+      input: `${PASSWORD}\n`,
+    });
+    const config = mkdtempSync(join(tmpdir(), 'restfn-xdg-'));
+    const child = spawn(
+      'script',
+      ['-qec', `${process.execPath} ${CLI} login --server ${platform.url}`, '/dev/null'],
+      {
+        env: {
+          ...process.env,
+          NO_COLOR: '1',
+          TERM: 'xterm',
+          XDG_CONFIG_HOME: config,
+          RESTFN_SERVER: '',
+          RESTFN_TOKEN: '',
+        },
+      },
+    );
+    let out = '';
+    const asked = (prompt: string) =>
+      new Promise<void>((resolve) => {
+        const check = () => {
+          if (out.includes(prompt)) {
+            child.stdout.off('data', check);
+            resolve();
+          }
+        };
+        child.stdout.on('data', check);
+        check();
+      });
+    child.stdout.on('data', (chunk) => {
+      out += chunk;
+    });
+    await asked('user name: ');
+    child.stdin.write('alice\r');
+    await asked('password for alice: ');
+    child.stdin.write(`${PASSWORD}\r`);
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(out).toContain(`logged in to ${platform.url} as 'alice' (user)`);
+    expect(out).not.toContain(PASSWORD);
+  }, 60_000);
 
   it('a broken logins file is a coded error that says how to fix it', async () => {
     const config = mkdtempSync(join(tmpdir(), 'restfn-xdg-'));

@@ -65,7 +65,12 @@ export async function platformLogin(options: PlatformLoginOptions): Promise<void
   } else {
     login = await passwordLogin(server, options.user);
   }
-  writeLogins(withLogin(readLogins(), server, login));
+  const logins = readLogins();
+  const replaced = logins.platforms[server];
+  writeLogins(withLogin(logins, server, login));
+  // A second login to the same platform replaces the first: the token the first made is revoked
+  // (with itself, as its own user may), so logging in again leaves no live token behind.
+  if (replaced?.tokenId && replaced.token !== login.token) await revokeQuietly(server, replaced);
   status(
     `logged in to ${server} as '${login.user}' (${login.role}); commands without --server use it now (token kept in ${loginsFile()})`,
   );
@@ -206,6 +211,16 @@ export async function platformLogout(options: { server?: string | true }): Promi
   status(
     `logged out of ${server}${login.tokenId ? ' (its token revoked)' : ''}${left.default ? `; the default platform is now ${left.default}` : ''}`,
   );
+}
+
+/** Revokes a token login made, with itself; a failure (already revoked, unreachable) is left. */
+async function revokeQuietly(server: string, login: PlatformLogin): Promise<void> {
+  await new PlatformClient(server, login.token)
+    .request(
+      'DELETE',
+      `/api/v1/users/${encodeURIComponent(login.user)}/tokens/${encodeURIComponent(login.tokenId!)}`,
+    )
+    .catch(() => undefined);
 }
 
 /** `restfn login --status`: each stored login, whether its token still works, and which is used. */
