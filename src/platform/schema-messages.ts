@@ -73,6 +73,10 @@ function plainFinding(f: SchemaFinding, part: SchemaPart, bodySchema?: ObjectSch
       const known = !where && part === 'body' ? Object.keys(bodySchema?.properties ?? {}) : [];
       return `unknown field \`${named}\`${known.length > 0 ? `: the fields are ${known.join(', ')}` : ': remove it'}`;
     }
+    case 'pattern':
+      return `${field}: not in the form it takes (${p.pattern})`;
+    case 'format':
+      return `${field}: not a valid ${p.format}`;
     default:
       // A keyword not worded here (a pattern, a format): Ajv's message, under the field's name.
       return `${field}: ${f.message ?? 'not valid'}`;

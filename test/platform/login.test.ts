@@ -90,6 +90,10 @@ describe('restfn login --server / logout', () => {
     expect(state.stdout).toBe(`${platform.url}: logged in as 'alice' (author) (default)\n`);
     for (const secret of encodings(token)) expect(state.stdout + state.stderr).not.toContain(secret);
 
+    // Nor in the platform's log.
+    for (const secret of [...encodings(PASSWORD), ...encodings(token), ...encodings(firstToken)])
+      expect(platform.output()).not.toContain(secret);
+
     // Logout revokes the token login made, and forgets it.
     const out = await runCli(['logout'], { env });
     expect(out.code).toBe(0);

@@ -54,7 +54,8 @@ describe("the platform API's words for a refused request, and tokens create's", 
     expect(say('additionalProperties', '', { additionalProperty: 'x' })).toBe(
       'unknown field `x`: the fields are name, role',
     );
-    expect(say('pattern', '/a~1b', {})).toBe('a/b: ajv says');
+    expect(say('pattern', '/a~1b', { pattern: '^[a-z]+$' })).toBe('a/b: not in the form it takes (^[a-z]+$)');
+    expect(say('const', '/x', {})).toBe('x: ajv says');
     expect(
       plainSchemaMessage([{ keyword: 'type', instancePath: '', params: { type: 'object' } }], 'body'),
     ).toBe('body: must be an object ({...})');
