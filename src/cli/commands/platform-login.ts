@@ -53,6 +53,8 @@ function serverOf(options: { server?: string | true }, what: string): string {
  */
 export async function platformLogin(options: PlatformLoginOptions): Promise<void> {
   const server = serverOf(options, 'log in to');
+  // Read first: a file that cannot be read fails before a token is made on the platform.
+  const logins = readLogins();
   let login: PlatformLogin;
   if (options.withToken) {
     if (options.user) throw new UsageError('--with-token reads a token; --user is for a password sign-in');
@@ -65,7 +67,6 @@ export async function platformLogin(options: PlatformLoginOptions): Promise<void
   } else {
     login = await passwordLogin(server, options.user);
   }
-  const logins = readLogins();
   const replaced = logins.platforms[server];
   writeLogins(withLogin(logins, server, login));
   // A second login to the same platform replaces the first: the token the first made is revoked
