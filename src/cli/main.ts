@@ -15,6 +15,7 @@ import { registerSchema } from './commands/schema.js';
 import { registerServe } from './commands/serve.js';
 import { registerSync } from './commands/sync.js';
 import { registerValidate } from './commands/validate.js';
+import { addExamples } from './examples.js';
 import { EXIT } from './exit-table.js';
 import { paint } from './output.js';
 
@@ -95,6 +96,8 @@ const helpOf = (command: Command): string => {
 };
 const everyCommand = (command: Command): Command[] => [command, ...command.commands.flatMap(everyCommand)];
 for (const command of everyCommand(program).slice(1)) command.showHelpAfterError(helpOf(command));
+// An Examples section (gh's model) after every command's help: examples.ts.
+addExamples(everyCommand(program));
 let running: Command | undefined;
 program.hook('preAction', (_program, command) => {
   running = command;

@@ -13,8 +13,9 @@ export async function readSecret(prompt: string): Promise<string> {
     if (!value) throw new UsageError(`${prompt}: nothing on standard input`, 'SECRET_MISSING');
     return value;
   }
-  process.stderr.write(`${prompt}: `);
+  // Echo off before the prompt shows: what is typed as soon as it shows is not echoed.
   stdin.setRawMode(true);
+  process.stderr.write(`${prompt}: `);
   stdin.resume();
   stdin.setEncoding('utf8');
   try {

@@ -34,17 +34,28 @@ export async function cliRuntime(
 
 /**
  * `--server` (or `settings.platform.url`): the call step of every function goes to the platform,
- * under the solution's name. The address: --server URL, else RESTFN_SERVER, else the setting; the
- * token: --token, else RESTFN_TOKEN, else the device credential `platform-token` (encrypted, set
+ * under the solution's name. The address: --server URL, else RESTFN_SERVER, else the setting, else
+ * the last `restfn login --server`'s; the token: --token, else RESTFN_TOKEN, else that login's,
+ * else the device credential `platform-token` (encrypted, set
  * with `restfn credentials set platform-token --kind secret`).
  */
 async function remoteFor(solution: Solution, options: UserOptions) {
-  const { PlatformClient, platformCalls, SERVER_ENV, TOKEN_ENV } = await import('../client/remote-calls.js');
-  const server =
-    (typeof options.server === 'string' ? options.server : undefined) ??
-    process.env[SERVER_ENV] ??
-    platformUrl(solution);
-  const token = options.token ?? process.env[TOKEN_ENV] ?? (await storedToken(solution.root));
+  const { PlatformClient, platformCalls } = await import('../client/remote-calls.js');
+  const { platformTarget, readLogins } = await import('./platform-logins.js');
+  // The last `restfn login --server`'s platform and token come after the setting and the
+  // environment; the device credential `platform-token` after them all.
+  const fallbackServer = platformUrl(solution);
+  const target = platformTarget(
+    {
+      ...(typeof options.server === 'string' ? { server: options.server } : {}),
+      ...(options.token ? { token: options.token } : {}),
+      ...(fallbackServer ? { fallbackServer } : {}),
+    },
+    process.env,
+    readLogins(),
+  );
+  const server = target.server;
+  const token = target.token ?? (await storedToken(solution.root));
   const client = PlatformClient.from({ ...(server ? { server } : {}), ...(token ? { token } : {}) }, {});
   return platformCalls(client, solution.name);
 }

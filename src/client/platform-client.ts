@@ -49,10 +49,13 @@ export class PlatformClient {
   ): PlatformClient {
     const server = options.server ?? env[SERVER_ENV];
     const token = options.token ?? env[TOKEN_ENV];
-    if (!server) throw new UsageError(`which platform? pass --server URL or set ${SERVER_ENV}`);
+    if (!server)
+      throw new UsageError(
+        `which platform? pass --server URL, set ${SERVER_ENV}, or sign in once with 'restfn login --server URL'`,
+      );
     if (!token)
       throw new UsageError(
-        `the platform needs an API token: pass --token or set ${TOKEN_ENV} ('restfn tokens create' makes one)`,
+        `the platform needs an API token: run 'restfn login --server URL', pass --token or set ${TOKEN_ENV} ('restfn tokens create' makes one)`,
       );
     return new PlatformClient(server, token);
   }

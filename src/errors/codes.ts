@@ -310,6 +310,11 @@ export const ERROR_CODES = {
     "The platform's database was migrated by a newer restfn than this one: upgrade restfn.",
     503,
   ),
+  LOGINS_INVALID: code(
+    'usage',
+    "The CLI's stored platform logins (`$XDG_CONFIG_HOME/restfn/platforms.json`) cannot be read.",
+  ),
+  TARGET_NOT_FOUND: code('usage', "The allowed target to remove is not on the platform's list.", 404),
   SERVER_UNREACHABLE: code('call', 'The platform could not be reached (the CLI with --server).', 502),
   SERVER_ERROR: code('call', 'The platform answered with an error the CLI did not expect.', 502),
   // Local data.

@@ -52,7 +52,7 @@ export function checkLiteral(guard: AddressGuard, url: URL): string | undefined 
 
 function refusal(host: string, address: string, reason: string): string {
   const via = host === address ? address : `${host} (${address})`;
-  return `the target ${via} is ${reason}; the platform does not call such addresses unless the operator allows it (restfn serve --allow-target SOLUTION=HOST[:PORT], or --allow-private-targets)`;
+  return `the target ${via} is ${reason}; the platform does not call such addresses unless an admin allows it (restfn targets add SOLUTION HOST[:PORT]; or restfn serve --allow-target SOLUTION=HOST[:PORT], or --allow-private-targets)`;
 }
 
 /** The port a URL connects to: the one written, else its scheme's. */

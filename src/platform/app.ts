@@ -21,7 +21,9 @@ import { credentialRoutes } from './routes/credentials.js';
 import { callRoutes, executeRoutes, previewRoutes } from './routes/execute.js';
 import { CSRF_HEADER, SESSION_COOKIE, sessionRoutes } from './routes/session.js';
 import { solutionRoutes } from './routes/solutions.js';
+import { targetRoutes } from './routes/targets.js';
 import { userRoutes } from './routes/users.js';
+import { plainSchemaMessage } from './schema-messages.js';
 import { SECURITY_HEADERS } from './security-headers.js';
 import { storeFullError, writeFailureOf } from './store/full.js';
 
@@ -194,7 +196,18 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
   // not once per request.
   let outageWarned = 0;
   app.setErrorHandler((error: FastifyError, req, reply) => {
-    const coded = asCoded(error);
+    // A request the route's schema refused: said in the caller's words (schema-messages.ts).
+    const coded = error.validation
+      ? new PlatformError(
+          'REQUEST_INVALID',
+          plainSchemaMessage(
+            error.validation,
+            error.validationContext,
+            (req.routeOptions.schema as { body?: { properties?: Record<string, unknown> } } | undefined)
+              ?.body,
+          ),
+        )
+      : asCoded(error);
     const status = httpStatusOf(coded.code);
     if (status >= 500 && coded.code === 'INTERNAL') req.log.error({ err: error }, 'unexpected error');
     if (coded.code === 'STORE_FULL') ctx.dataHealth.failed();
@@ -245,6 +258,7 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
       previewRoutes(api, ctx);
       sessionRoutes(api, ctx);
       callRoutes(api, ctx);
+      targetRoutes(api, ctx);
     },
     { prefix: '/api/v1' },
   );

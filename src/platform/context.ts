@@ -1,4 +1,5 @@
 import type { FastifyRequest } from 'fastify';
+import type { AllowedTargets } from './allowed-targets.js';
 import type { AuditLog } from './audit-log.js';
 import type { Permission } from './auth/authorize.js';
 import type { DataHealth } from './data-health.js';
@@ -23,6 +24,8 @@ export interface PlatformContext {
     readonly allowPrivateTargets: boolean;
     readonly allowTargets: Readonly<Record<string, readonly string[]>>;
   };
+  /** The private targets allowed: the flags' and those an admin added through the API. */
+  readonly allowedTargets: AllowedTargets;
   readonly store: PlatformStore;
   readonly vault: Vault;
   readonly runtimes: Runtimes;

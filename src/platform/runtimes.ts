@@ -1,5 +1,6 @@
 import type { Diagnostic } from '../definition/diagnostic.js';
 import type { AbortLike } from '../http/abort.js';
+import type { AllowedTargets } from './allowed-targets.js';
 import { PlatformError } from './errors.js';
 import type { Executor } from './executor/pool.js';
 import type { ActionInfo, DatasourceInfo, FunctionInfo, Task } from './executor/protocol.js';
@@ -45,6 +46,8 @@ export class Runtimes {
       readonly sandboxes: Sandboxes;
       /** Told which versions executions run on (retention keeps them meanwhile). */
       readonly retention?: VersionRetention;
+      /** The private targets an admin allowed through the API, given to each execution. */
+      readonly targets?: AllowedTargets;
     },
   ) {}
 
@@ -59,7 +62,12 @@ export class Runtimes {
    * The solution's current version and its folder, held (retention removes neither) until
    * `release` is called: from the moment the version is known, before its folder is written.
    */
-  private async acquire(solution: string): Promise<{ number: number; root: string; release: () => void }> {
+  private async acquire(solution: string): Promise<{
+    number: number;
+    root: string;
+    allowHosts?: readonly string[];
+    release: () => void;
+  }> {
     const { store, versions, dataDir } = this.options;
     const latest = await versions.get(solution, () => store.currentVersion(solution));
     if (!latest) {
@@ -84,7 +92,8 @@ export class Runtimes {
         if (this.roots.size >= DESCRIBED) this.roots.clear();
         this.roots.set(key, root);
       }
-      return { number: latest.version, root, release };
+      const allowHosts = await this.options.targets?.storedFor(solution);
+      return { number: latest.version, root, ...(allowHosts?.length ? { allowHosts } : {}), release };
     } catch (error) {
       release();
       throw error;

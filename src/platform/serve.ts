@@ -8,6 +8,7 @@ import { destination } from 'pino';
 import { CredentialError } from '../errors/credential-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { privateFolder } from '../local/private-path.js';
+import { AllowedTargets } from './allowed-targets.js';
 import { buildApp, METRICS_TYPE } from './app.js';
 import { AuditLog } from './audit-log.js';
 import { hashToken, newToken } from './auth/tokens.js';
@@ -226,7 +227,19 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       });
     });
     await retention.pruneAll();
-    const runtimes = new Runtimes({ versions, dataDir, store, executor, sandboxes, retention });
+    const allowedTargets = new AllowedTargets(store, {
+      allowPrivateTargets: options.allowPrivateTargets === true,
+      allowTargets: options.allowTargets ?? {},
+    });
+    const runtimes = new Runtimes({
+      versions,
+      dataDir,
+      store,
+      executor,
+      sandboxes,
+      retention,
+      targets: allowedTargets,
+    });
     const slots = new SolutionSlots(ceilings.concurrentPerSolution);
     let listeningUrl = '';
     // 256 MB of large bodies in flight and unread answers, 64 MB of them one user's (two 30 MB
@@ -244,10 +257,8 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       maxAnswerMb: ceilings.answerMb,
       dataDir,
       publicUrl: () => options.publicUrl ?? listeningUrl,
-      targets: {
-        allowPrivateTargets: options.allowPrivateTargets === true,
-        allowTargets: options.allowTargets ?? {},
-      },
+      targets: allowedTargets.flags,
+      allowedTargets,
       store,
       vault,
       runtimes,

@@ -117,6 +117,23 @@ export function platformGuard(options: {
       : nonPublicReason(address);
 }
 
+/**
+ * An allowed target as `--allow-target` and `restfn targets add` take it, written one way
+ * (lower case), or why it is not one: a host name, an IPv4 address, `[IPv6]` or a bare IPv6
+ * address, each with an optional `:port` (1-65535). Never a URL or a path.
+ */
+export function allowedTargetHost(entry: string): { host: string } | { problem: string } {
+  const text = entry.trim().toLowerCase();
+  const { host, port } = hostAndPort(text);
+  if (port !== undefined && (port < 1 || port > 65535)) return { problem: `port ${port} is not 1-65535` };
+  const name =
+    /^(?=.{1,253}$)[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?(?:\.[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?)*\.?$/;
+  if (isIPv4(host) || isIPv6(host) || name.test(host)) return { host: text };
+  return {
+    problem: `'${entry}' is not a host: write a host name or IP address, with :port if only that port (10.0.0.5:8080, api.internal, [fd00::1]:443), without a scheme or a path`,
+  };
+}
+
 /** `host`, `host:port`, `[v6]:port`, `10.0.0.1:8080`: an `--allow-target` entry. */
 export function hostAndPort(entry: string): { host: string; port: number | undefined } {
   const text = entry.toLowerCase();

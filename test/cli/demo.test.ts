@@ -69,6 +69,7 @@ test('the README: every shell block runs as written, in order, in one shell; the
     'these are its own setup and test commands',
     'it needs a PostgreSQL server and two hosts',
     'a synopsis of the commands, not a script',
+    'it needs a platform and a user',
     'it waits for a person to log in in a browser',
   ]);
   const dir = mkdtempSync(join(tmpdir(), 'restfn-readme-'));

@@ -64,7 +64,7 @@ describe('the platform does not call its own network (SSRF)', () => {
     expect(hop.body).toMatchObject({ code: 'TARGET_REFUSED' });
     // The request was sent; its redirect was not followed (not "was not sent").
     expect(hop.body.message).toBe(
-      `GET http://localhost:${port}/hop redirects to a target that is refused; not followed: the target 127.0.0.1 is a loopback address; the platform does not call such addresses unless the operator allows it (restfn serve --allow-target SOLUTION=HOST[:PORT], or --allow-private-targets)`,
+      `GET http://localhost:${port}/hop redirects to a target that is refused; not followed: the target 127.0.0.1 is a loopback address; the platform does not call such addresses unless an admin allows it (restfn targets add SOLUTION HOST[:PORT]; or restfn serve --allow-target SOLUTION=HOST[:PORT], or --allow-private-targets)`,
     );
     expect(hits).toEqual(['/allowed', '/hop']);
 

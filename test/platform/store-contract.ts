@@ -440,6 +440,31 @@ export function storeContract(engine: string, harness: StoreHarness): void {
     });
 
     withStore(
+      'allowed targets: added and removed per solution, once each, told to listeners, seen by another store',
+      async (opened) => {
+        const { store } = opened;
+        const heard: StoreChange[] = [];
+        const stop = store.onChange((change) => heard.push(change));
+        expect(await store.allowedTargets()).toEqual({});
+        expect(await store.changeAllowedTarget('crm', '10.0.0.5:8080', true)).toBe(true);
+        expect(await store.changeAllowedTarget('crm', '10.0.0.5:8080', true)).toBe(false);
+        expect(await store.changeAllowedTarget('crm', 'api.internal', true)).toBe(true);
+        expect(await store.changeAllowedTarget('hr', 'api.internal', false)).toBe(false);
+        expect(await store.allowedTargets()).toEqual({ crm: ['10.0.0.5:8080', 'api.internal'] });
+        expect(heard.filter((c) => c.kind === 'targets').length).toBeGreaterThanOrEqual(2);
+        stop();
+        const second = await opened.reopen();
+        try {
+          expect(await second.changeAllowedTarget('crm', '10.0.0.5:8080', false)).toBe(true);
+          expect(await second.changeAllowedTarget('crm', 'api.internal', false)).toBe(true);
+          expect(await store.allowedTargets()).toEqual({});
+        } finally {
+          await second.close();
+        }
+      },
+    );
+
+    withStore(
       'rate limits: counts added per key and window; a new window when the last ended',
       async ({ store }) => {
         const t = 1_800_000_000_000;

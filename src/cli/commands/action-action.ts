@@ -13,6 +13,7 @@ import { checkActionPaths } from '../action-paths.js';
 import { diagnosticLine } from '../diagnostic-line.js';
 import { InterruptedError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
+import { printFiltered } from '../output-filter.js';
 import { counted } from '../plural.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
@@ -84,7 +85,7 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
     // exit's: its line says 'failed' and the error line after says why, once.
     const told = failedCommand ? undefined : toldFailure(result);
     // The result as JSON on stdout (for programs); one line per step, nested as they ran, on stderr.
-    process.stdout.write(`${JSON.stringify(shown(result), null, 2)}\n`);
+    await printFiltered(shown(result), options);
     for (const { step, depth } of walkSteps(result))
       process.stderr.write(
         `${printable(`restfn: ${'  '.repeat(depth)}${describe(step, step === told?.step)}`)}\n`,

@@ -1,6 +1,5 @@
 import { login } from '../../auth/login.js';
 import type { Credential, CredentialStore, OAuthCredential } from '../../auth/store.js';
-import { PlatformClient } from '../../client/platform-client.js';
 import { loadSolution } from '../../definition/solution.js';
 import { SYSTEM_CLOCK } from '../../errors/clock.js';
 import { CredentialError } from '../../errors/credential-error.js';
@@ -10,6 +9,7 @@ import { normaliseOrigin, originsNamingCredential } from '../../runtime/credenti
 import { openCredentials } from '../credentials.js';
 import { oauthState } from '../oauth-state.js';
 import { printRows, status, warn } from '../output.js';
+import { platformClient } from '../platform-logins.js';
 import { readSecret } from '../read-secret.js';
 import { solutionDir } from '../solution-dir.js';
 import type { RemoteOptions, SetOptions } from './credentials.js';
@@ -22,10 +22,7 @@ import type { RemoteOptions, SetOptions } from './credentials.js';
  */
 function onPlatform(options: RemoteOptions & { solution?: string }) {
   if (options.server === undefined) return undefined;
-  const client = PlatformClient.from({
-    ...(typeof options.server === 'string' ? { server: options.server } : {}),
-    ...(options.token ? { token: options.token } : {}),
-  });
+  const client = platformClient(options);
   const name = options.name ?? loadSolution(solutionDir(options.solution)).name;
   return { client, base: `/api/v1/solutions/${encodeURIComponent(name)}/credentials`, name };
 }

@@ -10,6 +10,13 @@ export interface RemoteOptions {
   name?: string;
 }
 
+/** `restfn login` without KEY: the platform's own sign-in. */
+interface PlatformLoginFlags {
+  withToken?: boolean;
+  user?: string;
+  status?: boolean;
+}
+
 export interface SetOptions extends RemoteOptions {
   kind: 'secret' | 'basic' | 'bearer' | 'oauth';
   solution?: string;
@@ -115,12 +122,21 @@ export function registerCredentials(program: Command): void {
     program
       .command('login')
       .description(
-        'log in to an OAuth credential: prints the URL to open, then waits for the redirect (--server: its configuration from the platform, for useLocalCall functions)',
+        'without KEY: sign in to the platform (--server URL) and keep its token for later commands; with KEY: log in to an OAuth credential: prints the URL to open, then waits for the redirect (--server: its configuration from the platform, for useLocalCall functions)',
       )
-      .argument('<key>', 'OAuth credential key')
-      .option('-s, --solution <dir>', 'solution folder'),
-  ).action(async (key: string, options: RemoteOptions & { solution?: string }) => {
-    const { logIn } = await import('./credentials-action.js');
-    await logIn(key, options);
-  });
+      .argument('[key]', 'OAuth credential key (none: sign in to the platform itself)')
+      .option('-s, --solution <dir>', 'solution folder')
+      .option('--with-token', 'no KEY: read an API token from standard input instead of signing in')
+      .option(
+        '--user <name>',
+        'no KEY: the user to sign in as (the password is read from standard input or a hidden prompt)',
+      )
+      .option(
+        '--status',
+        'list the platforms this device is logged in to, and whether each token still works',
+      ),
+  ).action(
+    async (key: string | undefined, options: RemoteOptions & PlatformLoginFlags & { solution?: string }) =>
+      (await import('./platform-login.js')).login(key, options),
+  );
 }

@@ -1,6 +1,6 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
-import { PlatformAnswerError, PlatformClient } from '../../client/platform-client.js';
+import { PlatformAnswerError, type PlatformClient } from '../../client/platform-client.js';
 import {
   definitionFiles,
   KIND_FOLDERS,
@@ -14,18 +14,16 @@ import { UsageError } from '../../errors/restfn-error.js';
 import { diagnosticLine } from '../diagnostic-line.js';
 import { resolveIdPrefix } from '../id-prefix.js';
 import { type Column, printRecord, printRows, status } from '../output.js';
+import { platformClient } from '../platform-logins.js';
 import { counted } from '../plural.js';
 import { readSecret } from '../read-secret.js';
 import { unseenFindings } from '../server-findings.js';
 import { solutionDir } from '../solution-dir.js';
 import type { ServerOptions } from './platform.js';
 
-/** `--server [url]` as every platform command takes it: a bare `--server` means RESTFN_SERVER. */
+/** `--server [url]` as every platform command takes it: a bare `--server` means RESTFN_SERVER (else the last login's). */
 function clientFor(options: ServerOptions): PlatformClient {
-  return PlatformClient.from({
-    ...(typeof options.server === 'string' ? { server: options.server } : {}),
-    ...(options.token ? { token: options.token } : {}),
-  });
+  return platformClient(options);
 }
 
 /** The files of the solution at `root` as the platform takes them: relative paths with '/'. */
@@ -150,7 +148,10 @@ export async function createToken(user: string, options: ServerOptions & { name:
     `/api/v1/users/${encodeURIComponent(user)}/tokens`,
     { name: options.name },
   );
-  status(`token ${made.id} for '${user}'; it is shown this once: store it now`);
+  // The id is how `tokens list`/`revoke` name it; said so, so it is not taken for the token itself.
+  status(
+    `created a token for '${user}' (token id: ${made.id}, not the token); the token itself is on standard output: it is shown this once, store it now`,
+  );
   process.stdout.write(`${made.token}\n`);
 }
 
@@ -184,4 +185,49 @@ export async function revokeToken(user: string, given: string, options: ServerOp
   );
   await client.request('DELETE', `${base}/${encodeURIComponent(id)}`);
   status(`revoked token ${id}`);
+}
+
+interface AllowedTarget {
+  readonly solution: string;
+  readonly host: string;
+  readonly from: 'flag' | 'api';
+}
+
+const TARGET_COLUMNS: ReadonlyArray<Column<AllowedTarget>> = [
+  ['SOLUTION', (t) => t.solution],
+  ['HOST', (t) => t.host],
+  ['FROM', (t) => (t.from === 'flag' ? '--allow-target' : 'targets add')],
+];
+
+export async function listTargets(options: ServerOptions): Promise<void> {
+  const answer = await clientFor(options).request<{ allowPrivateTargets: boolean; targets: AllowedTarget[] }>(
+    'GET',
+    '/api/v1/targets',
+  );
+  if (answer.allowPrivateTargets)
+    status('the platform runs with --allow-private-targets: every solution may call any private host');
+  printRows(options.format, answer.targets, TARGET_COLUMNS, 'no private targets are allowed');
+}
+
+export async function addTarget(solution: string, host: string, options: ServerOptions): Promise<void> {
+  const client = clientFor(options);
+  const added = await client.request<AllowedTarget & { added: boolean }>('POST', '/api/v1/targets', {
+    solution,
+    host,
+  });
+  status(
+    added.added
+      ? `solution '${solution}' may call ${added.host} on ${client.url} from now on`
+      : `solution '${solution}' could call ${added.host} already`,
+  );
+  printRecord(options.format, added, TARGET_COLUMNS);
+}
+
+export async function removeTarget(solution: string, host: string, options: ServerOptions): Promise<void> {
+  const client = clientFor(options);
+  const removed = await client.request<AllowedTarget>(
+    'DELETE',
+    `/api/v1/targets/${encodeURIComponent(solution)}/${encodeURIComponent(host)}`,
+  );
+  status(`solution '${solution}' may no longer call ${removed.host} on ${client.url}`);
 }

@@ -11,8 +11,8 @@ export interface ServerOptions {
 /** The --server and --token options, for every command that talks to the platform. */
 export function serverOptions(command: Command): Command {
   return command
-    .option('--server [url]', 'the platform (default: env RESTFN_SERVER)')
-    .option('--token <token>', 'API token (default: env RESTFN_TOKEN)');
+    .option('--server [url]', "the platform (default: env RESTFN_SERVER, else the last 'restfn login')")
+    .option('--token <token>', 'API token (default: env RESTFN_TOKEN, else the login of that platform)');
 }
 
 /** serverOptions, and --format for a command whose answer is data (a list, a record, a report). */
@@ -27,6 +27,16 @@ export function registerPlatform(program: Command): void {
   ).action(async (options: ServerOptions & { solution?: string }) =>
     (await import('./platform-action.js')).publish(options),
   );
+
+  program
+    .command('logout')
+    .description(
+      "forget this device's login to a platform (default: the default one); a token 'restfn login' made is revoked there too",
+    )
+    .option('--server [url]', 'the platform to log out of (default: the last login)')
+    .action(async (options: { server?: string | true }) =>
+      (await import('./platform-login.js')).platformLogout(options),
+    );
 
   const users = program.command('users').description("the platform's users (admins only)");
   reporting(
@@ -103,5 +113,34 @@ export function registerPlatform(program: Command): void {
     tokens.command('revoke').description('revoke a token').argument('<user>').argument('<id>'),
   ).action(async (user: string, id: string, options: ServerOptions) =>
     (await import('./platform-action.js')).revokeToken(user, id, options),
+  );
+
+  const targets = program
+    .command('targets')
+    .description(
+      'the private hosts each solution may call on the platform (admins only; changes apply at once, no restart)',
+    );
+  reporting(
+    targets.command('list').description('list the allowed targets: --allow-target ones and added ones'),
+  ).action(async (options: ServerOptions) => (await import('./platform-action.js')).listTargets(options));
+  reporting(
+    targets
+      .command('add')
+      .description(
+        'let SOLUTION call HOST (a host name or IP, with :port for one port only), kept across restarts',
+      )
+      .argument('<solution>')
+      .argument('<host>'),
+  ).action(async (solution: string, host: string, options: ServerOptions) =>
+    (await import('./platform-action.js')).addTarget(solution, host, options),
+  );
+  serverOptions(
+    targets
+      .command('remove')
+      .description('stop SOLUTION calling HOST (one added with targets add)')
+      .argument('<solution>')
+      .argument('<host>'),
+  ).action(async (solution: string, host: string, options: ServerOptions) =>
+    (await import('./platform-action.js')).removeTarget(solution, host, options),
   );
 }

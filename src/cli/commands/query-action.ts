@@ -11,6 +11,7 @@ import { LocalStore } from '../../local/store.js';
 import { syncOrder } from '../../runtime/datasource-dependencies.js';
 import { InputRequiredError } from '../../runtime/errors.js';
 import { warn } from '../output.js';
+import { printFiltered } from '../output-filter.js';
 import { parseParameters } from '../parameters.js';
 import { cliRuntime } from '../runtime.js';
 import { solutionDir } from '../solution-dir.js';
@@ -41,7 +42,7 @@ export async function printQuery(input: string, options: QueryOptions): Promise<
     // Typed SQL speaks the datasources' dialect too ('$.field', "text"): a query copied out of a
     // datasource runs here as it does there.
     const rows = runQuery(store, rewriteShorthand(input).sql, {});
-    process.stdout.write(`${JSON.stringify(rows, null, 2)}\n`);
+    await printFiltered(rows, options);
   } catch (error) {
     // SQL typed on the command line is the user's (exit 2); a datasource's query is a definition's (exit 3).
     if (error instanceof QueryError) throw new UsageError(error.message, 'QUERY_INVALID');
@@ -83,7 +84,7 @@ async function printDatasource(
         context: { inputs, jig: { inputs } },
         store,
       });
-      process.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+      await printFiltered(value, options);
     } catch (error) {
       if (!(error instanceof InputRequiredError)) throw error;
       const give = error.inputs.map((i) => `--input ${i}=VALUE`).join(' ');

@@ -8,6 +8,7 @@ import { diagnosticLine } from '../diagnostic-line.js';
 import { InterruptedError } from '../errors.js';
 import { readFileParameters } from '../file-parameters.js';
 import { onInterrupt } from '../interrupt.js';
+import { printFiltered } from '../output-filter.js';
 import { parseParameters } from '../parameters.js';
 import { counted } from '../plural.js';
 import { cliRuntime } from '../runtime.js';
@@ -79,9 +80,7 @@ export async function run(name: string, options: RunOptions): Promise<void> {
       throw error;
     });
     if (result.status === 'skipped') process.stderr.write(`restfn: ${name} skipped: ${result.reason}\n`);
-    process.stdout.write(
-      `${JSON.stringify(result.status === 'ok' ? result.output : null, null, 2) ?? 'null'}\n`,
-    );
+    await printFiltered(result.status === 'ok' ? result.output : null, options);
   } finally {
     interrupt.dispose();
     await runtime.close();

@@ -6,6 +6,7 @@ import { UsageError } from '../../errors/restfn-error.js';
 import { hashToken, newToken } from '../../platform/auth/tokens.js';
 import type { Ceilings } from '../../platform/ceilings.js';
 import { ensureAdmin, startPlatform } from '../../platform/serve.js';
+import { allowedTargetHost } from '../../platform/ssrf.js';
 import { DATABASE_URL_ENV, openStore } from '../../platform/store/open.js';
 import {
   decodeMasterKey,
@@ -61,7 +62,10 @@ export async function serve(options: ServeCliOptions): Promise<void> {
   for (const pair of options.allowTarget) {
     const [solution, host] = pair.split('=');
     if (!solution || !host) throw new UsageError(`--allow-target takes solution=host (got '${pair}')`);
-    allowTargets[solution] = [...(allowTargets[solution] ?? []), host];
+    // Held to the same rule as `restfn targets add` (the API's).
+    const checked = allowedTargetHost(host);
+    if ('problem' in checked) throw new UsageError(`--allow-target ${pair}: ${checked.problem}`);
+    allowTargets[solution] = [...(allowTargets[solution] ?? []), checked.host];
   }
   const platform = await startPlatform({
     host: options.host,

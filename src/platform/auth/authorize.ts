@@ -12,7 +12,8 @@ export type Permission =
   | 'function.trace'
   | 'executions.read'
   | 'audit.read'
-  | 'metrics.read';
+  | 'metrics.read'
+  | 'targets.manage';
 
 /** Per role, what it may do in a solution it belongs to (an admin: in every solution). */
 const GRANTS: Readonly<Record<Role, ReadonlySet<Permission>>> = {
@@ -28,6 +29,7 @@ const GRANTS: Readonly<Record<Role, ReadonlySet<Permission>>> = {
     'executions.read',
     'audit.read',
     'metrics.read',
+    'targets.manage',
   ]),
   author: new Set<Permission>([
     'tokens.manage-own',
@@ -80,6 +82,7 @@ function describe(permission: Permission): string {
     'executions.read': "see a solution's executions",
     'audit.read': 'read the audit log',
     'metrics.read': "read the platform's metrics",
+    'targets.manage': 'change the private targets solutions may call',
   }[permission];
 }
 

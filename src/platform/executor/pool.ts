@@ -129,7 +129,7 @@ export class Executor {
   /** Runs `task` for `solution` in its worker; `version` is the published version it runs on. */
   async run(
     solution: string,
-    version: { number: number; root: string } | undefined,
+    version: { number: number; root: string; allowHosts?: readonly string[] } | undefined,
     task: Task,
     options: { signal?: AbortLike; onPage?: (page: number, json: string) => Promise<void> } = {},
   ): Promise<unknown> {
@@ -149,7 +149,15 @@ export class Executor {
           type: 'task',
           id,
           solution,
-          ...(version ? { version: { number: version.number, root: version.root } } : {}),
+          ...(version
+            ? {
+                version: {
+                  number: version.number,
+                  root: version.root,
+                  ...(version.allowHosts ? { allowHosts: version.allowHosts } : {}),
+                },
+              }
+            : {}),
           task,
         });
         if (options.signal?.aborted) abort();

@@ -71,8 +71,16 @@ export type ToWorker =
       readonly type: 'task';
       readonly id: number;
       readonly solution: string;
-      /** The published version and its folder; absent for a publish's validation. */
-      readonly version?: { readonly number: number; readonly root: string };
+      /**
+       * The published version and its folder; absent for a publish's validation. `allowHosts`: the
+       * private targets an admin allowed the solution through the API (`--allow-target`'s are in
+       * the worker's own config).
+       */
+      readonly version?: {
+        readonly number: number;
+        readonly root: string;
+        readonly allowHosts?: readonly string[];
+      };
       readonly task: Task;
     }
   | { readonly type: 'abort'; readonly id: number }

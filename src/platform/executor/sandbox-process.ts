@@ -41,7 +41,7 @@ async function run({ config, solution, version, task }: SandboxStart): Promise<v
   try {
     const runtimes = new SolutionRuntimes({ ...config, records: (s) => credentials.records(s) });
     const value = maskAnswer(
-      await runtimes.with(solution, version.number, version.root, (runtime) =>
+      await runtimes.with(solution, version, (runtime) =>
         runTask(runtime, task, abort.signal, async () => undefined, collect),
       ),
       collect,

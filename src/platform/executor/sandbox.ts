@@ -49,7 +49,11 @@ export interface SandboxStart {
     readonly allowTargets: Readonly<Record<string, readonly string[]>>;
   };
   readonly solution: string;
-  readonly version: { readonly number: number; readonly root: string };
+  readonly version: {
+    readonly number: number;
+    readonly root: string;
+    readonly allowHosts?: readonly string[];
+  };
   readonly task: Extract<Task, { kind: 'datasource' }>;
 }
 
@@ -96,7 +100,7 @@ export class Sandboxes {
   /** Runs `task` for `user` in a sandbox process on `version` of `solution`. */
   async run(
     solution: string,
-    version: { number: number; root: string },
+    version: { number: number; root: string; allowHosts?: readonly string[] },
     task: SandboxStart['task'],
     user: string,
     signal?: AbortSignal,
@@ -129,7 +133,11 @@ export class Sandboxes {
             allowTargets: this.options.allowTargets,
           },
           solution,
-          version: { number: version.number, root },
+          version: {
+            number: version.number,
+            root,
+            ...(version.allowHosts ? { allowHosts: version.allowHosts } : {}),
+          },
           task,
         },
         signal,

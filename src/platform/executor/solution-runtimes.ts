@@ -12,6 +12,8 @@ const KEPT = 32;
 
 interface Held {
   readonly version: number;
+  /** The API's allowed targets it was made with (a change makes it again). */
+  readonly hosts: string;
   readonly runtime: Promise<Runtime>;
   /** Executions running on it now. */
   busy: number;
@@ -42,17 +44,22 @@ export class SolutionRuntimes {
     },
   ) {}
 
-  /** Runs `work` on the runtime of `solution` at `version` (its files in `root`). */
+  /**
+   * Runs `work` on the runtime of `solution` at `published.number` (its files in `root`), which may
+   * call the private hosts `--allow-target` and `published.allowHosts` (the API's) allow.
+   */
   async with<T>(
     solution: string,
-    version: number,
-    root: string,
+    published: { readonly number: number; readonly root: string; readonly allowHosts?: readonly string[] },
     work: (runtime: Runtime) => Promise<T>,
   ): Promise<T> {
+    const { number: version, root } = published;
+    const extra = published.allowHosts ?? [];
+    const hosts = extra.join(' ');
     let held = this.held.get(solution);
-    if (held?.version !== version) {
+    if (held?.version !== version || held.hosts !== hosts) {
       if (held) this.retire(held);
-      held = { version, runtime: this.make(solution, root), busy: 0, retired: false };
+      held = { version, hosts, runtime: this.make(solution, root, extra), busy: 0, retired: false };
       const made = held;
       // One that could not be made is not kept: the next request makes it again.
       made.runtime.catch(() => {
@@ -74,11 +81,11 @@ export class SolutionRuntimes {
     }
   }
 
-  private async make(solution: string, root: string): Promise<Runtime> {
+  private async make(solution: string, root: string, extraHosts: readonly string[]): Promise<Runtime> {
     const loaded = loadSolution(root, { displayBase: root });
     const guard = platformGuard({
       allowPrivateTargets: this.config.allowPrivateTargets,
-      allowHosts: this.config.allowTargets[solution] ?? [],
+      allowHosts: [...(this.config.allowTargets[solution] ?? []), ...extraHosts],
     });
     // Every limit the author set, held to the operator's ceilings (publish warned of each).
     const capped = capSettings(loaded.settings?.definition?.settings, this.config.ceilings).options;

@@ -106,7 +106,7 @@ async function run(message: Extract<ToWorker, { type: 'task' }>): Promise<void> 
     } else if (task.kind === 'validate') {
       value = await validateUpload(config.dataDir, solution, task.files, config.ceilings);
     } else {
-      value = await runtimes.with(solution, version!.number, version!.root, (runtime) =>
+      value = await runtimes.with(solution, version!, (runtime) =>
         runTask(
           runtime,
           task,

@@ -137,7 +137,7 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
           callback,
           redirectUri(),
           Date.now(),
-          fetchFor(ctx, solution),
+          await fetchFor(ctx, solution),
         );
       } catch (error) {
         const message = error instanceof RestfnError ? error.message : 'the token request failed';
@@ -354,7 +354,7 @@ async function revokeAll(
   credential: OAuthCredential,
   tokens: Omit<TokenSet, 'kind'>,
 ): Promise<void> {
-  const fetchWith = fetchFor(ctx, solution);
+  const fetchWith = await fetchFor(ctx, solution);
   for (const token of [tokens.refreshToken, tokens.accessToken]) {
     if (token) await revokeToken(credential, token, fetchWith).catch(() => undefined);
   }
@@ -382,11 +382,14 @@ async function perUserCredential(
   return credential;
 }
 
-/** Token requests of a solution's credential, held to the platform's SSRF rule. */
-function fetchFor(ctx: PlatformContext, solution: string) {
+/** Token requests of a solution's credential, held to the platform's SSRF rule (the flags' and the API's targets). */
+async function fetchFor(ctx: PlatformContext, solution: string) {
   const guard = platformGuard({
     allowPrivateTargets: ctx.targets.allowPrivateTargets,
-    allowHosts: ctx.targets.allowTargets[solution] ?? [],
+    allowHosts: [
+      ...(ctx.targets.allowTargets[solution] ?? []),
+      ...(await ctx.allowedTargets.storedFor(solution)),
+    ],
   });
   return guard ? guardedFetch(guard) : undefined;
 }

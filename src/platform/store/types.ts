@@ -105,6 +105,8 @@ export interface AuditFilter {
 export type StoreChange =
   | { readonly kind: 'version'; readonly solution: string }
   | { readonly kind: 'access' }
+  /** The private targets an admin allowed through the API. */
+  | { readonly kind: 'targets' }
   | { readonly kind: 'all' };
 
 export interface PlatformStore {
@@ -204,6 +206,11 @@ export interface PlatformStore {
    * recorded yet, records `keyId` and returns it (of instances starting together, one records).
    */
   masterKeyId(keyId: string): Promise<string>;
+
+  // Private targets allowed through the API (`restfn targets add`): solution -> hosts.
+  allowedTargets(): Promise<Readonly<Record<string, readonly string[]>>>;
+  /** Adds (`allowed`) or removes `host` for `solution`, atomically; whether the list changed. */
+  changeAllowedTarget(solution: string, host: string, allowed: boolean): Promise<boolean>;
 
   // Rate limits (per token, per address): one count per fixed window.
   /**

@@ -1,6 +1,12 @@
 import pg from 'pg';
 import { UsageError } from '../../../errors/restfn-error.js';
 import { PlatformError } from '../../errors.js';
+import {
+  ALLOWED_TARGETS_SETTING,
+  changeTargets,
+  parseTargets,
+  type StoredTargets,
+} from '../allowed-targets.js';
 import { storeFullError, writeFailureOf } from '../full.js';
 import {
   planPublish,
@@ -492,6 +498,35 @@ export class PostgresPlatformStore implements PlatformStore {
       `SELECT value FROM settings WHERE name = 'master_key_id'`,
     );
     return rows[0]!.value;
+  }
+
+  async allowedTargets(): Promise<StoredTargets> {
+    const rows = await this.query<{ value: string }>('SELECT value FROM settings WHERE name = $1', [
+      ALLOWED_TARGETS_SETTING,
+    ]);
+    return parseTargets(rows[0]?.value);
+  }
+
+  async changeAllowedTarget(solution: string, host: string, allowed: boolean): Promise<boolean> {
+    return this.transaction(async (c) => {
+      // The row first, then held (FOR UPDATE): two admins' changes at once are made one after the other.
+      await c.query(`INSERT INTO settings (name, value) VALUES ($1, '{}') ON CONFLICT (name) DO NOTHING`, [
+        ALLOWED_TARGETS_SETTING,
+      ]);
+      const rows = (
+        await c.query<{ value: string }>('SELECT value FROM settings WHERE name = $1 FOR UPDATE', [
+          ALLOWED_TARGETS_SETTING,
+        ])
+      ).rows;
+      const next = changeTargets(parseTargets(rows[0]?.value), solution, host, allowed);
+      if (!next.changed) return false;
+      await c.query('UPDATE settings SET value = $1 WHERE name = $2', [
+        JSON.stringify(next.targets),
+        ALLOWED_TARGETS_SETTING,
+      ]);
+      await this.changed({ kind: 'targets' }, c);
+      return true;
+    });
   }
 
   async rateLimitAdd(

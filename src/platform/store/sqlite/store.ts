@@ -5,6 +5,12 @@ import { UsageError } from '../../../errors/restfn-error.js';
 import { privateFile } from '../../../local/private-path.js';
 import { PlatformError } from '../../errors.js';
 import {
+  ALLOWED_TARGETS_SETTING,
+  changeTargets,
+  parseTargets,
+  type StoredTargets,
+} from '../allowed-targets.js';
+import {
   planPublish,
   RETENTION_ACTOR,
   type StoredVersion,
@@ -367,6 +373,30 @@ export class SqlitePlatformStore implements PlatformStore {
     this.sql(`INSERT OR IGNORE INTO settings (name, value) VALUES ('master_key_id', ?)`).run(keyId);
     return (this.sql(`SELECT value FROM settings WHERE name = 'master_key_id'`).get() as { value: string })
       .value;
+  }
+
+  async allowedTargets(): Promise<StoredTargets> {
+    const row = this.sql('SELECT value FROM settings WHERE name = ?').get(ALLOWED_TARGETS_SETTING) as
+      | { value: string }
+      | undefined;
+    return parseTargets(row?.value);
+  }
+
+  async changeAllowedTarget(solution: string, host: string, allowed: boolean): Promise<boolean> {
+    const changed = this.db.transaction(() => {
+      const row = this.sql('SELECT value FROM settings WHERE name = ?').get(ALLOWED_TARGETS_SETTING) as
+        | { value: string }
+        | undefined;
+      const next = changeTargets(parseTargets(row?.value), solution, host, allowed);
+      if (!next.changed) return false;
+      this.sql(
+        `INSERT INTO settings (name, value) VALUES (?, ?)
+           ON CONFLICT (name) DO UPDATE SET value = excluded.value`,
+      ).run(ALLOWED_TARGETS_SETTING, JSON.stringify(next.targets));
+      return true;
+    })();
+    if (changed) this.changed({ kind: 'targets' });
+    return changed;
   }
 
   async rateLimitAdd(
