@@ -63,6 +63,10 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [what: str
       'Send a failed command again at the next push (a unique start of its id will do)',
       'restfn queue retry 3f2a',
     ],
+    [
+      'After fixing the action or function it was built from, build it again from the files',
+      'restfn queue retry --rebuild 3f2a',
+    ],
   ],
   'queue delete': [['Drop a command without sending it', 'restfn queue delete 3f2a']],
   'queue clear': [['Drop a command and every later one for the same record', 'restfn queue clear 3f2a']],
@@ -114,6 +118,10 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [what: str
     [
       'A function with an API key header',
       'restfn new rest-get-orders -t api-key --url https://api.example.com/orders',
+    ],
+    [
+      'A function that sends a POST with a bearer token',
+      'restfn new rest-create-order -t bearer --method POST --url https://api.example.com/orders',
     ],
     ['A datasource filling table items from a function', 'restfn new items -t datasource -f rest-get-items'],
     [

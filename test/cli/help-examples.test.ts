@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -71,8 +71,13 @@ describe('--help has examples', () => {
     expect((await run(traced!, demo)).stderr).toContain('limit=5');
     expect((await run(filtered!, demo)).stdout).toBe('Ada\n');
     const made = await help('new');
+    // made[1] writes a POST function with --method; 2 and 3 are the datasource and action
     await run(made[1]!, demo);
+    expect(readFileSync(join(demo, 'functions', 'rest-create-order.platform'), 'utf8')).toMatch(
+      /^method: POST$/m,
+    );
     await run(made[2]!, demo);
+    await run(made[3]!, demo);
     await run((await help('sync'))[0]!, demo);
     const [rows, ids] = await help('query');
     expect(JSON.parse((await run(rows!, demo)).stdout)).toHaveLength(2);
