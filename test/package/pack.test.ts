@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -19,17 +19,29 @@ let dir: string;
 let installed: string;
 let installOutput: string;
 let files: string[];
+let tarball: { size: number; unpackedSize: number };
+/** `du -s --apparent-size` of the app's node_modules right after the install, in bytes. */
+let installedBytes: number;
+const MB = 1024 * 1024;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'restfn-pack-'));
   const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: root });
-  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const [info] = JSON.parse(packed.stdout) as Array<{
+    filename: string;
+    size: number;
+    unpackedSize: number;
+    files: Array<{ path: string }>;
+  }>;
   files = info!.files.map((f) => f.path);
+  tarball = { size: statSync(join(dir, info!.filename)).size, unpackedSize: info!.unpackedSize };
   installed = join(dir, 'app');
   mkdirSync(installed);
+  // As the README says: npm (11) runs a dependency's install script only when the project's
+  // `allowScripts` names it, and warns about each it has not been told about.
   writeFileSync(
     join(installed, 'package.json'),
-    JSON.stringify({ name: 'app', private: true, type: 'module' }),
+    JSON.stringify({ name: 'app', private: true, type: 'module', allowScripts: { 'better-sqlite3': true } }),
   );
   const install = await run(
     'npm',
@@ -37,6 +49,28 @@ beforeAll(async () => {
     { cwd: installed, maxBuffer: 16 * 1024 * 1024 },
   );
   installOutput = install.stdout + install.stderr;
+  const du = await run('du', ['-s', '--apparent-size', '--block-size=1', join(installed, 'node_modules')]);
+  installedBytes = Number(du.stdout.split(/\s/)[0]);
+  console.log(
+    `package: tarball ${tarball.size} bytes, ${files.length} files, ${tarball.unpackedSize} unpacked; node_modules ${installedBytes} bytes`,
+  );
+  // A TypeScript user's own step (the README's): Node's and better-sqlite3's types, optional peers.
+  await run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '-D',
+      '@types/node@20',
+      '@types/better-sqlite3',
+    ],
+    {
+      cwd: installed,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
 }, 600_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -71,6 +105,52 @@ describe('the package from npm pack', () => {
     expect(installOutput).not.toMatch(/EBADENGINE/);
     expect(installOutput).not.toMatch(/restfn@[\d.]+ \(/);
   });
+
+  test('is small: tarball <= 3 MB, no source maps or build metadata, node_modules <= 80 MB without type packages or optional decoders', () => {
+    // Issue 38: 9.7 MB and 842 files, 29.6 MB of them source maps; 153 MB installed.
+    expect(tarball.size).toBeLessThanOrEqual(3 * MB);
+    expect(files.filter((f) => f.endsWith('.map') || f === 'dist/bin/meta.json')).toEqual([]);
+    expect(installedBytes).toBeLessThanOrEqual(80 * MB);
+    const modules = join(installed, 'node_modules');
+    // The HEIC decoder and Postman's SDK (with its fake-data library) are not installed for everyone;
+    // type packages only by a TypeScript user (the second install above).
+    for (const absent of ['heic-convert', 'libheif-js', 'postman-collection', '@faker-js/faker'])
+      expect(existsSync(join(modules, absent)), absent).toBe(false);
+    const manifest = JSON.parse(readFileSync(join(modules, 'restfn', 'package.json'), 'utf8'));
+    expect(Object.keys(manifest.dependencies).filter((d) => d.startsWith('@types/'))).toEqual([]);
+  });
+
+  test('installs without a warning when the project allows better-sqlite3 its build, as the README says', () => {
+    expect(installOutput).not.toMatch(/npm warn/i);
+  });
+
+  test('npx restfn --help lists the commands', async () => {
+    const help = await run('npx', ['--no-install', 'restfn', '--help'], { cwd: installed });
+    for (const command of ['validate', 'run', 'serve'])
+      expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+  });
+
+  test('a HEIC conversion without the optional decoder is CONVERSION_UNAVAILABLE saying how to install it', async () => {
+    // The checkout (heic-convert installed as a devDependency) sends the photo as a JPEG.
+    const heic = readFileSync(join(root, 'test', 'fixtures', 'images', 'sample-32x24.heic'));
+    const server = await testServer((_, res) => json(res, 200, { ok: true }));
+    const solution = join(dir, 'heic');
+    mkdirSync(join(solution, 'functions'), { recursive: true });
+    writeFileSync(join(solution, 'solution.yaml'), 'name: s\n');
+    writeFileSync(
+      join(solution, 'functions', 'rest-create-photo.platform'),
+      `provider: DATA_PROVIDER_REST\nmethod: POST\nurl: ${server.url}/photos\nparameters:\n  photo: { location: body, type: string, required: true }\nconversions:\n  - property: photo\n    from: base64\n    to: base64\n    convertHeicToJpg: true\n`,
+    );
+    const args = ['run', 'rest-create-photo', '-p', `photo=${heic.toString('base64')}`];
+    const ran = await runCli(args, { cwd: solution, cli: bin() });
+    expect(ran.stderr).toContain('CONVERSION_UNAVAILABLE');
+    expect(ran.stderr).toContain('npm install heic-convert');
+    expect(ran.code).not.toBe(0);
+    expect(server.requests).toHaveLength(0);
+    const checkout = await runCli(args, { cwd: solution });
+    expect(checkout.code, checkout.stderr).toBe(0);
+    expect(JSON.parse(server.requests[0]!.body).photo).toMatch(/^\/9j\//);
+  }, 60_000);
 
   test('npx restfn validates and runs as the checkout does', async () => {
     const server = await testServer((req, res) => json(res, 200, { items: [{ id: 1, path: req.url }] }));
@@ -169,7 +249,7 @@ console.log(JSON.stringify({ answers, error: failure instanceof ExpressionError,
         files: ['readme.ts'],
       }),
     );
-    // Only restfn is installed there: every type its declarations need comes with it.
+    // restfn and the optional peers a TypeScript user adds (@types/node, @types/better-sqlite3).
     const tsc = join(root, 'node_modules', '.bin', 'tsc');
     const checked = await run(tsc, ['-p', join(installed, 'tsconfig.json')]).then(
       () => ({ code: 0, out: '' }),
