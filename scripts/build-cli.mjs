@@ -132,6 +132,7 @@ writeFileSync(
   }),
 );
 vendorJsonata(patched);
+vendorDateFns();
 
 /**
  * The commands' actions: `import('./NAME-action.js')` in src/cli/commands/ becomes, in the entry,
@@ -160,7 +161,7 @@ function commandBundles() {
         return {
           contents: [
             "import { loadCommandBundle } from './command-bundle.ts';",
-            `const bundle = loadCommandBundle(${JSON.stringify(bundleOf(args.path))});`,
+            `const bundle = loadCommandBundle(${JSON.stringify(bundleOf(args.path))}, ${JSON.stringify(args.path)});`,
             ...exported.map((name) => `export const ${name} = bundle.${name};`),
           ].join('\n'),
           resolveDir: join(root, 'src', 'cli'),
@@ -265,6 +266,23 @@ function vendorJsonata(files) {
   const call = "createRequire(import.meta.url)('jsonata')";
   if (!compiled.includes(call)) throw new Error(`build-cli: dist/expression/jsonata.js has no ${call}`);
   writeFileSync(loader, compiled.replace(call, "createRequire(import.meta.url)('../vendor/jsonata.cjs')"));
+}
+
+/**
+ * Expression scripts import date-fns from its prebuilt bundle (src/expression/scripts/sandbox.ts),
+ * copied to dist/vendor/ with its licence: the package itself (11 MB installed) is a dev dependency.
+ */
+function vendorDateFns() {
+  const vendor = new URL('../dist/vendor/', import.meta.url);
+  mkdirSync(vendor, { recursive: true });
+  copyFileSync(
+    new URL('../node_modules/date-fns/cdn.min.js', import.meta.url),
+    new URL('date-fns.cdn.min.js', vendor),
+  );
+  copyFileSync(
+    new URL('../node_modules/date-fns/LICENSE.md', import.meta.url),
+    new URL('date-fns.LICENSE.md', vendor),
+  );
 }
 
 /**

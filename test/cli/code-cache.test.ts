@@ -25,13 +25,30 @@ const cacheDir = join(dirname(CLI), '..', '..', 'node_modules', '.cache');
 mkdirSync(cacheDir, { recursive: true });
 const copy = mkdtempSync(join(cacheDir, 'restfn-code-cache-test-'));
 cpSync(dirname(CLI), join(copy, 'bin'), { recursive: true });
-rmSync(join(copy, 'bin', 'commands', 'authoring-action.cjs.cache'), { force: true });
+rmSync(join(copy, 'bin', 'commands', 'validate-action.cjs.cache'), { force: true });
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
 describe('the commands’ code cache', () => {
+  test('commands that share a bundle each have their own cache (each holds what its command ran)', async () => {
+    const cli = join(copy, 'bin', 'restfn.js');
+    const root = tempSolution({ 'solution.yaml': 'name: shared\n' });
+    const commands = join(copy, 'bin', 'commands');
+    rmSync(join(commands, 'new-action.cjs.cache'), { force: true });
+    const created = await runCli(['new', 'rest-get-thing', '--url', 'https://api.example.com/things'], {
+      cli,
+      cwd: root,
+    });
+    expect(created.code, created.stderr).toBe(0);
+    // validate and new are one bundle (scripts/build-cli.mjs): new's cache is made though validate's exists.
+    await runCli(['validate'], { cli, cwd: root });
+    expect(existsSync(join(commands, 'validate-action.cjs.cache'))).toBe(true);
+    expect(existsSync(join(commands, 'new-action.cjs.cache'))).toBe(true);
+    expect(existsSync(join(commands, 'authoring-action.cjs.cache'))).toBe(false);
+  });
+
   test('is written at a command’s first run, kept while V8 accepts it, and replaced when it is not', async () => {
     const cli = join(copy, 'bin', 'restfn.js');
-    const cache = join(copy, 'bin', 'commands', 'authoring-action.cjs.cache');
+    const cache = join(copy, 'bin', 'commands', 'validate-action.cjs.cache');
     const root = tempSolution({
       'solution.yaml': 'name: cached\n',
       'functions/rest-get-items.platform':
@@ -89,7 +106,7 @@ describe('the commands’ code cache', () => {
     const place = mkdtempSync(join(tmpdir(), 'restfn-readonly-install-'));
     try {
       cpSync(join(copy, 'bin'), join(place, 'bin'), { recursive: true });
-      rmSync(join(place, 'bin', 'commands', 'authoring-action.cjs.cache'), { recursive: true, force: true });
+      rmSync(join(place, 'bin', 'commands', 'validate-action.cjs.cache'), { recursive: true, force: true });
       const root = join(place, 'solution');
       mkdirSync(join(root, 'functions'), { recursive: true });
       writeFileSync(join(root, 'solution.yaml'), 'name: shared\n');
@@ -122,12 +139,12 @@ describe('the commands’ code cache', () => {
       expect(validate()).toContain('2 files checked: 0 errors');
       const folder = join(home, '.cache', 'restfn', 'code-cache');
       const [installation] = execFileSync('ls', [folder], { encoding: 'utf8' }).split('\n');
-      const cache = join(folder, installation!, 'authoring-action.cjs.cache');
+      const cache = join(folder, installation!, 'validate-action.cjs.cache');
       const written = statSync(cache);
       expect(written.size).toBeGreaterThan(10_000);
       // The user's alone, and none beside the bundle.
       expect(statSync(dirname(cache)).mode & 0o777).toBe(0o700);
-      expect(existsSync(join(place, 'bin', 'commands', 'authoring-action.cjs.cache'))).toBe(false);
+      expect(existsSync(join(place, 'bin', 'commands', 'validate-action.cjs.cache'))).toBe(false);
       // Accepted the next time: not written again.
       expect(validate()).toContain('2 files checked: 0 errors');
       expect(statSync(cache).ino).toBe(written.ino);

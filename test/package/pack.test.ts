@@ -23,6 +23,11 @@ let tarball: { size: number; unpackedSize: number };
 /** `du -s --apparent-size` of the app's node_modules right after the install, in bytes. */
 let installedBytes: number;
 const MB = 1024 * 1024;
+const DATES_SCRIPT = `import { addDays, format } from 'date-fns';
+export function nextDay(iso) {
+  return format(addDays(new Date(iso), 1), 'yyyy-MM-dd');
+}
+`;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'restfn-pack-'));
@@ -112,9 +117,10 @@ describe('the package from npm pack', () => {
     expect(files.filter((f) => f.endsWith('.map') || f === 'dist/bin/meta.json')).toEqual([]);
     expect(installedBytes).toBeLessThanOrEqual(80 * MB);
     const modules = join(installed, 'node_modules');
-    // The HEIC decoder and Postman's SDK (with its fake-data library) are not installed for everyone;
+    // The HEIC decoder, Postman's SDK (with its fake-data library) and date-fns (scripts read restfn's
+    // copy of its 90 KB bundle) are not installed for everyone;
     // type packages only by a TypeScript user (the second install above).
-    for (const absent of ['heic-convert', 'libheif-js', 'postman-collection', '@faker-js/faker'])
+    for (const absent of ['heic-convert', 'libheif-js', 'postman-collection', '@faker-js/faker', 'date-fns'])
       expect(existsSync(join(modules, absent)), absent).toBe(false);
     const manifest = JSON.parse(readFileSync(join(modules, 'restfn', 'package.json'), 'utf8'));
     expect(Object.keys(manifest.dependencies).filter((d) => d.startsWith('@types/'))).toEqual([]);
@@ -123,6 +129,23 @@ describe('the package from npm pack', () => {
   test('installs without a warning when the project allows better-sqlite3 its build, as the README says', () => {
     expect(installOutput).not.toMatch(/npm warn/i);
   });
+
+  test("an expression script imports date-fns from restfn's copy (the package is not installed)", async () => {
+    expect(existsSync(join(installed, 'node_modules', 'date-fns'))).toBe(false);
+    const server = await testServer((_, res) => json(res, 200, { due: '2026-03-05T10:00:00Z' }));
+    const solution = join(dir, 'dates');
+    mkdirSync(join(solution, 'functions'), { recursive: true });
+    mkdirSync(join(solution, 'scripts', 'expressions'), { recursive: true });
+    writeFileSync(join(solution, 'solution.yaml'), 'name: s\n');
+    writeFileSync(join(solution, 'scripts', 'expressions', 'dates.js'), DATES_SCRIPT);
+    writeFileSync(
+      join(solution, 'functions', 'rest-get-due.platform'),
+      `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/due\noutputTransform: '$dates.nextDay(due)'\n`,
+    );
+    const ran = await runCli(['run', 'rest-get-due'], { cwd: solution, cli: bin() });
+    expect(ran.stderr).toBe('');
+    expect(JSON.parse(ran.stdout)).toBe('2026-03-06');
+  }, 60_000);
 
   test('npx restfn --help lists the commands', async () => {
     const help = await run('npx', ['--no-install', 'restfn', '--help'], { cwd: installed });
@@ -260,7 +283,7 @@ console.log(JSON.stringify({ answers, error: failure instanceof ExpressionError,
   }, 120_000);
 
   test('restfn serve from the package publishes, executes in its workers and serves the console', async () => {
-    const server = await testServer((_, res) => json(res, 200, { ok: true }));
+    const server = await testServer((_, res) => json(res, 200, { ok: true, due: '2026-03-05T10:00:00Z' }));
     const platform = await startPlatformProcess({ cli: bin(), args: ['--allow-private-targets'] });
     const admin = platform.adminToken;
     const published = await platform.api('PUT', '/api/v1/solutions/crm', {
@@ -268,6 +291,9 @@ console.log(JSON.stringify({ answers, error: failure instanceof ExpressionError,
       body: {
         files: {
           'functions/rest-get-ok.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/ok\noutputTransform: ok\n`,
+          // date-fns is not installed with restfn: scripts read the copy of its bundle in dist/vendor/.
+          'scripts/expressions/dates.js': DATES_SCRIPT,
+          'functions/rest-get-due.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/due\noutputTransform: '$dates.nextDay(due)'\n`,
         },
       },
     });
@@ -277,6 +303,11 @@ console.log(JSON.stringify({ answers, error: failure instanceof ExpressionError,
       body: {},
     });
     expect(executed.body).toMatchObject({ status: 'ok', output: true });
+    const due = await platform.api('POST', '/api/v1/solutions/crm/functions/rest-get-due/execute', {
+      token: admin,
+      body: {},
+    });
+    expect(due.body).toMatchObject({ status: 'ok', output: '2026-03-06' });
     const page = await fetch(`${platform.url}/console/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<div id="app">');
