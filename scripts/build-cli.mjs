@@ -21,6 +21,24 @@ import { build } from 'esbuild';
 import { patchedFiles } from './dependency-patches.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
+/**
+ * Actions that share a bundle: the commands that call services run the same engine, HTTP client,
+ * YAML and JSONata, and as bundles of their own each carried its copy (five times 1.1 MB in the
+ * package, issue 38). What one of them does not run costs a `restfn run` only the reading of its
+ * text: V8 compiles a function when it is first called. An action not named here has its own bundle.
+ */
+const SHARED_BUNDLES = {
+  'run-action': 'calls-action',
+  'action-action': 'calls-action',
+  'query-action': 'calls-action',
+  'queue-action': 'calls-action',
+  'sync-action': 'calls-action',
+  'validate-action': 'authoring-action',
+  'new-action': 'authoring-action',
+  'platform-action': 'authoring-action',
+  'import-action': 'authoring-action',
+  'credentials-action': 'calls-action',
+};
 // Chunk names carry a hash of their content: without this, old chunks would pile up.
 rmSync(new URL('../dist/bin', import.meta.url), { recursive: true, force: true });
 
@@ -54,7 +72,11 @@ const common = {
   // traces still read as the sources).
   minifyWhitespace: true,
   minifySyntax: true,
-  sourcemap: 'linked',
+  // The bundles' maps are written beside them (test/cli/startup.test.ts maps what ran back to the
+  // sources) but not linked, and the package leaves them out (package.json `files`): each was as big
+  // as three bundles, and a registry user's stack traces read as the sources without them (names
+  // are kept). RESTFN_SOURCEMAPS=1 links them, for `node --enable-source-maps` in a checkout.
+  sourcemap: process.env.RESTFN_SOURCEMAPS === '1' ? 'linked' : 'external',
   metafile: true,
   logLevel: 'warning',
 };
@@ -79,7 +101,7 @@ const entry = await build({
 // of restfn's error classes.
 const actions = await build({
   ...common,
-  entryPoints: commands.names.map((name) => ({ in: `restfn-command:${name}`, out: name })),
+  entryPoints: commands.bundles.map((name) => ({ in: `restfn-command:${name}`, out: name })),
   outdir: 'dist/bin/commands',
   outExtension: { '.js': '.cjs' },
   format: 'cjs',
@@ -110,17 +132,21 @@ writeFileSync(
   }),
 );
 vendorJsonata(patched);
+vendorDateFns();
 
 /**
  * The commands' actions: `import('./NAME-action.js')` in src/cli/commands/ becomes, in the entry,
- * `loadCommandBundle('NAME-action')` (src/cli/command-bundle.ts), and each is the entry of a
- * bundle of its own (`entries`: its action, and the CLI's error handling).
+ * `loadCommandBundle('NAME-action')` (src/cli/command-bundle.ts), or the bundle SHARED_BUNDLES
+ * names, and each bundle is the entry of a build (`entries`: its actions, and the CLI's error
+ * handling).
  */
 function commandBundles() {
   const dir = join(root, 'src', 'cli', 'commands');
   const names = readdirSync(dir)
     .filter((f) => f.endsWith('-action.ts'))
     .map((f) => f.slice(0, -'.ts'.length));
+  const bundleOf = (name) => SHARED_BUNDLES[name] ?? name;
+  const bundles = [...new Set(names.map(bundleOf))];
   const seen = new Set();
   const plugin = {
     name: 'command-bundles',
@@ -135,7 +161,7 @@ function commandBundles() {
         return {
           contents: [
             "import { loadCommandBundle } from './command-bundle.ts';",
-            `const bundle = loadCommandBundle(${JSON.stringify(args.path)});`,
+            `const bundle = loadCommandBundle(${JSON.stringify(bundleOf(args.path))}, ${JSON.stringify(args.path)});`,
             ...exported.map((name) => `export const ${name} = bundle.${name};`),
           ].join('\n'),
           resolveDir: join(root, 'src', 'cli'),
@@ -153,7 +179,7 @@ function commandBundles() {
       }));
       b.onLoad({ filter: /.*/, namespace: 'restfn-command' }, (args) => ({
         contents: [
-          `export * from './commands/${args.path}.ts';`,
+          ...actionsOf(args.path),
           "export { codedError } from './coded-error.ts';",
           "export { errorDetails } from './error-details.ts';",
           "export { exitCodeFor } from './exit-codes.ts';",
@@ -163,13 +189,27 @@ function commandBundles() {
       }));
     },
   };
+  /**
+   * A bundle's exports: its action's; in a shared bundle, each action's functions as calls that
+   * run the action's module (and what it imports) when first called. Run at the bundle's load,
+   * `restfn run` would open the local store for queue's and sync's modules.
+   */
+  const actionsOf = (bundle) => {
+    const actions = names.filter((name) => bundleOf(name) === bundle);
+    if (actions.length === 1) return [`export * from './commands/${actions[0]}.ts';`];
+    return actions.flatMap((name) =>
+      functionsExported(join(dir, `${name}.ts`)).map(
+        (fn) => `export function ${fn}(...args) { return require('./commands/${name}.ts').${fn}(...args); }`,
+      ),
+    );
+  };
   // A command file that stopped importing its action this way would bundle it into the entry.
   const check = () => {
     const missed = names.filter((name) => !seen.has(name));
     if (missed.length > 0)
       throw new Error(`build-cli: no import('./NAME-action.js') for ${missed.join(', ')}`);
   };
-  return { names, plugin, entries, check };
+  return { names, bundles, plugin, entries, check };
 }
 
 /** The functions an action file exports (all it may export: the entry re-exports them by name). */
@@ -226,6 +266,23 @@ function vendorJsonata(files) {
   const call = "createRequire(import.meta.url)('jsonata')";
   if (!compiled.includes(call)) throw new Error(`build-cli: dist/expression/jsonata.js has no ${call}`);
   writeFileSync(loader, compiled.replace(call, "createRequire(import.meta.url)('../vendor/jsonata.cjs')"));
+}
+
+/**
+ * Expression scripts import date-fns from its prebuilt bundle (src/expression/scripts/sandbox.ts),
+ * copied to dist/vendor/ with its licence: the package itself (11 MB installed) is a dev dependency.
+ */
+function vendorDateFns() {
+  const vendor = new URL('../dist/vendor/', import.meta.url);
+  mkdirSync(vendor, { recursive: true });
+  copyFileSync(
+    new URL('../node_modules/date-fns/cdn.min.js', import.meta.url),
+    new URL('date-fns.cdn.min.js', vendor),
+  );
+  copyFileSync(
+    new URL('../node_modules/date-fns/LICENSE.md', import.meta.url),
+    new URL('date-fns.LICENSE.md', vendor),
+  );
 }
 
 /**

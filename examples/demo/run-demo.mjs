@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startDemoApi } from './api/server.mjs';
+import { shellLine } from './shell-quote.mjs';
 
 const solution = fileURLToPath(new URL('.', import.meta.url));
 const cli = fileURLToPath(new URL('../../dist/bin/restfn.js', import.meta.url));
@@ -27,7 +28,8 @@ try {
 // With { capture: true } last, stdout is returned instead of shown.
 async function restfn(...args) {
   const capture = typeof args.at(-1) === 'object' ? args.pop().capture : false;
-  console.log(`\n$ restfn ${args.join(' ')}`);
+  // Quoted as a shell needs it: the line can be pasted as it is.
+  console.log(`\n$ ${shellLine(['restfn', ...args])}`);
   const child = spawn(process.execPath, [cli, ...args, '--solution', solution], {
     stdio: ['inherit', capture ? 'pipe' : 'inherit', 'inherit'],
   });

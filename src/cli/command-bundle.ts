@@ -22,8 +22,8 @@ import { Script } from 'node:vm';
  * The CLI's commands, each a script V8 can cache compiled (issue 29, start-up). Node 20 caches no
  * compiled code for ES modules (no `module.enableCompileCache`), and compiling the modules a
  * `restfn run` loads was a fifth of its time, resolving them (one by one, from ~30 chunks) another
- * tenth. The build (scripts/build-cli.mjs) writes each command's code as one CommonJS bundle,
- * dist/bin/commands/NAME.cjs; this loads it as Node loads a CommonJS file, through `vm.Script` with
+ * tenth. The build (scripts/build-cli.mjs) writes the commands' code as CommonJS bundles,
+ * dist/bin/commands/NAME.cjs (some shared by several commands); this loads it as Node loads a CommonJS file, through `vm.Script` with
  * V8's code cache beside it (NAME.cjs.cache). The cache is written at the first run of the command
  * (at exit, when the functions that ran are compiled), and again whenever V8 rejects it (another
  * Node version or V8 flags, a failed checksum: main.ts turns V8's check on) or it was made from
@@ -40,18 +40,21 @@ export function loadedCommandBundle(): Record<string, unknown> | undefined {
   return loaded;
 }
 
-export function loadCommandBundle(name: string): Record<string, unknown> {
+export function loadCommandBundle(name: string, command = name): Record<string, unknown> {
   // The build puts this module in dist/bin/restfn.js or in one of its chunks (dist/bin/chunks/).
   const here = dirname(fileURLToPath(import.meta.url));
   const file = join(basename(here) === 'chunks' ? dirname(here) : here, 'commands', `${name}.cjs`);
-  const beside = `${file}.cache`;
+  // A bundle several commands share has a cache per command (COMMAND.cjs.cache): a cache holds
+  // the functions that had run when it was made, and is made again only when V8 rejects it, so one
+  // shared by all would hold the first command's functions only.
+  const beside = join(dirname(file), `${command}.cjs.cache`);
   const keptBeside = writable(dirname(file));
   const source = readFileSync(file, 'utf8');
   // The cache names the bundle it was made from: V8 itself compares only the source's length, and
   // a bundle replaced by one of the same length would otherwise run the old one's code.
   const { size, mtimeMs } = statSync(file);
   const identity = Buffer.from(`restfn code cache ${size} ${mtimeMs}\n`);
-  const own = keptBeside ? undefined : userCacheFile(file);
+  const own = keptBeside ? undefined : userCacheFile(beside);
   let cachedData = readCache(beside, identity);
   if (cachedData === undefined && own) cachedData = readCache(own, identity, true);
   // Node's own wrapper, so that line and column numbers in stack traces are the file's.
@@ -97,7 +100,7 @@ function userCacheFile(file: string): string | undefined {
   } catch {
     return undefined;
   }
-  return join(base, 'restfn', 'code-cache', fnv1a(dirname(file)), `${basename(file)}.cache`);
+  return join(base, 'restfn', 'code-cache', fnv1a(dirname(file)), basename(file));
 }
 
 /** FNV-1a of a text, as 8 hex digits: enough to tell installations apart (the cache's header checks the bundle). */

@@ -1,4 +1,3 @@
-import { createRequire } from 'node:module';
 import { looksLikeSecret } from '../definition/credential-params.js';
 import { suggestFileName } from '../definition/naming.js';
 import { objectBody, parameterReference } from './body.js';
@@ -12,70 +11,17 @@ import type {
   ImportedParameter,
 } from './model.js';
 import { ParameterSet } from './parameter-set.js';
+import {
+  type PmAuth,
+  type PmCollection,
+  type PmFormField,
+  type PmItem,
+  type PmNode,
+  readCollection,
+} from './postman-collection.js';
 import { credentialFor, type SchemeSpec } from './security.js';
 import type { SourceDocument } from './source.js';
 import { type ImportVariables, MISSING_ADDRESS } from './variables.js';
-
-// The part of postman-collection's object model an import reads.
-interface PmList<T> {
-  all(): T[];
-}
-interface PmVariable {
-  key: string;
-  value: unknown;
-  disabled?: boolean;
-}
-interface PmPair {
-  key: string | null;
-  value: string | null;
-  disabled?: boolean;
-  description?: unknown;
-}
-interface PmUrl {
-  protocol?: string;
-  host?: string[];
-  port?: string;
-  path?: string[];
-  query: PmList<PmPair>;
-  variables: PmList<PmVariable>;
-}
-interface PmFormField {
-  key?: string;
-  value?: string;
-  type?: string;
-  disabled?: boolean;
-}
-interface PmAuth {
-  type: string;
-  parameters(): { toObject(): Record<string, unknown> };
-}
-interface PmRequest {
-  method: string;
-  url: PmUrl;
-  headers: PmList<PmPair>;
-  body?: {
-    mode?: string;
-    raw?: string;
-    options?: { raw?: { language?: string } };
-    urlencoded?: unknown;
-    formdata?: unknown;
-    file?: unknown;
-  };
-  auth?: PmAuth;
-  description?: unknown;
-}
-interface PmNode {
-  name: string;
-  auth?: PmAuth;
-  parent(): PmNode | undefined;
-}
-interface PmItem extends PmNode {
-  request: PmRequest;
-}
-interface PmCollection extends PmNode {
-  variables: PmList<PmVariable> & { toObject(): Record<string, unknown> };
-  forEachItem(callback: (item: PmItem) => void): void;
-}
 
 const CALLABLE = new Set(['DELETE', 'GET', 'HEAD', 'PUT', 'PATCH', 'POST']);
 const VARIABLE = /\{\{([^{}]+)\}\}/g;
@@ -147,16 +93,11 @@ class PostmanVariables {
   }
 }
 
-/** Postman Collection v2.1, read with postman-collection: every request becomes one function. */
+/** Postman Collection v2.0 or v2.1 (postman-collection.ts): every request becomes one function. */
 export function readPostman(source: SourceDocument, vars: ImportVariables): ImportedDescription {
-  const { Collection } = createRequire(import.meta.url)('postman-collection') as {
-    Collection: new (definition: unknown) => PmCollection;
-  };
   let collection: PmCollection;
   try {
-    collection = new Collection(
-      source.formatName.includes('v2.0.') ? withListedAuth(structuredClone(source.data)) : source.data,
-    );
+    collection = readCollection(source.data);
   } catch (error) {
     throw new ImportError(
       'IMPORT_FORMAT',
@@ -164,7 +105,7 @@ export function readPostman(source: SourceDocument, vars: ImportVariables): Impo
       { cause: error },
     );
   }
-  const variables = new PostmanVariables(vars, collection.variables.toObject());
+  const variables = new PostmanVariables(vars, collection.variables);
   const operations: ImportedOperation[] = [];
   const skipped: Array<{ route: string; reason: string }> = [];
   collection.forEachItem((item) => {
@@ -184,32 +125,6 @@ export function readPostman(source: SourceDocument, vars: ImportVariables): Impo
     operations,
     skipped,
   };
-}
-
-/**
- * Collection v2.0 writes an auth's fields as an object (`bearer: {token: "..."}`), v2.1 as a list of
- * `{key, value}` (what postman-collection reads); the rest of the format is the same. Every `auth`
- * of the collection, its folders and requests is rewritten to the list form.
- */
-function withListedAuth<T>(data: T): T {
-  const visit = (node: unknown): void => {
-    if (Array.isArray(node)) {
-      for (const item of node) visit(item);
-      return;
-    }
-    if (node === null || typeof node !== 'object') return;
-    const record = node as Record<string, unknown>;
-    const auth = record.auth as Record<string, unknown> | undefined;
-    if (auth && typeof auth === 'object' && typeof auth.type === 'string') {
-      const fields = auth[auth.type];
-      if (fields && typeof fields === 'object' && !Array.isArray(fields)) {
-        auth[auth.type] = Object.entries(fields).map(([key, value]) => ({ key, value, type: 'string' }));
-      }
-    }
-    for (const value of Object.values(record)) visit(value);
-  };
-  visit(data);
-  return data;
 }
 
 function foldersOf(item: PmItem, collection: PmCollection): string[] {
@@ -424,12 +339,7 @@ function request(
     // A form, or multipart form data: a body parameter per field (a file field a file); its
     // sample text is copied unless it looks like a secret.
     bodyType = body.mode === 'formdata' ? 'multipart/form-data' : 'application/x-www-form-urlencoded';
-    // postman-collection gives the fields as a PropertyList (`all()`); plain JSON as an array.
-    const given = (body.mode === 'formdata' ? body.formdata : body.urlencoded) as
-      | PmFormField[]
-      | { all(): PmFormField[] }
-      | undefined;
-    const fields = Array.isArray(given) ? given : typeof given?.all === 'function' ? given.all() : [];
+    const fields: PmFormField[] = (body.mode === 'formdata' ? body.formdata : body.urlencoded) ?? [];
     for (const f of fields) {
       if (f.disabled || !f.key) continue;
       const file = f.type === 'file';
@@ -650,7 +560,7 @@ function authCredentials(item: PmItem, collection: PmCollection, notes: string[]
       : owner === item
         ? `request '${owner.name}'`
         : `folder '${owner.name}'`;
-  const p = auth.parameters().toObject();
+  const p = auth.fields;
   // A request's own auth is keyed by the variable holding its secret (`{{orderToken}}` ->
   // `shop-order-token`), so requests that share a token share a key; a folder's or the collection's
   // by its owner.

@@ -1,6 +1,7 @@
 import { isHeic, mediaTypeOf } from '../http/media-type.js';
 import { ConversionError } from './errors.js';
 import type { FileStore } from './files.js';
+import { loadHeicConvert } from './heic.js';
 
 export { ConversionError } from './errors.js';
 
@@ -47,7 +48,7 @@ async function convert(value: unknown, c: Conversion, files: FileStore | undefin
   let bytes = read(value, c, files);
   if (c.convertHeicToJpg && isHeic(bytes)) {
     // Loaded on first use: the decoder is an 8 MB WebAssembly bundle most runs never need.
-    const { default: heicConvert } = await import('heic-convert');
+    const heicConvert = await loadHeicConvert(c.property);
     bytes = Buffer.from(await heicConvert({ buffer: bytes, format: 'JPEG', quality: 0.92 }));
   }
   const type = mediaTypeOf(bytes);

@@ -29,6 +29,23 @@ rmSync(join(copy, 'bin', 'commands', 'validate-action.cjs.cache'), { force: true
 afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
 describe('the commands’ code cache', () => {
+  test('commands that share a bundle each have their own cache (each holds what its command ran)', async () => {
+    const cli = join(copy, 'bin', 'restfn.js');
+    const root = tempSolution({ 'solution.yaml': 'name: shared\n' });
+    const commands = join(copy, 'bin', 'commands');
+    rmSync(join(commands, 'new-action.cjs.cache'), { force: true });
+    const created = await runCli(['new', 'rest-get-thing', '--url', 'https://api.example.com/things'], {
+      cli,
+      cwd: root,
+    });
+    expect(created.code, created.stderr).toBe(0);
+    // validate and new are one bundle (scripts/build-cli.mjs): new's cache is made though validate's exists.
+    await runCli(['validate'], { cli, cwd: root });
+    expect(existsSync(join(commands, 'validate-action.cjs.cache'))).toBe(true);
+    expect(existsSync(join(commands, 'new-action.cjs.cache'))).toBe(true);
+    expect(existsSync(join(commands, 'authoring-action.cjs.cache'))).toBe(false);
+  });
+
   test('is written at a command’s first run, kept while V8 accepts it, and replaced when it is not', async () => {
     const cli = join(copy, 'bin', 'restfn.js');
     const cache = join(copy, 'bin', 'commands', 'validate-action.cjs.cache');
@@ -68,7 +85,7 @@ describe('the commands’ code cache', () => {
     expect(readFileSync(cache).equals(rotten)).toBe(false);
 
     // A bundle replaced by another of the same length runs its own code, not the cached one.
-    const bundle = join(copy, 'bin', 'commands', 'validate-action.cjs');
+    const bundle = join(copy, 'bin', 'commands', 'authoring-action.cjs');
     const text = readFileSync(bundle, 'utf8');
     expect(text).toContain(' checked: ');
     writeFileSync(bundle, text.replace(' checked: ', ' CHECKED: '));

@@ -19,7 +19,9 @@ test('npm start: the demo validates, syncs real pages into SQLite, runs function
   });
   const code = await new Promise((resolve) => child.on('close', resolve));
   expect(code, out).toBe(0);
-  expect(out).toContain('6 files checked: 0 errors, 0 warnings');
+  expect(out).toContain('7 files checked: 0 errors, 0 warnings');
+  // Echoed as a shell reads it back (shell-quote.test.ts): pasted, it runs the same command.
+  expect(out).toContain("$ restfn run rest-update-customer -p id=c-007 -p 'name=Ada Lovelace' -p region=eu");
   expect(out).toContain('"updatedAt": 1767744000000');
   expect(out).toContain('"name": "Ada Lovelace"');
   expect(out).toContain('customers <- rest-get-customers: 3 pages, 60 records, query returns 60 rows');
@@ -113,7 +115,18 @@ test('the README: every shell block runs as written, in order, in one shell; the
   // The whole solution (examples/tasks): open-tasks joined to the lists it read.
   expect(out).toContain('"title": "Send the report"');
   expect(out).toContain('"list": "Work"');
-  expect(out).toMatch(/^crm-api-key +secret$(.|\n)*^crm-token +bearer$/m);
+  // The demo's API key, stored where each flow needs it (with --origin), reaches the service.
+  expect(out).toContain('"status":"ok","output":{"eu":20,"us":20,"apac":20}');
+  expect(out).toMatch(/^\{\n {2}"eu": 20,/m);
+  expect(out).toMatch(/^crm-api-key +secret/m);
+  expect(out).not.toMatch(/^crm-(token|basic|oauth)/m);
+  // alice's console password, set with the admin's token.
+  expect(out).toMatch(/^alice +author/m);
+  // Nothing the README's own commands print is a warning (a credential without --origin was).
+  expect(err).not.toMatch(/warning/i);
+  // serve's log went to the file the README names, not between the commands' output.
+  expect(out + err).not.toMatch(/"level":/);
+  expect(readFileSync(join(dir, 'serve.log'), 'utf8')).toMatch(/"level":/);
   expect(readdirSync(join(dir, 'examples', 'demo', '.vscode', 'schemas')).sort()).toEqual([
     'action.json',
     'datasource.json',

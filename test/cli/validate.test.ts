@@ -10,7 +10,7 @@ describe('restfn validate', () => {
   test('a valid solution: exit 0 and a summary', async () => {
     const r = await runCli(['validate', '--solution', join(EXAMPLES, 'demo')]);
     expect(r.code).toBe(0);
-    expect(r.stdout).toBe('6 files checked: 0 errors, 0 warnings\n');
+    expect(r.stdout).toBe('7 files checked: 0 errors, 0 warnings\n');
   });
 
   test('errors: exit 3, one path:line:col line per finding', async () => {

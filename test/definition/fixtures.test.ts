@@ -78,6 +78,7 @@ describe('valid definitions have no findings', () => {
       'function',
       'function',
       'function',
+      'function',
     ]);
     expect(await actualFindings(root)).toEqual([]);
   });

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -19,17 +19,34 @@ let dir: string;
 let installed: string;
 let installOutput: string;
 let files: string[];
+let tarball: { size: number; unpackedSize: number };
+/** `du -s --apparent-size` of the app's node_modules right after the install, in bytes. */
+let installedBytes: number;
+const MB = 1024 * 1024;
+const DATES_SCRIPT = `import { addDays, format } from 'date-fns';
+export function nextDay(iso) {
+  return format(addDays(new Date(iso), 1), 'yyyy-MM-dd');
+}
+`;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'restfn-pack-'));
   const packed = await run('npm', ['pack', '--json', '--pack-destination', dir], { cwd: root });
-  const [info] = JSON.parse(packed.stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
+  const [info] = JSON.parse(packed.stdout) as Array<{
+    filename: string;
+    size: number;
+    unpackedSize: number;
+    files: Array<{ path: string }>;
+  }>;
   files = info!.files.map((f) => f.path);
+  tarball = { size: statSync(join(dir, info!.filename)).size, unpackedSize: info!.unpackedSize };
   installed = join(dir, 'app');
   mkdirSync(installed);
+  // As the README says: npm (11) runs a dependency's install script only when the project's
+  // `allowScripts` names it, and warns about each it has not been told about.
   writeFileSync(
     join(installed, 'package.json'),
-    JSON.stringify({ name: 'app', private: true, type: 'module' }),
+    JSON.stringify({ name: 'app', private: true, type: 'module', allowScripts: { 'better-sqlite3': true } }),
   );
   const install = await run(
     'npm',
@@ -37,6 +54,28 @@ beforeAll(async () => {
     { cwd: installed, maxBuffer: 16 * 1024 * 1024 },
   );
   installOutput = install.stdout + install.stderr;
+  const du = await run('du', ['-s', '--apparent-size', '--block-size=1', join(installed, 'node_modules')]);
+  installedBytes = Number(du.stdout.split(/\s/)[0]);
+  console.log(
+    `package: tarball ${tarball.size} bytes, ${files.length} files, ${tarball.unpackedSize} unpacked; node_modules ${installedBytes} bytes`,
+  );
+  // A TypeScript user's own step (the README's): Node's and better-sqlite3's types, optional peers.
+  await run(
+    'npm',
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--prefer-offline',
+      '-D',
+      '@types/node@20',
+      '@types/better-sqlite3',
+    ],
+    {
+      cwd: installed,
+      maxBuffer: 16 * 1024 * 1024,
+    },
+  );
 }, 600_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -71,6 +110,70 @@ describe('the package from npm pack', () => {
     expect(installOutput).not.toMatch(/EBADENGINE/);
     expect(installOutput).not.toMatch(/restfn@[\d.]+ \(/);
   });
+
+  test('is small: tarball <= 3 MB, no source maps or build metadata, node_modules <= 80 MB without type packages or optional decoders', () => {
+    // Issue 38: 9.7 MB and 842 files, 29.6 MB of them source maps; 153 MB installed.
+    expect(tarball.size).toBeLessThanOrEqual(3 * MB);
+    expect(files.filter((f) => f.endsWith('.map') || f === 'dist/bin/meta.json')).toEqual([]);
+    expect(installedBytes).toBeLessThanOrEqual(80 * MB);
+    const modules = join(installed, 'node_modules');
+    // The HEIC decoder, Postman's SDK (with its fake-data library) and date-fns (scripts read restfn's
+    // copy of its 90 KB bundle) are not installed for everyone;
+    // type packages only by a TypeScript user (the second install above).
+    for (const absent of ['heic-convert', 'libheif-js', 'postman-collection', '@faker-js/faker', 'date-fns'])
+      expect(existsSync(join(modules, absent)), absent).toBe(false);
+    const manifest = JSON.parse(readFileSync(join(modules, 'restfn', 'package.json'), 'utf8'));
+    expect(Object.keys(manifest.dependencies).filter((d) => d.startsWith('@types/'))).toEqual([]);
+  });
+
+  test('installs without a warning when the project allows better-sqlite3 its build, as the README says', () => {
+    expect(installOutput).not.toMatch(/npm warn/i);
+  });
+
+  test("an expression script imports date-fns from restfn's copy (the package is not installed)", async () => {
+    expect(existsSync(join(installed, 'node_modules', 'date-fns'))).toBe(false);
+    const server = await testServer((_, res) => json(res, 200, { due: '2026-03-05T10:00:00Z' }));
+    const solution = join(dir, 'dates');
+    mkdirSync(join(solution, 'functions'), { recursive: true });
+    mkdirSync(join(solution, 'scripts', 'expressions'), { recursive: true });
+    writeFileSync(join(solution, 'solution.yaml'), 'name: s\n');
+    writeFileSync(join(solution, 'scripts', 'expressions', 'dates.js'), DATES_SCRIPT);
+    writeFileSync(
+      join(solution, 'functions', 'rest-get-due.platform'),
+      `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/due\noutputTransform: '$dates.nextDay(due)'\n`,
+    );
+    const ran = await runCli(['run', 'rest-get-due'], { cwd: solution, cli: bin() });
+    expect(ran.stderr).toBe('');
+    expect(JSON.parse(ran.stdout)).toBe('2026-03-06');
+  }, 60_000);
+
+  test('npx restfn --help lists the commands', async () => {
+    const help = await run('npx', ['--no-install', 'restfn', '--help'], { cwd: installed });
+    for (const command of ['validate', 'run', 'serve'])
+      expect(help.stdout).toMatch(new RegExp(`^  ${command}\\b`, 'm'));
+  });
+
+  test('a HEIC conversion without the optional decoder is CONVERSION_UNAVAILABLE saying how to install it', async () => {
+    // The checkout (heic-convert installed as a devDependency) sends the photo as a JPEG.
+    const heic = readFileSync(join(root, 'test', 'fixtures', 'images', 'sample-32x24.heic'));
+    const server = await testServer((_, res) => json(res, 200, { ok: true }));
+    const solution = join(dir, 'heic');
+    mkdirSync(join(solution, 'functions'), { recursive: true });
+    writeFileSync(join(solution, 'solution.yaml'), 'name: s\n');
+    writeFileSync(
+      join(solution, 'functions', 'rest-create-photo.platform'),
+      `provider: DATA_PROVIDER_REST\nmethod: POST\nurl: ${server.url}/photos\nparameters:\n  photo: { location: body, type: string, required: true }\nconversions:\n  - property: photo\n    from: base64\n    to: base64\n    convertHeicToJpg: true\n`,
+    );
+    const args = ['run', 'rest-create-photo', '-p', `photo=${heic.toString('base64')}`];
+    const ran = await runCli(args, { cwd: solution, cli: bin() });
+    expect(ran.stderr).toContain('CONVERSION_UNAVAILABLE');
+    expect(ran.stderr).toContain('npm install heic-convert');
+    expect(ran.code).not.toBe(0);
+    expect(server.requests).toHaveLength(0);
+    const checkout = await runCli(args, { cwd: solution });
+    expect(checkout.code, checkout.stderr).toBe(0);
+    expect(JSON.parse(server.requests[0]!.body).photo).toMatch(/^\/9j\//);
+  }, 60_000);
 
   test('npx restfn validates and runs as the checkout does', async () => {
     const server = await testServer((req, res) => json(res, 200, { items: [{ id: 1, path: req.url }] }));
@@ -169,7 +272,7 @@ console.log(JSON.stringify({ answers, error: failure instanceof ExpressionError,
         files: ['readme.ts'],
       }),
     );
-    // Only restfn is installed there: every type its declarations need comes with it.
+    // restfn and the optional peers a TypeScript user adds (@types/node, @types/better-sqlite3).
     const tsc = join(root, 'node_modules', '.bin', 'tsc');
     const checked = await run(tsc, ['-p', join(installed, 'tsconfig.json')]).then(
       () => ({ code: 0, out: '' }),
@@ -180,7 +283,7 @@ console.log(JSON.stringify({ answers, error: failure instanceof ExpressionError,
   }, 120_000);
 
   test('restfn serve from the package publishes, executes in its workers and serves the console', async () => {
-    const server = await testServer((_, res) => json(res, 200, { ok: true }));
+    const server = await testServer((_, res) => json(res, 200, { ok: true, due: '2026-03-05T10:00:00Z' }));
     const platform = await startPlatformProcess({ cli: bin(), args: ['--allow-private-targets'] });
     const admin = platform.adminToken;
     const published = await platform.api('PUT', '/api/v1/solutions/crm', {
@@ -188,6 +291,9 @@ console.log(JSON.stringify({ answers, error: failure instanceof ExpressionError,
       body: {
         files: {
           'functions/rest-get-ok.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/ok\noutputTransform: ok\n`,
+          // date-fns is not installed with restfn: scripts read the copy of its bundle in dist/vendor/.
+          'scripts/expressions/dates.js': DATES_SCRIPT,
+          'functions/rest-get-due.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${server.url}/due\noutputTransform: '$dates.nextDay(due)'\n`,
         },
       },
     });
@@ -197,6 +303,11 @@ console.log(JSON.stringify({ answers, error: failure instanceof ExpressionError,
       body: {},
     });
     expect(executed.body).toMatchObject({ status: 'ok', output: true });
+    const due = await platform.api('POST', '/api/v1/solutions/crm/functions/rest-get-due/execute', {
+      token: admin,
+      body: {},
+    });
+    expect(due.body).toMatchObject({ status: 'ok', output: '2026-03-06' });
     const page = await fetch(`${platform.url}/console/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('<div id="app">');

@@ -3,6 +3,8 @@
 import { createServer } from 'node:http';
 
 const REGIONS = ['eu', 'us', 'apac'];
+/** The key GET /stats wants in x-api-key. */
+export const API_KEY = 'demo-key-123';
 const customers = new Map(
   Array.from({ length: 60 }, (_, i) => {
     const id = `c-${String(i + 1).padStart(3, '0')}`;
@@ -26,6 +28,13 @@ export function startDemoApi(port = 4010) {
       res.end(JSON.stringify(body));
     };
     const [, collection, id] = url.pathname.split('/');
+    // Counts by region, for callers with the demo's API key (the README stores it as crm-api-key).
+    if (collection === 'stats' && req.method === 'GET') {
+      if (req.headers['x-api-key'] !== API_KEY) return send(401, { error: 'x-api-key missing or wrong' });
+      const regions = Object.fromEntries(REGIONS.map((r) => [r, 0]));
+      for (const c of customers.values()) regions[c.region]++;
+      return send(200, { customers: customers.size, regions });
+    }
     if (collection !== 'customers') return send(404, { error: 'not found' });
     if (!id && req.method === 'GET') {
       const limit = Math.min(Number(url.searchParams.get('limit') ?? 25), 100);

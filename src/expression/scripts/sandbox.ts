@@ -454,13 +454,20 @@ let dateFnsText: string | undefined;
 
 /**
  * The date-fns package's own prebuilt bundle (`cdn.min.js`, all its functions in one script that
- * sets `window.dateFns`), read from the installed package once per process: no copy in restfn.
+ * sets `window.dateFns`), read once per process. The build copies it to dist/vendor/ (issue 38:
+ * the package is 11 MB installed, of which scripts read this 90 KB file), two folders up from both
+ * this module's output and the CLI's bundles; a checkout's sources read the package (a dev
+ * dependency).
  */
 function dateFnsSource(): string {
   if (dateFnsText === undefined) {
-    const require = createRequire(import.meta.url);
-    const root = dirname(require.resolve('date-fns/package.json'));
-    dateFnsText = readFileSync(join(root, 'cdn.min.js'), 'utf8');
+    try {
+      dateFnsText = readFileSync(new URL('../../vendor/date-fns.cdn.min.js', import.meta.url), 'utf8');
+    } catch {
+      const require = createRequire(import.meta.url);
+      const root = dirname(require.resolve('date-fns/package.json'));
+      dateFnsText = readFileSync(join(root, 'cdn.min.js'), 'utf8');
+    }
   }
   return dateFnsText;
 }
