@@ -39,7 +39,8 @@ test('npm start: the demo validates, syncs real pages into SQLite, runs function
 function readmeBlocks(): Array<{ line: number; code: string; notRun: string | undefined }> {
   const lines = readFileSync(join(EXAMPLES, '..', 'README.md'), 'utf8').split('\n');
   const blocks: Array<{ line: number; code: string; notRun: string | undefined }> = [];
-  const marker = (text: string | undefined) => /^_Not run by the README test: (.+)\._$/.exec(text ?? '')?.[1];
+  const marker = (text: string | undefined) =>
+    /^<!-- not run by the README test: (.+) -->$/.exec(text ?? '')?.[1];
   for (let i = 0; i < lines.length; i++) {
     if (lines[i] !== '```sh') continue;
     const start = i;
