@@ -53,7 +53,7 @@ export function registerNew(program: Command): void {
     .option('-f, --function <name>', 'datasource and action templates: the function the file uses')
     .option(
       '-e, --entity <table>',
-      'datasource and action templates: the local table (default: NAME for a datasource)',
+      'datasource and action templates: the local table (default: NAME for a datasource; required for --template action: the table whose record the action changes here before its function is called)',
     )
     .option(
       '-m, --method <method>',
