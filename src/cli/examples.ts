@@ -125,8 +125,12 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [what: str
     ],
     ['A datasource filling table items from a function', 'restfn new items -t datasource -f rest-get-items'],
     [
-      'An action that updates a record of items',
-      'restfn new update-item -t action -f rest-get-items -e items -m update',
+      'A function that updates one item: a PUT to its address',
+      "restfn new rest-update-item --method PUT --url 'https://api.example.com/items/{id}'",
+    ],
+    [
+      'An action that updates a record of table items locally and queues that PUT',
+      'restfn new update-item -t action -f rest-update-item -e items -m update',
     ],
   ],
   import: [

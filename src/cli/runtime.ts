@@ -3,17 +3,22 @@ import type { CredentialProvider } from '../auth/credential-provider.js';
 import type { Solution } from '../definition/solution.js';
 import { FileStore } from '../local/files.js';
 import type { LocalStore } from '../local/store.js';
+import type { ExecutionEvent } from '../runtime/events.js';
 import { createRuntime, type Runtime } from '../runtime/runtime.js';
 import { printAlert } from './alerts.js';
 import { openFiles, stateFolder } from './state-folder.js';
 import { printRetry } from './trace.js';
 import { type UserOptions, userFrom } from './user-options.js';
 
-/** The runtime a command runs functions with: the solution's credentials, its files, alerts on stderr. */
+/**
+ * The runtime a command runs functions with: the solution's credentials, its files, alerts on stderr
+ * (or to `onAlert`: `restfn action` words an earlier command's alert after the one it queued).
+ */
 export async function cliRuntime(
   solution: Solution,
   store: LocalStore | undefined,
   options: UserOptions,
+  onAlert: (event: ExecutionEvent) => void = printAlert,
 ): Promise<Runtime> {
   const runtime = createRuntime(solution, {
     ...(options.server !== undefined || platformUrl(solution) !== undefined
@@ -27,7 +32,7 @@ export async function cliRuntime(
     // The library reads no environment: the CLI passes the user's locale (`de_DE.UTF-8` -> `de_DE`).
     locale: process.env.LANG?.split('.')[0],
   });
-  runtime.on(printAlert);
+  runtime.on(onAlert);
   runtime.on(printRetry);
   return runtime;
 }

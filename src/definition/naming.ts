@@ -41,6 +41,29 @@ export function suggestFileName(name: string): string {
   );
 }
 
+/**
+ * The name of a GET function calling `url`: `rest-get-` and the last path segment that is no
+ * {placeholder} (`.../tickets/{id}` -> rest-get-tickets; a `.json` ending dropped), or `fallback`
+ * when the path has none. The url may hold placeholders anywhere (`{base}/tickets`), so it is cut
+ * as text rather than parsed.
+ */
+export function getFunctionName(url: string, fallback: string): string {
+  const path = url.replace(/[?#].*$/s, '').replace(/^[a-z][a-z0-9+.-]*:\/\/[^/]*/i, '');
+  const segments = path.split('/').filter((s) => s !== '' && !s.includes('{') && !s.includes('}'));
+  const last = segments.at(-1);
+  if (last === undefined) return fallback;
+  let decoded = last;
+  try {
+    decoded = decodeURIComponent(last);
+  } catch {
+    // A stray '%' stays as written; suggestFileName drops it.
+  }
+  const words = suggestFileName(decoded.replace(/\.[A-Za-z0-9]+$/, ''))
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return words === '' ? fallback : `rest-get-${words}`;
+}
+
 /** What is wrong with a `functionId` (spec 2.1), or undefined when it follows the rules. */
 export function functionIdProblem(id: string): string | undefined {
   if (id.length < 2 || id.length > 50) return `must be 2 to 50 characters long (it has ${id.length})`;

@@ -212,6 +212,24 @@ function fetchAhead(
   return { execution, controller, request };
 }
 
+/**
+ * Whether the answer says more pages follow: the function has a `continuation` whose `when` holds
+ * for this page (nothing is requested to find out). What paging follows, and what `restfn run`,
+ * which gives page 1 only, tells its user.
+ */
+export async function continues(engine: Engine, execution: Execution): Promise<boolean> {
+  const { file, ctx } = execution;
+  const continuation = file.definition.continuation;
+  if (!continuation || execution.result.status !== 'ok') return false;
+  const output = execution.result.output;
+  const value = await fieldsOf(file, ctx, engine.expressions)(
+    ['continuation', 'when'],
+    continuation.when,
+    output,
+  );
+  return isTruthy(value);
+}
+
 /** After `page`: the next page's request, or why paging ends (cleanly, or as a PagingError). */
 async function nextRequest(
   engine: Engine,
@@ -225,8 +243,7 @@ async function nextRequest(
   if (!continuation) return { pages: page, stopped: 'done' };
   const evaluate = fieldsOf(file, ctx, engine.expressions);
   const field = (path: string[], raw: unknown) => evaluate(path, raw, output);
-  if (!isTruthy(await field(['continuation', 'when'], continuation.when)))
-    return { pages: page, stopped: 'done' };
+  if (!(await continues(engine, execution))) return { pages: page, stopped: 'done' };
   if (page >= engine.options.maxPages)
     throw new PagingError(
       'PAGE_LIMIT',

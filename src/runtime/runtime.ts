@@ -37,7 +37,7 @@ import { Deadline } from './deadline.js';
 import type { Engine, ExecutionResult, RemoteCalls, RemoteResponse } from './engine.js';
 import { EventBus, type EventListener } from './events.js';
 import { type NormalizedOptions, normalizeOptions, type RuntimeOptions } from './options.js';
-import { type Paged, paginate } from './paginate.js';
+import { continues, type Paged, paginate } from './paginate.js';
 import { refuseUnknownParameters } from './parameters.js';
 import { runFunction } from './pipeline.js';
 import type { ActionPreview, DatasourcePreview } from './previews.js';
@@ -126,17 +126,26 @@ export class Runtime {
       correlationId?: string;
       /** Told every credential text the execution's calls use. */
       collect?: SecretCollector;
+      /**
+       * Told when the answer says more pages follow (its `continuation.when` holds): this gives page
+       * 1 only, and no further page is requested to find out. A `when` that fails to evaluate tells nothing.
+       */
+      onMorePages?: () => void;
     } = {},
   ): Promise<ExecutionResult> {
     this.refuseUnknown(name, parameters);
     if (!this.isReady) await this.ready();
     const deadline = this.executionDeadline(name, options.signal);
-    const { correlationId, collect } = options;
-    return deadline.run(
-      async (signal) =>
-        (await runFunction(this.engine, name, parameters, context, { signal, correlationId, collect }))
-          .result,
-    );
+    const { correlationId, collect, onMorePages } = options;
+    return deadline.run(async (signal) => {
+      const execution = await runFunction(this.engine, name, parameters, context, {
+        signal,
+        correlationId,
+        collect,
+      });
+      if (onMorePages && (await continues(this.engine, execution).catch(() => false))) onMorePages();
+      return execution.result;
+    });
   }
 
   /**

@@ -71,19 +71,31 @@ describe('--help has examples', () => {
     expect((await run(traced!, demo)).stderr).toContain('limit=5');
     expect((await run(filtered!, demo)).stdout).toBe('Ada\n');
     const made = await help('new');
-    // made[1] writes a POST function with --method; 2 and 3 are the datasource and action
+    // made[1] writes a POST function with --method; 2 the datasource, 3 the PUT the action (4) queues
     await run(made[1]!, demo);
     expect(readFileSync(join(demo, 'functions', 'rest-create-order.platform'), 'utf8')).toMatch(
       /^method: POST$/m,
     );
     await run(made[2]!, demo);
     await run(made[3]!, demo);
+    expect(readFileSync(join(demo, 'functions', 'rest-update-item.platform'), 'utf8')).toMatch(
+      /^method: PUT$/m,
+    );
+    await run(made[4]!, demo);
+    // The action updates with a function that updates: never with a GET.
+    const action = readFileSync(join(demo, 'actions', 'update-item.platform'), 'utf8');
+    expect(action).toMatch(/^ {2}function: rest-update-item$/m);
+    expect(made[4]).not.toMatch(/-f rest-get-/);
     await run((await help('sync'))[0]!, demo);
     const [rows, ids] = await help('query');
     expect(JSON.parse((await run(rows!, demo)).stdout)).toHaveLength(2);
     expect(JSON.parse((await run(ids!, demo)).stdout)).toEqual([{ id: '1' }, { id: '2' }]);
     const offline = (await help('action'))[1]!;
     await run(offline, demo);
-    expect(JSON.parse((await run((await help('queue', 'list'))[0]!, demo)).stdout)).toHaveLength(1);
+    const queued = JSON.parse((await run((await help('queue', 'list'))[0]!, demo)).stdout);
+    expect(queued).toHaveLength(1);
+    expect(queued[0]).toMatchObject({ type: 'update', function: 'rest-update-item' });
+    // -e's help says what it is for an action.
+    expect((await runCli(['new', '--help'])).stdout).toMatch(/required\s+for\s+--template\s+action/);
   });
 });

@@ -318,6 +318,30 @@ describe('starting a solution', () => {
     expect(here.stderr).toContain('  restfn run rest-get-items\n');
   });
 
+  test("init names the first function for its url's last path segment, and its next step runs it", async () => {
+    const server = await testServer((_req, res) => json(res, 200, [{ id: 1 }]));
+    const parent = tempSolution({});
+    const init = await runCli(['init', 'helpdesk', '--url', `${server.url}/tickets`], { cwd: parent });
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain('created helpdesk/functions/rest-get-tickets.platform\n');
+    expect(init.stderr).toContain('  restfn run rest-get-tickets --solution helpdesk\n');
+    const run = await runCli(['run', 'rest-get-tickets', '--solution', 'helpdesk'], { cwd: parent });
+    expect(run.code, run.stderr).toBe(0);
+    // Placeholders are no names; a path that names nothing keeps rest-get-items.
+    const cases = [
+      [`${server.url}/v1/Ticket_Lists/{id}?per_page=2`, 'rest-get-ticket-lists'],
+      [`${server.url}/tickets.json`, 'rest-get-tickets'],
+      [`${server.url}/{id}`, 'rest-get-items'],
+      [`${server.url}/`, 'rest-get-items'],
+    ] as const;
+    for (const [i, [url, name]] of cases.entries()) {
+      const made = await runCli(['init', `s${i}`, '--url', url], { cwd: parent });
+      expect(made.code, made.stderr).toBe(0);
+      expect(made.stdout, url).toContain(`created s${i}/functions/${name}.platform\n`);
+      expect(made.stderr, url).toContain(`  restfn run ${name} --solution s${i}\n`);
+    }
+  });
+
   test('init --url with a query string writes query parameters, so the file validates without a warning', async () => {
     const server = await testServer((_req, res) => json(res, 200, []));
     const parent = tempSolution({});

@@ -58,6 +58,36 @@ describe('restfn action and restfn queue', () => {
     expect(await restfn('queue')).toMatchObject({ stdout: '', stderr: 'restfn: the queue is empty\n' });
   });
 
+  it("offline, an update queued behind a create: the alert names the update's call, then the create it waits behind", async () => {
+    const { api, root, restfn, rows } = await setup();
+    await api.offline();
+    const created = await restfn('action', 'create-customer', '-p', 'components.name.state.value=Ada');
+    expect(created.code, created.stderr).toBe(0);
+    const create = JSON.parse(created.stdout).command.id as string;
+    // The create's own alert names its own call.
+    expect(created.stderr).toContain(`restfn: alert [toast] Service unreachable: POST ${api.url}/customers`);
+    // Its next attempt is due now (instead of waiting out its backoff), so the update's push tries it.
+    const db = new Database(join(root, '.restfn', 'local.db'));
+    db.prepare("UPDATE [_commandQueue] SET nextAttempt = '2000-01-01T00:00:00.000Z'").run();
+    db.close();
+    const [{ id }] = rows() as [{ id: string }];
+    const updated = await restfn(
+      'action',
+      'update-customer',
+      '-p',
+      `current.item.id=${id}`,
+      '-p',
+      'components.name.state.value=Grace',
+    );
+    expect(updated.code, updated.stderr).toBe(0);
+    const update = JSON.parse(updated.stdout).command.id as string;
+    const alert = updated.stderr.split('\n').find((l) => l.startsWith('restfn: alert'));
+    expect(alert).toBe(
+      `restfn: alert [toast] Service unreachable: update-customer's PATCH ${api.url}/customers/{id} (command ${update}) is queued behind command ${create} (rest-create-customer), which was not sent: POST ${api.url}/customers failed: connection refused (is the service running?)`,
+    );
+    expect(updated.stderr).toContain(`updated locally; queued as command ${update}`);
+  });
+
   it('restfn sync pushes the queue first and says so', async () => {
     const { api, restfn, rows } = await setup([{ id: 'c-1', name: 'Ada', region: 'eu' }]);
     await restfn('sync', 'customers');

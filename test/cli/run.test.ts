@@ -144,4 +144,38 @@ errorTransform: '{ "problem": message, "status": $$.status }'
     expect(JSON.parse(r.stdout)).toEqual({ problem: 'no item for ada@example.test', status: 404 });
     expect(r.stderr).toContain('DEPRECATED_KEY');
   });
+
+  test('a paged function gives page 1 and a note that more follow, without asking for them', async () => {
+    const server = await testServer((req, res) => {
+      const page = Number(new URL(req.url, 'http://x').searchParams.get('page'));
+      json(res, 200, { items: page < 3 ? [{ id: `p${page}` }] : [], more: page < 2 });
+    });
+    const root = tempSolution({
+      'functions/rest-get-tickets.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${server.url}/tickets
+parameters:
+  page: { location: query, type: int, value: 1 }
+outputTransform: $
+continuation:
+  when: =@ctx.output.more
+  parameters:
+    page: { location: query, type: int, value: =$number(@ctx.parameters.page) + 1 }
+`,
+    });
+    const first = await runCli(['run', 'rest-get-tickets'], { cwd: root });
+    expect(first.code, first.stderr).toBe(0);
+    expect(JSON.parse(first.stdout)).toEqual({ items: [{ id: 'p1' }], more: true });
+    expect(first.stderr).toBe(
+      "restfn: rest-get-tickets gave page 1 only; the service has more pages (continuation.when =@ctx.output.more held): 'restfn sync' fills a datasource using rest-get-tickets with all of them\n",
+    );
+    // Only page 1 was asked for.
+    expect(server.requests.map((r) => r.url)).toEqual(['/tickets?page=1']);
+    // The last page says nothing.
+    const last = await runCli(['run', 'rest-get-tickets', '-p', 'page=2'], { cwd: root });
+    expect(last.code, last.stderr).toBe(0);
+    expect(last.stderr).toBe('');
+    const help = await runCli(['run', '--help']);
+    expect(help.stdout).toContain('a note when more follow');
+  });
 });

@@ -151,6 +151,45 @@ parameters:
       `restfn: error SERVER_UNREACHABLE: the platform at ${platform.url} could not be reached`,
     );
   });
+  it('publish says published vN or unchanged in words, and users set says what changed (never the password)', async () => {
+    const platform = await startPlatformProcess();
+    const asAdmin = { RESTFN_SERVER: platform.url, RESTFN_TOKEN: platform.adminToken };
+    const root = tempSolution({
+      'solution.yaml': 'name: crm\n',
+      'functions/rest-get-orders.platform':
+        'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: https://api.example.com/orders\n',
+    });
+    const first = await runCli(['publish', '--solution', root], { env: asAdmin });
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stdout).toMatch(/^SOLUTION\s+VERSION\s+RESULT\s+FILES\ncrm\s+1\s+published v1\s+2\n$/);
+    const again = await runCli(['publish', '--solution', root], { env: asAdmin });
+    expect(again.stdout).toMatch(/\ncrm\s+1\s+unchanged: still v1\s+2\n$/);
+    expect(again.stdout).not.toMatch(/true|false/);
+    // The JSON keeps its fields.
+    const json = await runCli(['publish', '--solution', root, '--format', 'json'], { env: asAdmin });
+    expect(JSON.parse(json.stdout)).toEqual({ solution: 'crm', version: 1, unchanged: true, files: 2 });
+
+    const password = 'correct-horse-battery-9';
+    const added = await runCli(['users', 'add', 'alice', '--role', 'author', '--with-password'], {
+      env: asAdmin,
+      input: `${password}\n`,
+    });
+    expect(added.code, added.stderr).toBe(0);
+    expect(added.stderr).toContain("restfn: added user 'alice' with a console password\n");
+    const set = await runCli(['users', 'set', 'alice', '--with-password'], {
+      env: asAdmin,
+      input: 'another-horse-battery-7\n',
+    });
+    expect(set.code, set.stderr).toBe(0);
+    expect(set.stderr).toContain("restfn: updated user 'alice': console password set\n");
+    expect(set.stderr + set.stdout).not.toContain('another-horse');
+    const role = await runCli(['users', 'set', 'alice', '--role', 'user', '--solution', 'crm'], {
+      env: asAdmin,
+    });
+    expect(role.stderr).toContain("restfn: updated user 'alice': role user, solutions crm\n");
+    await platform.stop();
+  });
+
   it("restfn publish prints the server's findings the local run did not: a capped setting at its place, once", async () => {
     const platform = await startPlatformProcess({ args: ['--max-script-ms', '100'] });
     const root = tempSolution({

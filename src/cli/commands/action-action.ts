@@ -1,7 +1,8 @@
 import { actionSteps, namedActions } from '../../definition/action-steps.js';
 import type { ActionFile } from '../../definition/schema/index.js';
-import { loadSolution, type SourceFile } from '../../definition/solution.js';
+import { loadSolution, type Solution, type SourceFile } from '../../definition/solution.js';
 import { validateSolution } from '../../definition/validate.js';
+import type { Alert } from '../../errors/alerts.js';
 import { ERROR_CODES, isErrorCode } from '../../errors/codes.js';
 import { DefinitionError } from '../../errors/definition-error.js';
 import { printable } from '../../errors/printable.js';
@@ -9,7 +10,9 @@ import { UsageError } from '../../errors/restfn-error.js';
 import { type ActionResult, isScreenStep, type StepResult, walkSteps } from '../../runtime/action.js';
 import { checkParameterNames } from '../../runtime/actions/files.js';
 import { ActionStepError, CommandFailedError } from '../../runtime/errors.js';
+import type { Runtime } from '../../runtime/runtime.js';
 import { checkActionPaths } from '../action-paths.js';
+import { alertLine, type QueuedCall } from '../alerts.js';
 import { diagnosticLine } from '../diagnostic-line.js';
 import { InterruptedError } from '../errors.js';
 import { onInterrupt } from '../interrupt.js';
@@ -66,9 +69,15 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
     checkActionPaths(solution, file, pairs);
   }
   const store = openStore(solution.root, options.db);
-  const runtime = await cliRuntime(solution, store, options);
+  // Alerts wait for the result: one an earlier queued command raised (the push before this run's
+  // command stopped at it) is then worded after the command the user just queued.
+  const alerts: Alert[] = [];
+  const runtime = await cliRuntime(solution, store, options, (event) => {
+    if (event.type === 'alert') alerts.push(event.alert);
+  });
   if (options.verbose) runtime.on(trace);
   const interrupt = onInterrupt();
+  let line: (alert: Alert) => string = (alert) => alertLine(alert);
   try {
     const result = await runtime
       .action(name, context, { push: options.push, signal: interrupt.signal })
@@ -78,6 +87,8 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
           `action interrupted: '${name}' stopped while its command was being sent; the local change and the command are kept ('restfn queue push' sends it; the service may have received it, and the idempotency key keeps a resend from applying twice)`,
         );
       });
+    line = alertWording(result, runtime, solution);
+    for (const alert of alerts.splice(0)) process.stderr.write(`${line(alert)}\n`);
     const failedCommand = walkSteps(result)
       .map(({ step }) => step)
       .find((s): s is ActionResult => !isScreenStep(s) && s.command?.state === 'failed');
@@ -104,10 +115,42 @@ export async function action(name: string, options: ActionCliOptions): Promise<v
     }
     if (told) throw new ActionStepError(isErrorCode(told.code) ? told.code : 'INTERNAL', told.message);
   } finally {
+    // A run that failed before its result still shows every alert, as raised.
+    for (const alert of alerts.splice(0)) process.stderr.write(`${line(alert)}\n`);
     interrupt.dispose();
     await runtime.close();
     store.close();
   }
+}
+
+/**
+ * How this run's alerts read. An alert from a function none of this run's commands calls is an
+ * earlier queued command's: the push stopped at it (offline), before the command this run queued.
+ * Its line names that command's call first (`PUT .../tickets/{id}`), the user's, not the earlier
+ * `POST .../tickets` alone.
+ */
+function alertWording(result: StepResult, runtime: Runtime, solution: Solution): (alert: Alert) => string {
+  const steps = walkSteps(result)
+    .map(({ step }) => step)
+    .filter((s): s is ActionResult => !isScreenStep(s));
+  const outcomes = steps.flatMap((s) => s.push?.outcomes ?? []);
+  const inQueue = new Map(runtime.queuedCommands().map((c) => [c.id, c.function]));
+  const own = new Set<string>();
+  let queued: QueuedCall | undefined;
+  for (const { action, command } of steps) {
+    if (!command) continue;
+    const fn = inQueue.get(command.id) ?? outcomes.find((o) => o.id === command.id)?.function;
+    if (!fn) continue;
+    own.add(fn);
+    const definition = solution.functions.get(fn)?.definition;
+    if (command.state === 'queued' && definition && !queued)
+      queued = { action, command: command.id, call: `${definition.method} ${definition.url}` };
+  }
+  return (alert) => {
+    if (!queued || own.has(alert.function)) return alertLine(alert);
+    const blocking = outcomes.find((o) => o.function === alert.function && o.state !== 'done')?.id;
+    return alertLine(alert, { queued, blocking });
+  };
 }
 
 /** The first `-p` path segments that are the screen's, never a global action's parameter. */

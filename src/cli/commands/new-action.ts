@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import { methodFor, renderAction, renderDatasource } from '../../definition/file-templates.js';
-import { isValidFileName, suggestFileName } from '../../definition/naming.js';
+import { getFunctionName, isValidFileName, suggestFileName } from '../../definition/naming.js';
 import { METHODS } from '../../definition/schema/function.js';
 import {
   EXTENSION,
@@ -162,7 +162,7 @@ function findRootOrHere(): string {
  * (local database, encrypted credentials) out of version control. Refuses a folder that already
  * holds a solution.yaml; never overwrites a file.
  */
-export function initSolution(dir: string, url: string): string[] {
+export function initSolution(dir: string, url: string): { written: string[]; first: string } {
   const root = resolve(dir);
   const settings = join(root, SOLUTION_FILE);
   if (existsSync(settings)) {
@@ -180,14 +180,21 @@ export function initSolution(dir: string, url: string): string[] {
     written.push(path);
   };
   write(settings, `name: ${name}\ntitle: ${name}\nsettings:\n  custom: {}\n`);
-  written.push(createFile('rest-get-items', { template: 'rest', solution: root, url }));
+  // Named for what it gets: `--url .../tickets` makes rest-get-tickets.
+  const first = firstFunctionName(url);
+  written.push(createFile(first, { template: 'rest', solution: root, url }));
   const ignore = join(root, '.gitignore');
   if (!existsSync(ignore))
     write(
       ignore,
       `# restfn's state: the local database and encrypted credentials of this machine\n${STATE_FOLDER}/\n`,
     );
-  return written;
+  return { written, first };
+}
+
+/** The first function's name for `init --url`: rest-get-items when the url's path names nothing. */
+export function firstFunctionName(url: string): string {
+  return getFunctionName(url, 'rest-get-items');
 }
 
 /**
@@ -195,11 +202,11 @@ export function initSolution(dir: string, url: string): string[] {
  * folder, `--solution DIR` says where the solution is (a solution is found from the current folder
  * upward, never downward). One command a line, so that it can be copied.
  */
-export function nextSteps(dir: string): string {
+export function nextSteps(dir: string, first: string): string {
   const where = dir === '.' ? '' : ` --solution ${shellWord(dir)}`;
   return [
     'restfn: next, from this folder:',
-    `  restfn run rest-get-items${where}`,
+    `  restfn run ${first}${where}`,
     `  restfn new NAME --template rest --url URL${where}`,
     ...(dir === '.' ? [] : [`  (or cd ${shellWord(dir)} first, and leave out --solution)`]),
     '',

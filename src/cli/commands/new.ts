@@ -25,13 +25,16 @@ export function registerNew(program: Command): void {
     .command('init')
     .description('start a solution: solution.yaml, a first function, and a .gitignore for the state folder')
     .argument('[dir]', 'the solution folder (made when missing)', '.')
-    .option('--url <url>', "the first function's address", DEFAULT_TEMPLATE_URL)
+    .option(
+      '--url <url>',
+      "the first function's address; the function is named for its last path segment (.../tickets: rest-get-tickets)",
+      DEFAULT_TEMPLATE_URL,
+    )
     .action(async (dir: string, options: { url: string }) => {
-      const { initSolution } = await import('./new-action.js');
-      for (const path of initSolution(dir, options.url))
-        process.stdout.write(`created ${relative(process.cwd(), path) || path}\n`);
-      const { nextSteps } = await import('./new-action.js');
-      process.stderr.write(nextSteps(dir));
+      const { initSolution, nextSteps } = await import('./new-action.js');
+      const { written, first } = initSolution(dir, options.url);
+      for (const path of written) process.stdout.write(`created ${relative(process.cwd(), path) || path}\n`);
+      process.stderr.write(nextSteps(dir, first));
     });
   program
     .command('new')
@@ -50,7 +53,7 @@ export function registerNew(program: Command): void {
     .option('-f, --function <name>', 'datasource and action templates: the function the file uses')
     .option(
       '-e, --entity <table>',
-      'datasource and action templates: the local table (default: NAME for a datasource)',
+      'datasource and action templates: the local table (default: NAME for a datasource; required for --template action: the table whose record the action changes here before its function is called)',
     )
     .option(
       '-m, --method <method>',

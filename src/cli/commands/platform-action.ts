@@ -82,7 +82,8 @@ export async function publish(options: ServerOptions & { solution?: string }): P
   printRecord(options.format, report, [
     ['SOLUTION', (r) => r.solution],
     ['VERSION', (r) => r.version],
-    ['UNCHANGED', (r) => r.unchanged],
+    // The JSON keeps `unchanged: true|false`; a person reads what happened.
+    ['RESULT', (r) => (r.unchanged ? `unchanged: still v${r.version}` : `published v${r.version}`)],
     ['FILES', (r) => r.files],
   ]);
 }
@@ -111,6 +112,7 @@ export async function addUser(
     solutions: options.solution,
     ...(password !== undefined ? { password } : {}),
   });
+  if (password !== undefined) status(`added user '${name}' with a console password`);
   printRecord(options.format, user, USER_COLUMNS);
 }
 
@@ -129,7 +131,20 @@ export async function setUser(
     throw new UsageError('say what to change: --role, --solution or --with-password');
   }
   const user = await client.request<User>('PATCH', `/api/v1/users/${encodeURIComponent(name)}`, change);
+  // The table shows no password: what changed is said, the password never.
+  status(`updated user '${name}': ${userChanges(change).join(', ')}`);
   printRecord(options.format, user, USER_COLUMNS);
+}
+
+/** What a `users set` changed, as a person reads it. */
+export function userChanges(change: { role?: string; solutions?: string[]; password?: string }): string[] {
+  return [
+    ...(change.role ? [`role ${change.role}`] : []),
+    ...(change.solutions
+      ? [change.solutions.length > 0 ? `solutions ${change.solutions.join(', ')}` : 'no solutions']
+      : []),
+    ...(change.password !== undefined ? ['console password set'] : []),
+  ];
 }
 
 export async function removeUser(name: string, options: ServerOptions): Promise<void> {

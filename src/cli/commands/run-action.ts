@@ -60,11 +60,25 @@ export async function run(name: string, options: RunOptions): Promise<void> {
       : undefined;
   if (waiting) runtime.on(waiting.onEvent);
   const interrupt = onInterrupt();
+  // run gives page 1 of a paged function; that more follow is said, never fetched.
+  let morePages = false;
   try {
     const result = await executeOfferingLogin(
       // Cleared when the call ends, before a login question or the output.
       () =>
-        runtime.execute(name, parameters, {}, { signal: interrupt.signal }).finally(() => waiting?.done()),
+        runtime
+          .execute(
+            name,
+            parameters,
+            {},
+            {
+              signal: interrupt.signal,
+              onMorePages: () => {
+                morePages = true;
+              },
+            },
+          )
+          .finally(() => waiting?.done()),
       solution.root,
     ).catch((error: unknown) => {
       if (interrupt.interrupted) {
@@ -81,6 +95,7 @@ export async function run(name: string, options: RunOptions): Promise<void> {
     });
     if (result.status === 'skipped') process.stderr.write(`restfn: ${name} skipped: ${result.reason}\n`);
     await printFiltered(result.status === 'ok' ? result.output : null, options);
+    if (morePages) process.stderr.write(`${morePagesNote(name, d?.continuation?.when)}\n`);
   } finally {
     interrupt.dispose();
     await runtime.close();
@@ -115,4 +130,10 @@ async function executeOfferingLogin<T>(execute: () => Promise<T>, solutionRoot: 
     });
     return execute();
   }
+}
+
+/** The note after page 1 of a paged function whose answer says more pages follow. */
+export function morePagesNote(name: string, when: unknown): string {
+  const why = typeof when === 'string' ? ` (continuation.when ${when} held)` : '';
+  return `restfn: ${name} gave page 1 only; the service has more pages${why}: 'restfn sync' fills a datasource using ${name} with all of them`;
 }

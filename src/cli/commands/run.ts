@@ -16,7 +16,9 @@ export function registerRun(program: Command): void {
     addUserOptions(
       program
         .command('run')
-        .description('execute one function: the output as JSON on stdout, diagnostics on stderr')
+        .description(
+          'execute one function: the output as JSON on stdout, diagnostics on stderr (a paged function: its first page, and a note when more follow: restfn sync gets them all)',
+        )
         .argument('<name>', 'function name')
         .option('-p, --param <name=value>', 'a parameter value (repeatable)', collect, [])
         .option('--params <json>', 'parameter values as a JSON object (-p values override)')
