@@ -20,7 +20,7 @@ export const ACTION_MEANING: Readonly<Record<string, string>> = {
   // POST .../call (`restfn run/sync/action --server`, an app) is `call`. No CLI command executes.
   execute:
     "the platform ran the whole function: the console's Preview, or a client of the API's POST .../execute",
-  call: "a device ran the function (restfn run, sync or action with --server, an app) and the platform only sent its HTTP request, adding the solution's credentials",
+  call: "an app, or restfn run, sync or action with --server, ran the function on its device and the platform only sent its HTTP request, adding the solution's credentials",
   'preview-datasource': "a datasource's tables filled in the console",
   'preview-action': 'an action tried in the console',
   publish: 'a new version of the solution',
