@@ -1,6 +1,6 @@
 import { useRef, useState } from 'preact/hooks';
 import { type ActionInfo, ApiError, api, type ActionPreview as Preview } from './api.js';
-import { contextLabel } from './context-label.js';
+import { contextLabel, keyFirst } from './context-label.js';
 import { useIntoView } from './into-view.js';
 import { JsonView } from './json-view.js';
 import { Notices } from './notices.js';
@@ -57,7 +57,7 @@ export function ActionPreview({ solution, action }: { solution: string; action: 
         <form class="parameters" onSubmit={run}>
           <h3>What the screen gives</h3>
           {action.reads.length === 0 && <p class="muted">Nothing: the action reads no screen value.</p>}
-          {action.reads.map((path) => (
+          {keyFirst(action.reads).map((path) => (
             <label key={path}>
               {/* What a person calls it; the path the action reads it by, beside it. */}
               <span class="param-name">{contextLabel(path)}</span>{' '}
@@ -96,6 +96,10 @@ export function ActionPreview({ solution, action }: { solution: string; action: 
                 </div>
               )}
               <h4>Calls it would queue</h4>
+              {/* The device's call also sends fields of its local row, which the platform has not got. */}
+              <p class="muted queue-note">
+                From the values above only: on a device the call also sends fields of its local row.
+              </p>
               {preview.commands.length === 0 ? (
                 <p class="muted">None.</p>
               ) : (

@@ -1,4 +1,5 @@
-import { useEffect, useState } from 'preact/hooks';
+import type { ComponentChildren } from 'preact';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { ActionPreview } from './action.js';
 import {
   type ActionInfo,
@@ -12,6 +13,7 @@ import {
 import { Credentials } from './credentials.js';
 import { DatasourceView } from './datasource.js';
 import { Executions } from './executions.js';
+import { useIntoView } from './into-view.js';
 import { Notices } from './notices.js';
 import { Preview } from './preview.js';
 import { SignIn } from './sign-in.js';
@@ -50,10 +52,11 @@ export function App() {
   const [user, setUser] = useState<User | null | undefined>(undefined);
   const [where, setWhere] = useState(route());
   useEffect(() => {
-    api<{ user: User; csrfToken: string }>('GET', '/session')
+    // `/session/state`: "not signed in" is a 200 answer, not a 401 the browser logs as an error.
+    api<{ signedIn: boolean; user?: User; csrfToken?: string }>('GET', '/session/state')
       .then((s) => {
         setCsrf(s.csrfToken);
-        setUser(s.user);
+        setUser(s.signedIn && s.user ? s.user : null);
       })
       .catch(() => setUser(null));
     const onHash = () => setWhere(route());
@@ -281,31 +284,46 @@ function SolutionView({
           </>
         )}
       </nav>
-      {(executions || credentials) && !mayManage ? (
-        <p class="muted" role="note">
-          {executions ? 'Executions' : 'Credentials'} are for the solution's authors and admins: your role is{' '}
-          {role}. Pick a function to preview it.
-        </p>
-      ) : versions ? (
-        <Versions solution={solution} mayPublish={mayManage} />
-      ) : executions ? (
-        <Executions solution={solution} functions={functions.functions} />
-      ) : credentials ? (
-        <Credentials solution={solution} functions={functions.functions} />
-      ) : selectedAction ? (
-        <ActionPreview key={selectedAction.name} solution={solution} action={selectedAction} />
-      ) : selectedDatasource ? (
-        <DatasourceView
-          key={selectedDatasource.name}
-          solution={solution}
-          datasource={selectedDatasource}
-          functions={functions.functions}
-        />
-      ) : selected ? (
-        <Preview key={selected.name} solution={solution} fn={selected} mayTrace={mayManage} />
-      ) : (
-        <p class="muted">Pick a function to preview it.</p>
-      )}
+      {/* The chosen screen, brought into view on a phone however it was opened: from the
+          navigation or by its address (a link, a reload). One per screen, so once each. */}
+      <Screen key={[fn, datasource, action, credentials, executions, versions].join('|')}>
+        {(executions || credentials) && !mayManage ? (
+          <p class="muted" role="note">
+            {executions ? 'Executions' : 'Credentials'} are for the solution's authors and admins: your role
+            is {role}. Pick a function to preview it.
+          </p>
+        ) : versions ? (
+          <Versions solution={solution} mayPublish={mayManage} />
+        ) : executions ? (
+          <Executions solution={solution} functions={functions.functions} />
+        ) : credentials ? (
+          <Credentials solution={solution} functions={functions.functions} />
+        ) : selectedAction ? (
+          <ActionPreview key={selectedAction.name} solution={solution} action={selectedAction} />
+        ) : selectedDatasource ? (
+          <DatasourceView
+            key={selectedDatasource.name}
+            solution={solution}
+            datasource={selectedDatasource}
+            functions={functions.functions}
+          />
+        ) : selected ? (
+          <Preview key={selected.name} solution={solution} fn={selected} mayTrace={mayManage} />
+        ) : (
+          <p class="muted">Pick a function to preview it.</p>
+        )}
+      </Screen>
+    </div>
+  );
+}
+
+/** The screen beside (on a phone: below) the navigation: into view when it opens. */
+function Screen({ children }: { children: ComponentChildren }) {
+  const box = useRef<HTMLDivElement>(null);
+  useIntoView(box);
+  return (
+    <div class="screen" ref={box}>
+      {children}
     </div>
   );
 }

@@ -16,8 +16,11 @@ export function outcomeTone(outcome: string): Tone {
 
 /** What the log's actions mean (the others, such as `denied`, show as they are). */
 export const ACTION_MEANING: Readonly<Record<string, string>> = {
-  execute: "the platform ran the whole function (the console's Preview, restfn run --server, the API)",
-  call: "an app ran the function on its device and the platform only sent its HTTP request, adding the solution's credentials",
+  // Worded from the routes: POST .../execute (the console's Preview, any API client) is `execute`;
+  // POST .../call (`restfn run/sync/action --server`, an app) is `call`. No CLI command executes.
+  execute:
+    "the platform ran the whole function: the console's Preview, or a client of the API's POST .../execute",
+  call: "an app, or restfn run, sync or action with --server, ran the function on its device and the platform only sent its HTTP request, adding the solution's credentials",
   'preview-datasource': "a datasource's tables filled in the console",
   'preview-action': 'an action tried in the console',
   publish: 'a new version of the solution',

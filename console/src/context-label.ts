@@ -36,3 +36,16 @@ function sentence(parts: readonly string[]): string {
   const text = parts.filter((p) => p !== '').join(' ');
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
+
+/**
+ * The screen values in the order a form asks for them: the record's key first (`id`, `itemId`,
+ * `key`: what names the row), then the rest as the action reads them. Pure; a stable sort.
+ */
+export function keyFirst(paths: readonly string[]): string[] {
+  const isKey = (path: string) => {
+    const name = path.split('.').at(-1) ?? '';
+    // `itemId`, `item_id`, `item-id`; not `valid` or `paid`.
+    return /^(id|key)$/i.test(name) || /[a-z0-9](Id|ID|_id|-id)$/.test(name);
+  };
+  return [...paths.filter(isKey), ...paths.filter((p) => !isKey(p))];
+}

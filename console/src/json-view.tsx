@@ -1,3 +1,5 @@
+import { Fragment } from 'preact';
+
 /** A JSON value as a tree: objects and arrays fold (native <details>, so keyboard and screen readers work). */
 export function JsonView({ value, name, open = true }: { value: unknown; name?: string; open?: boolean }) {
   const label = name === undefined ? null : <span class="json-key">{JSON.stringify(name)}: </span>;
@@ -34,7 +36,27 @@ export function JsonView({ value, name, open = true }: { value: unknown; name?: 
   return (
     <div class="json-leaf">
       {label}
-      <span class={`json-${value === null ? 'null' : typeof value}`}>{JSON.stringify(value)}</span>
+      <span class={`json-${value === null ? 'null' : typeof value}`}>
+        <Words text={JSON.stringify(value)} />
+      </span>
     </div>
+  );
+}
+
+/**
+ * A value that wraps only at its spaces: each word whole (a timestamp or an id never breaks in
+ * the middle at a phone's width); a word wider than the tree scrolls the tree's box sideways.
+ */
+function Words({ text }: { text: string }) {
+  const words = text.split(' ');
+  return (
+    <>
+      {words.map((word, i) => (
+        <Fragment key={i}>
+          {i > 0 && ' '}
+          <span class="json-word">{word}</span>
+        </Fragment>
+      ))}
+    </>
   );
 }

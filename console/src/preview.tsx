@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError, api, apiLines, type FunctionInfo } from './api.js';
 import { Confirm } from './confirm.js';
 import { ConnectionState, connectHref } from './connection.js';
+import { isFileType, readFileValue } from './file-value.js';
 import { inferSchema } from './infer-schema.js';
 import { useIntoView } from './into-view.js';
 import { JsonView } from './json-view.js';
@@ -78,11 +79,13 @@ export function Preview({
   const result = useRef<HTMLDivElement>(null);
   const top = useRef<HTMLElement>(null);
   useIntoView(top);
+  // Which page "All pages" shows: here, so the header's "Sent" is that page's request.
+  const [pageView, setPageView] = useState<PageView>({ at: 0, all: false });
   // The url of the last preview as it went (parameters filled in, credentials masked): the last
-  // attempt's; of all pages, the last page's (each page shows its own).
+  // attempt's; of all pages, the shown page's (all together: the last page's).
   const sent =
     outcome?.kind === 'pages'
-      ? (lastSent(outcome.sents) ?? (outcome.error?.sent as Sent | undefined))
+      ? (shownSent(outcome, pageView) ?? (outcome.error?.sent as Sent | undefined))
       : (outcome?.trace?.at(-1)?.request ?? outcome?.sent);
   // On a narrow screen the result is below the form: brought into view once it is there.
   useEffect(() => {
@@ -118,6 +121,7 @@ export function Preview({
   const runPages = async (parameters: Record<string, unknown>) => {
     setConfirming(undefined);
     setBusy(true);
+    setPageView({ at: 0, all: false });
     const started = performance.now();
     const outputs: unknown[] = [];
     const sents: Array<Sent | undefined> = [];
@@ -278,6 +282,8 @@ export function Preview({
                     aria-invalid={problems[p.name] !== undefined}
                     onInput={(e) => checkJson(p.name, p.type, e.target as HTMLTextAreaElement)}
                   />
+                ) : isFileType(p.type) ? (
+                  <FileField p={p} required={mustGive(p)} />
                 ) : (
                   <input
                     id={`param-${p.name}`}
@@ -345,7 +351,7 @@ export function Preview({
               </div>
             </>
           )}
-          {outcome?.kind === 'pages' && <Pages outcome={outcome} />}
+          {outcome?.kind === 'pages' && <Pages outcome={outcome} view={pageView} setView={setPageView} />}
           {outcome?.kind === 'error' && (
             <ErrorView body={outcome.body} status={outcome.status} ms={outcome.ms} solution={solution} />
           )}
@@ -417,15 +423,23 @@ function ErrorView({
 }
 
 /** The pages of a paged preview, one at a time (Previous/Next) or all together. */
-function Pages({ outcome }: { outcome: Extract<Outcome, { kind: 'pages' }> }) {
-  const [at, setAt] = useState(0);
-  const [all, setAll] = useState(false);
+function Pages({
+  outcome,
+  view,
+  setView,
+}: {
+  outcome: Extract<Outcome, { kind: 'pages' }>;
+  view: PageView;
+  setView: (view: PageView) => void;
+}) {
+  const { all } = view;
+  const setAt = (at: number) => setView({ at, all });
+  const setAll = (all: boolean) => setView({ at: view.at, all });
   const count = outcome.outputs.length;
-  const page = Math.min(at, Math.max(count - 1, 0));
+  const page = shownPage(outcome, view);
   const together = outcome.outputs.every(Array.isArray) ? outcome.outputs.flat() : outcome.outputs;
   const shown = all ? together : outcome.outputs[page];
-  // The page shown's request; all together: the last page's.
-  const sent = all ? lastSent(outcome.sents) : outcome.sents[page];
+  const sent = shownSent(outcome, view);
   return (
     <section aria-label="Pages">
       <p class={outcome.error ? 'status failed' : 'status ok'}>
@@ -578,7 +592,11 @@ type Parameter = FunctionInfo['parameters'][number];
  * expression's `@ctx` path after its dots.
  */
 function UrlText({ url, after = /(?<=[/?&])/ }: { url: string; after?: RegExp }) {
-  const parts = url.split(after);
+  // `http://host:port/` is one piece: a break only after a / ? & of the path (the root's / too
+  // would leave `http://127.0.0.1:4020/` alone at a line's end); anywhere only when needed (CSS).
+  const origin = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*\/?/i.exec(url)?.[0] ?? '';
+  const rest = url.slice(origin.length).split(after);
+  const parts = origin ? [origin + (rest[0] ?? ''), ...rest.slice(1)] : rest;
   return (
     <>
       {parts.map((part, i) => (
@@ -589,6 +607,61 @@ function UrlText({ url, after = /(?<=[/?&])/ }: { url: string; after?: RegExp })
       ))}
     </>
   );
+}
+
+/**
+ * A `type: file` (or `image`) parameter: a file picker that reads the chosen file into the data URI
+ * the API takes, and the text field it fills, where a data URI or base64 can be pasted instead.
+ */
+function FileField({ p, required }: { p: Parameter; required: boolean }) {
+  const text = useRef<HTMLInputElement>(null);
+  const [chosen, setChosen] = useState<string>();
+  const choose = async (event: Event) => {
+    const file = (event.target as HTMLInputElement).files?.[0];
+    if (!file || !text.current) return;
+    text.current.value = await readFileValue(file);
+    setChosen(`${file.name}, ${file.type || 'application/octet-stream'}, ${file.size} bytes`);
+  };
+  return (
+    <span class="file-field">
+      <input
+        type="file"
+        aria-label={`${p.name}: choose a file`}
+        onChange={(e) => void choose(e)}
+        {...(p.type === 'image' ? { accept: 'image/*' } : {})}
+      />
+      <input
+        id={`param-${p.name}`}
+        name={p.name}
+        ref={text}
+        defaultValue={initial(p.value)}
+        required={required}
+        spellcheck={false}
+        placeholder="data:text/plain;base64,… or base64"
+        onInput={() => setChosen(undefined)}
+      />
+      <span class="param-default muted">
+        {chosen
+          ? `Sent as a data URI: ${chosen}`
+          : 'Choose a file, or paste a data URI (data:<type>;base64,…) or base64.'}
+      </span>
+    </span>
+  );
+}
+
+/** Which page "All pages" shows, or all of them together. */
+interface PageView {
+  readonly at: number;
+  readonly all: boolean;
+}
+
+function shownPage(outcome: { outputs: readonly unknown[] }, view: PageView): number {
+  return Math.min(view.at, Math.max(outcome.outputs.length - 1, 0));
+}
+
+/** The shown page's request; all together: the last page's. */
+function shownSent(outcome: Extract<Outcome, { kind: 'pages' }>, view: PageView): Sent | undefined {
+  return view.all ? lastSent(outcome.sents) : outcome.sents[shownPage(outcome, view)];
 }
 
 /** The last page's request that was told (a skipped page has none). */

@@ -119,7 +119,10 @@ export function Users({ me }: { me: string }) {
                     <option value="user">user</option>
                   </select>
                 </td>
-                <td data-label="Solutions">{u.solutions.join(', ')}</td>
+                <td data-label="Solutions">
+                  {/* An admin sees every solution: its own list is empty, which read as none. */}
+                  {u.role === 'admin' ? <span class="muted">all</span> : u.solutions.join(', ')}
+                </td>
                 <td class="actions">
                   <span class="row-actions">
                     <button

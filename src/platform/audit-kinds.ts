@@ -2,8 +2,8 @@ import type { AuditFilter } from './store/types.js';
 
 /**
  * The audit actions that run something: the platform ran a function (`execute`; the console's
- * Preview, `restfn run --server`, the API), made a device's HTTP call for it (`call`: the device ran
- * the function and the platform added the credentials), or previewed a datasource or an action.
+ * Preview, an API client's POST .../execute), made a device's HTTP call for it (`call`: `restfn
+ * run/sync/action --server` or an app ran the function and the platform added the credentials), or previewed a datasource or an action.
  * Every other action of a solution changes it: publishes, credentials, connections, versions removed.
  */
 export const EXECUTION_ACTIONS = ['execute', 'call', 'preview-datasource', 'preview-action'] as const;

@@ -106,4 +106,39 @@ describe('console sessions', () => {
       expect(bytesOf(platform.dataDir)).not.toContain(form);
     }
   });
+
+  it("the console's check: signed out is a 200 answer, not a 401; GET /session keeps its 401", async () => {
+    const platform = await startPlatformProcess();
+    await platform.api('PATCH', '/api/v1/users/admin', {
+      token: platform.adminToken,
+      body: { password: PASSWORD },
+    });
+    const out = await platform.api('GET', '/api/v1/session/state');
+    expect(out.status).toBe(200);
+    expect(out.body).toEqual({ signedIn: false });
+    // An API token is not a console session: the state is the cookie's alone.
+    expect((await platform.api('GET', '/api/v1/session/state', { token: platform.adminToken })).body).toEqual(
+      {
+        signedIn: false,
+      },
+    );
+    expect((await platform.api('GET', '/api/v1/session')).status).toBe(401);
+    const signedIn = await platform.api('POST', '/api/v1/session', {
+      body: { name: 'admin', password: PASSWORD },
+    });
+    const cookie = signedIn.headers.get('set-cookie')!.split(';')[0]!;
+    const state = await withCookie(platform.url, 'GET', '/api/v1/session/state', cookie);
+    expect(state).toEqual({
+      status: 200,
+      body: {
+        signedIn: true,
+        user: expect.objectContaining({ name: 'admin', role: 'admin' }),
+        csrfToken: signedIn.body.csrfToken,
+      },
+    });
+    await withCookie(platform.url, 'DELETE', '/api/v1/session', cookie, signedIn.body.csrfToken);
+    expect((await withCookie(platform.url, 'GET', '/api/v1/session/state', cookie)).body).toEqual({
+      signedIn: false,
+    });
+  });
 });

@@ -97,6 +97,18 @@ export function sessionRoutes(app: FastifyInstance, ctx: PlatformContext): void 
     csrfToken: req.csrfToken,
   }));
 
+  // The console's check on load: "not signed in" is an answer, not an error, so a first visit logs
+  // no 401 in the browser's console. The cookie only (no permission, so no token is looked at);
+  // GET /session keeps its 401 for other clients.
+  app.get('/session/state', { schema: { hide: true } }, async (req) => {
+    const cookieValue = req.cookies[SESSION_COOKIE];
+    const found = cookieValue
+      ? await ctx.store.sessionByHash(hashToken(cookieValue), new Date().toISOString())
+      : undefined;
+    if (!found) return { signedIn: false };
+    return { signedIn: true, user: shownUser(found.user), csrfToken: found.session.csrfToken };
+  });
+
   app.delete('/session', { config: { permission: 'tokens.manage-own' } }, async (req, reply) => {
     const id = req.cookies[SESSION_COOKIE];
     if (id) await ctx.store.deleteSession(hashToken(id));
