@@ -93,13 +93,15 @@ ${BODY}`,
  * url's address and path is declared as a required path parameter (the file validates as written,
  * and says what the caller must give). A query string in the url (`?per_page=2`) becomes query
  * parameters with those values as defaults, since a written query is replaced at run time
- * (URL_QUERY_REPLACED); they stand in for the plain template's example `limit`.
+ * (URL_QUERY_REPLACED); they stand in for the plain template's example `limit`, which a method
+ * other than GET also goes without (a page size means nothing to a PUT).
  */
 export function renderTemplate(template: TemplateName, url = DEFAULT_TEMPLATE_URL, method = 'GET'): string {
   const { address, query } = splitQuery(url);
   const text = TEMPLATES[template](address, method);
   const placeholders = parseUrlTemplate(address).placeholders.filter((p) => p.part !== 'query');
-  if (placeholders.length === 0 && query.length === 0) return text;
+  const dropLimit = template === 'rest' && (query.length > 0 || method !== 'GET');
+  if (placeholders.length === 0 && query.length === 0 && !dropLimit) return text;
   const doc = parseDocument(text);
   for (const { name } of placeholders) {
     if (!doc.hasIn(['parameters', name]))
@@ -108,7 +110,7 @@ export function renderTemplate(template: TemplateName, url = DEFAULT_TEMPLATE_UR
         doc.createNode({ location: 'path', type: 'string', required: true }, { flow: true }),
       );
   }
-  if (query.length > 0 && template === 'rest') doc.deleteIn(['parameters', 'limit']);
+  if (dropLimit) doc.deleteIn(['parameters', 'limit']);
   for (const [name, values] of query) {
     if (doc.hasIn(['parameters', name])) continue;
     doc.setIn(['parameters', name], doc.createNode(queryParameter(values), { flow: true }));

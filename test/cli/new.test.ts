@@ -372,9 +372,11 @@ describe('starting a solution', () => {
       },
     );
     expect(made.code, made.stderr).toBe(0);
-    expect(parse(readFileSync(join(root, 'functions', 'rest-create-item.platform'), 'utf8')).method).toBe(
-      'POST',
-    );
+    const created = parse(readFileSync(join(root, 'functions', 'rest-create-item.platform'), 'utf8'));
+    expect(created.method).toBe('POST');
+    // The plain template's page-size example is for lists: a POST goes without it.
+    expect(created.parameters?.limit).toBeUndefined();
+    expect((await runCli(['validate'], { cwd: root })).code).toBe(0);
     const bearer = await runCli(['new', 'rest-put-item', '-t', 'bearer', '-m', 'PUT'], { cwd: root });
     expect(bearer.code, bearer.stderr).toBe(0);
     expect(parse(readFileSync(join(root, 'functions', 'rest-put-item.platform'), 'utf8')).method).toBe('PUT');
