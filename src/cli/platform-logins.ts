@@ -2,8 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { PlatformClient, SERVER_ENV, TOKEN_ENV } from '../client/platform-client.js';
-import { RestfnError, UsageError } from '../errors/restfn-error.js';
+import { PlatformClient, platformAddress, SERVER_ENV, TOKEN_ENV } from '../client/platform-client.js';
+import { RestfnError } from '../errors/restfn-error.js';
 import { PRIVATE_FILE_MODE, privateFolder } from '../local/private-path.js';
 
 /**
@@ -42,17 +42,7 @@ export function loginsFile(env: NodeJS.ProcessEnv = process.env): string {
 
 /** A platform's address as logins key it: the URL's href without a trailing slash. */
 export function platformKey(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    throw new UsageError(
-      `--server must be the platform's address, for example http://127.0.0.1:8080 (got '${url}')`,
-    );
-  }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
-    throw new UsageError(`--server must be an http or https address (got '${url}')`);
-  return parsed.href.replace(/\/$/, '');
+  return platformAddress(url);
 }
 
 export function readLogins(env: NodeJS.ProcessEnv = process.env): PlatformLogins {

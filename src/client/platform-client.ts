@@ -17,6 +17,21 @@ export class PlatformAnswerError extends RestfnError {
   }
 }
 
+/** A platform's address as given to --server, checked: its href without a trailing slash. */
+export function platformAddress(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(
+      `--server must be the platform's address, for example http://127.0.0.1:8080 (got '${url}')`,
+    );
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new UsageError(`--server must be an http or https address (got '${url}')`);
+  return parsed.href.replace(/\/$/, '');
+}
+
 /**
  * The device's client of the platform API: JSON over HTTP with an API token. Errors come back as
  * the platform's coded errors; a server that cannot be reached is `SERVER_UNREACHABLE`.
@@ -28,18 +43,7 @@ export class PlatformClient {
     url: string,
     private readonly token: string,
   ) {
-    let parsed: URL;
-    try {
-      parsed = new URL(url);
-    } catch {
-      throw new UsageError(
-        `--server must be the platform's address, for example http://127.0.0.1:8080 (got '${url}')`,
-      );
-    }
-    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-      throw new UsageError(`--server must be an http or https address (got '${url}')`);
-    }
-    this.url = parsed.href.replace(/\/$/, '');
+    this.url = platformAddress(url);
   }
 
   /** From --server/--token, else RESTFN_SERVER/RESTFN_TOKEN. */

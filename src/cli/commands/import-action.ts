@@ -91,16 +91,20 @@ export async function importDescription(file: string, options: ImportOptions): P
     const refused = plan.files.filter(
       (f) => !invalid.has(f) && (f.status === 'changed' || f.status === 'conflict'),
     );
-    if (options.dryRun) {
-      const force = refused.length > 0 ? `; ${refused.length} would be refused without --force` : '';
-      status(`dry run: nothing written${force}`);
+    // What was (or, for a dry run, would be) written: JSON, or the credentials the files need.
+    const report = (written: typeof plan.files | undefined) => {
       if (json)
         printReport(
           'json',
-          jsonReport(description, source.shown, plan, undefined, options.solution, invalid),
+          jsonReport(description, source.shown, plan, written, options.solution, invalid),
           String,
         );
       else printCredentials(out, plan.files, options.solution);
+    };
+    if (options.dryRun) {
+      const force = refused.length > 0 ? `; ${refused.length} would be refused without --force` : '';
+      status(`dry run: nothing written${force}`);
+      report(undefined);
       return;
     }
     if (refused.length > 0 && !options.force) {
@@ -122,13 +126,7 @@ export async function importDescription(file: string, options: ImportOptions): P
     status(
       `wrote ${written.length} file${written.length === 1 ? '' : 's'}${unchanged > 0 ? `; ${unchanged} unchanged, not rewritten` : ''}`,
     );
-    if (json)
-      printReport(
-        'json',
-        jsonReport(description, source.shown, plan, written, options.solution, invalid),
-        String,
-      );
-    else printCredentials(out, plan.files, options.solution);
+    report(written);
   } finally {
     if (made !== undefined && readdirSync(root).length === 0) rmSync(made, { recursive: true });
   }
