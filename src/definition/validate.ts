@@ -63,14 +63,19 @@ export interface ValidationResult {
  */
 export async function validateSolution(
   solution: Solution,
-  options: { only?: ReadonlySet<string> } = {},
+  options: {
+    only?: ReadonlySet<string>;
+    /** Run the rules over these files only (display paths), the rest of the solution read for reference: an editor's re-check of the files an edit touches. */
+    check?: ReadonlySet<string>;
+  } = {},
 ): Promise<ValidationResult> {
   const found: Diagnostic[] = [...solution.diagnostics];
   // Named expressions (solution.yaml `expressions:`) are also read as `$name`.
   const named = new Set(Object.keys(solution.settings?.definition?.expressions ?? {}));
   const known = { ...(await scriptNames(solution, found)), named };
   const files: SourceFile[] = [...(solution.settings ? [solution.settings] : []), ...solution.files];
-  for (const file of files) {
+  const check = options.check;
+  for (const file of check ? files.filter((f) => check.has(f.yaml.file)) : files) {
     const r = reporterFor(file, found);
     expressionSyntax(file, r, known);
     functionReferences(file, r, solution);
