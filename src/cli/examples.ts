@@ -23,6 +23,7 @@ export const EXAMPLES: Readonly<Record<string, ReadonlyArray<readonly [what: str
       'restfn validate functions/rest-get-items.platform --format json',
     ],
   ],
+  lsp: [['Start the language server an editor talks to (the editor runs this)', 'restfn lsp --stdio']],
   run: [
     ['Call a function; its output as JSON on stdout', 'restfn run rest-get-items'],
     [

@@ -6,6 +6,7 @@ import { loadedCommandBundle } from './command-bundle.js';
 import { registerAction } from './commands/action.js';
 import { registerCredentials } from './commands/credentials.js';
 import { registerImport } from './commands/import.js';
+import { registerLsp } from './commands/lsp.js';
 import { registerNew } from './commands/new.js';
 import { registerPlatform } from './commands/platform.js';
 import { registerQuery } from './commands/query.js';
@@ -82,6 +83,7 @@ registerNew(program);
 registerImport(program);
 registerServe(program);
 registerPlatform(program);
+registerLsp(program);
 
 // A usage error points at the help of the command it happened in (`restfn queue push --help`),
 // commander's own ("unknown option") and restfn's (`UsageError` raised while the command runs).

@@ -1,0 +1,181 @@
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { describe, expect, onTestFinished, test } from 'vitest';
+import {
+  CompletionRequest,
+  createProtocolConnection,
+  DidChangeTextDocumentNotification,
+  DidOpenTextDocumentNotification,
+  ExitNotification,
+  InitializedNotification,
+  InitializeRequest,
+  PublishDiagnosticsNotification,
+  type PublishDiagnosticsParams,
+  ShutdownRequest,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from 'vscode-languageserver-protocol/node';
+import { CLI, runCli } from '../helpers/cli.js';
+import { tempSolution } from '../helpers/temp-solution.js';
+
+// `restfn lsp` as an editor runs it: the built CLI as a subprocess, a real LSP client over stdio.
+// No sleeps: each step waits for the notification it expects.
+
+const FUNCTION = `provider: DATA_PROVIDER_REST
+method: GET
+url: https://api.example.com/customers
+outputTransform: $.items
+`;
+const DATASOURCE = (fn: string) => `type: datasource.sqlite
+options:
+  provider: DATA_PROVIDER_LOCAL
+  entities:
+    - entity: customers
+      function: ${fn}
+  query: SELECT id, data FROM [customers]
+`;
+
+/** Starts `restfn lsp --stdio` on a solution; the client, and the findings as they arrive by file. */
+async function server(root: string) {
+  const child = spawn(process.execPath, [CLI, 'lsp', '--stdio', '--delay', '0'], { cwd: root });
+  let stderr = '';
+  child.stderr.on('data', (c) => {
+    stderr += c;
+  });
+  const client = createProtocolConnection(
+    new StreamMessageReader(child.stdout),
+    new StreamMessageWriter(child.stdin),
+  );
+  const waiting: Array<{
+    uri: string;
+    accept: (p: PublishDiagnosticsParams) => boolean;
+    done: (p: PublishDiagnosticsParams) => void;
+  }> = [];
+  client.onNotification(PublishDiagnosticsNotification.type, (p) => {
+    for (const w of [...waiting])
+      if (w.uri === p.uri && w.accept(p)) {
+        waiting.splice(waiting.indexOf(w), 1);
+        w.done(p);
+      }
+  });
+  client.listen();
+  const exited = new Promise<number | null>((done) => child.on('close', done));
+  onTestFinished(async () => {
+    if (child.exitCode === null) child.kill();
+    await exited;
+  });
+  await client.sendRequest(InitializeRequest.type, {
+    processId: process.pid,
+    rootUri: pathToFileURL(root).href,
+    capabilities: {},
+    workspaceFolders: [{ uri: pathToFileURL(root).href, name: 'shop' }],
+  });
+  await client.sendNotification(InitializedNotification.type, {});
+  return {
+    client,
+    stderr: () => stderr,
+    /** The next findings published for `uri` that `accept` takes. */
+    diagnostics(uri: string, accept: (p: PublishDiagnosticsParams) => boolean = () => true) {
+      return new Promise<PublishDiagnosticsParams>((done) => waiting.push({ uri, accept, done }));
+    },
+    async stop() {
+      await client.sendRequest(ShutdownRequest.type);
+      await client.sendNotification(ExitNotification.type);
+      return exited;
+    },
+  };
+}
+
+describe('restfn lsp', { timeout: 60_000 }, () => {
+  test("a typo's finding is validate's (code, place, message); fixing it clears it", async () => {
+    const root = tempSolution({
+      'functions/rest-get-customers.platform': FUNCTION,
+      'datasources/customers.platform': DATASOURCE('rest-get-customers'),
+    });
+    const ds = join(root, 'datasources', 'customers.platform');
+    const uri = pathToFileURL(ds).href;
+    const typo = DATASOURCE('rest-get-cusomers');
+    const lsp = await server(root);
+    const opened = lsp.diagnostics(uri);
+    await lsp.client.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri, languageId: 'yaml', version: 1, text: typo },
+    });
+    const found = (await opened).diagnostics;
+    // The same file on disk, as `restfn validate` sees it.
+    const written = tempSolution({
+      'functions/rest-get-customers.platform': FUNCTION,
+      'datasources/customers.platform': typo,
+    });
+    const validate = await runCli(['validate', '--format', 'json'], { cwd: written });
+    const expected = JSON.parse(validate.stdout).diagnostics as Array<{
+      code: string;
+      line: number;
+      col: number;
+      message: string;
+    }>;
+    expect(expected).toHaveLength(1);
+    expect(found).toEqual([
+      {
+        range: {
+          start: { line: expected[0]!.line - 1, character: expected[0]!.col - 1 },
+          end: { line: expected[0]!.line - 1, character: expected[0]!.col - 1 + 'rest-get-cusomers'.length },
+        },
+        severity: 1,
+        code: expected[0]!.code,
+        source: 'restfn',
+        message: expected[0]!.message,
+      },
+    ]);
+    expect(found[0]!.code).toBe('UNKNOWN_FUNCTION');
+
+    const fixed = lsp.diagnostics(uri);
+    await lsp.client.sendNotification(DidChangeTextDocumentNotification.type, {
+      textDocument: { uri, version: 2 },
+      contentChanges: [
+        { range: { start: { line: 5, character: 28 }, end: { line: 5, character: 28 } }, text: 't' },
+      ],
+    });
+    expect((await fixed).diagnostics).toEqual([]);
+    expect(await lsp.stop()).toBe(0);
+  });
+
+  test("renaming a function file's function flags the datasource naming it; completion lists the functions", async () => {
+    const root = tempSolution({
+      'functions/rest-get-customers.platform': FUNCTION,
+      'functions/rest-get-orders.platform': FUNCTION,
+      'datasources/customers.platform': DATASOURCE('rest-get-customers'),
+    });
+    const fn = pathToFileURL(join(root, 'functions', 'rest-get-customers.platform')).href;
+    const ds = pathToFileURL(join(root, 'datasources', 'customers.platform')).href;
+    const lsp = await server(root);
+    // The function's name is its file's, unless `functionId` says otherwise: renamed here.
+    const flagged = lsp.diagnostics(ds, (p) => p.diagnostics.length > 0);
+    await lsp.client.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: {
+        uri: fn,
+        languageId: 'restfn',
+        version: 1,
+        text: `functionId: rest-list-customers\n${FUNCTION}`,
+      },
+    });
+    const [finding] = (await flagged).diagnostics;
+    expect(finding!.code).toBe('UNKNOWN_FUNCTION');
+    expect(finding!.message).toContain("function 'rest-get-customers' does not exist");
+    expect(finding!.range.start).toEqual({ line: 5, character: 16 });
+
+    const opened = lsp.diagnostics(ds);
+    await lsp.client.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri: ds, languageId: 'yaml', version: 1, text: DATASOURCE('rest-') },
+    });
+    await opened;
+    const list = await lsp.client.sendRequest(CompletionRequest.type, {
+      textDocument: { uri: ds },
+      position: { line: 5, character: '      function: rest-'.length },
+    });
+    const items = Array.isArray(list) ? list : (list?.items ?? []);
+    expect(items.map((i) => i.label).sort()).toEqual(['rest-get-orders', 'rest-list-customers']);
+    expect(lsp.stderr()).toBe('');
+    expect(await lsp.stop()).toBe(0);
+  });
+});
