@@ -7,6 +7,7 @@ import {
   createProtocolConnection,
   DidChangeTextDocumentNotification,
   DidOpenTextDocumentNotification,
+  DidSaveTextDocumentNotification,
   ExitNotification,
   InitializedNotification,
   InitializeRequest,
@@ -176,6 +177,25 @@ describe('restfn lsp', { timeout: 60_000 }, () => {
     const items = Array.isArray(list) ? list : (list?.items ?? []);
     expect(items.map((i) => i.label).sort()).toEqual(['rest-get-orders', 'rest-list-customers']);
     expect(lsp.stderr()).toBe('');
+    expect(await lsp.stop()).toBe(0);
+  });
+
+  test('on save, every file of the solution is checked, open or not', async () => {
+    const root = tempSolution({
+      'functions/rest-get-customers.platform': FUNCTION,
+      'datasources/customers.platform': DATASOURCE('rest-get-cusomers'),
+    });
+    const fn = pathToFileURL(join(root, 'functions', 'rest-get-customers.platform')).href;
+    const ds = pathToFileURL(join(root, 'datasources', 'customers.platform')).href;
+    const lsp = await server(root);
+    const opened = lsp.diagnostics(fn);
+    await lsp.client.sendNotification(DidOpenTextDocumentNotification.type, {
+      textDocument: { uri: fn, languageId: 'yaml', version: 1, text: FUNCTION },
+    });
+    await opened;
+    const saved = lsp.diagnostics(ds);
+    await lsp.client.sendNotification(DidSaveTextDocumentNotification.type, { textDocument: { uri: fn } });
+    expect((await saved).diagnostics.map((d) => d.code)).toEqual(['UNKNOWN_FUNCTION']);
     expect(await lsp.stop()).toBe(0);
   });
 });

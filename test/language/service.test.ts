@@ -69,6 +69,20 @@ describe('language service', () => {
     expect(s.setText(at('notes/readme.platform'), 'x')).toEqual(new Set());
   });
 
+  test("validateSolution's check runs the rules over the named files only", async () => {
+    const dir = tempSolution({
+      'functions/rest-get-customers.platform': FUNCTION,
+      'datasources/a.platform': DATASOURCE('rest-get-x'),
+      'datasources/b.platform': DATASOURCE('rest-get-y'),
+    });
+    const solution = loadSolution(dir, { displayBase: dir });
+    const both = new Set(['datasources/a.platform', 'datasources/b.platform']);
+    const all = await validateSolution(solution, { only: both });
+    expect(all.diagnostics.map((d) => d.file)).toEqual([...both]);
+    const one = await validateSolution(solution, { only: both, check: new Set(['datasources/a.platform']) });
+    expect(one.diagnostics.map((d) => d.file)).toEqual(['datasources/a.platform']);
+  });
+
   test('completion after function: lists the functions; at a key, the schema keys with their docs', () => {
     const s = service({
       'functions/rest-get-customers.platform': FUNCTION,
