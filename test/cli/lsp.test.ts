@@ -18,24 +18,11 @@ import {
   StreamMessageWriter,
 } from 'vscode-languageserver-protocol/node';
 import { CLI, runCli } from '../helpers/cli.js';
+import { DATASOURCE, FUNCTION } from '../helpers/language-solution.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
 // `restfn lsp` as an editor runs it: the built CLI as a subprocess, a real LSP client over stdio.
 // No sleeps: each step waits for the notification it expects.
-
-const FUNCTION = `provider: DATA_PROVIDER_REST
-method: GET
-url: https://api.example.com/customers
-outputTransform: $.items
-`;
-const DATASOURCE = (fn: string) => `type: datasource.sqlite
-options:
-  provider: DATA_PROVIDER_LOCAL
-  entities:
-    - entity: customers
-      function: ${fn}
-  query: SELECT id, data FROM [customers]
-`;
 
 /** Starts `restfn lsp --stdio` on a solution; the client, and the findings as they arrive by file. */
 async function server(root: string) {

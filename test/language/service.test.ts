@@ -3,25 +3,12 @@ import { describe, expect, test } from 'vitest';
 import { loadSolution } from '../../src/definition/solution.js';
 import { validateSolution } from '../../src/definition/validate.js';
 import { LanguageService } from '../../src/language/service.js';
+import { DATASOURCE, FUNCTION } from '../helpers/language-solution.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
 // The language service is pure: texts in, findings out. Its findings must be `restfn validate`'s.
 const ROOT = '/nowhere/shop';
 const at = (p: string) => join(ROOT, p);
-
-const FUNCTION = `provider: DATA_PROVIDER_REST
-method: GET
-url: https://api.example.com/customers
-outputTransform: $.items
-`;
-const DATASOURCE = (fn: string) => `type: datasource.sqlite
-options:
-  provider: DATA_PROVIDER_LOCAL
-  entities:
-    - entity: customers
-      function: ${fn}
-  query: SELECT id, data FROM [customers]
-`;
 
 function service(files: Record<string, string>): LanguageService {
   return new LanguageService(ROOT, new Map(Object.entries(files).map(([p, t]) => [at(p), t])));
