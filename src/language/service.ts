@@ -64,6 +64,16 @@ export class LanguageService {
     return affected;
   }
 
+  /** A definition file as parsed from its current text (undefined for scripts and other files). */
+  source(path: string): SourceFile | undefined {
+    return this.loaded.get(path)?.source;
+  }
+
+  /** The solution's scripts (`scripts/expressions/*.js`): absolute path to current text. */
+  scriptTexts(): ReadonlyMap<string, string> {
+    return this.scripts;
+  }
+
   text(path: string): string | undefined {
     return this.loaded.get(path)?.source.yaml.text ?? this.scripts.get(path);
   }

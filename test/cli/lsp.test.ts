@@ -1,79 +1,18 @@
-import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { describe, expect, onTestFinished, test } from 'vitest';
+import { describe, expect, test } from 'vitest';
 import {
   CompletionRequest,
-  createProtocolConnection,
   DidChangeTextDocumentNotification,
   DidOpenTextDocumentNotification,
   DidSaveTextDocumentNotification,
-  ExitNotification,
-  InitializedNotification,
-  InitializeRequest,
-  PublishDiagnosticsNotification,
-  type PublishDiagnosticsParams,
-  ShutdownRequest,
-  StreamMessageReader,
-  StreamMessageWriter,
 } from 'vscode-languageserver-protocol/node';
-import { CLI, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { DATASOURCE, FUNCTION } from '../helpers/language-solution.js';
+import { startLsp } from '../helpers/lsp-client.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
-// `restfn lsp` as an editor runs it: the built CLI as a subprocess, a real LSP client over stdio.
-// No sleeps: each step waits for the notification it expects.
-
-/** Starts `restfn lsp --stdio` on a solution; the client, and the findings as they arrive by file. */
-async function server(root: string) {
-  const child = spawn(process.execPath, [CLI, 'lsp', '--stdio', '--delay', '0'], { cwd: root });
-  let stderr = '';
-  child.stderr.on('data', (c) => {
-    stderr += c;
-  });
-  const client = createProtocolConnection(
-    new StreamMessageReader(child.stdout),
-    new StreamMessageWriter(child.stdin),
-  );
-  const waiting: Array<{
-    uri: string;
-    accept: (p: PublishDiagnosticsParams) => boolean;
-    done: (p: PublishDiagnosticsParams) => void;
-  }> = [];
-  client.onNotification(PublishDiagnosticsNotification.type, (p) => {
-    for (const w of [...waiting])
-      if (w.uri === p.uri && w.accept(p)) {
-        waiting.splice(waiting.indexOf(w), 1);
-        w.done(p);
-      }
-  });
-  client.listen();
-  const exited = new Promise<number | null>((done) => child.on('close', done));
-  onTestFinished(async () => {
-    if (child.exitCode === null) child.kill();
-    await exited;
-  });
-  await client.sendRequest(InitializeRequest.type, {
-    processId: process.pid,
-    rootUri: pathToFileURL(root).href,
-    capabilities: {},
-    workspaceFolders: [{ uri: pathToFileURL(root).href, name: 'shop' }],
-  });
-  await client.sendNotification(InitializedNotification.type, {});
-  return {
-    client,
-    stderr: () => stderr,
-    /** The next findings published for `uri` that `accept` takes. */
-    diagnostics(uri: string, accept: (p: PublishDiagnosticsParams) => boolean = () => true) {
-      return new Promise<PublishDiagnosticsParams>((done) => waiting.push({ uri, accept, done }));
-    },
-    async stop() {
-      await client.sendRequest(ShutdownRequest.type);
-      await client.sendNotification(ExitNotification.type);
-      return exited;
-    },
-  };
-}
+// `restfn lsp` as an editor runs it (test/helpers/lsp-client.ts): findings and completion.
 
 describe('restfn lsp', { timeout: 60_000 }, () => {
   test("a typo's finding is validate's (code, place, message); fixing it clears it", async () => {
@@ -84,7 +23,7 @@ describe('restfn lsp', { timeout: 60_000 }, () => {
     const ds = join(root, 'datasources', 'customers.platform');
     const uri = pathToFileURL(ds).href;
     const typo = DATASOURCE('rest-get-cusomers');
-    const lsp = await server(root);
+    const lsp = await startLsp(root);
     const opened = lsp.diagnostics(uri);
     await lsp.client.sendNotification(DidOpenTextDocumentNotification.type, {
       textDocument: { uri, languageId: 'yaml', version: 1, text: typo },
@@ -136,7 +75,7 @@ describe('restfn lsp', { timeout: 60_000 }, () => {
     });
     const fn = pathToFileURL(join(root, 'functions', 'rest-get-customers.platform')).href;
     const ds = pathToFileURL(join(root, 'datasources', 'customers.platform')).href;
-    const lsp = await server(root);
+    const lsp = await startLsp(root);
     // The function's name is its file's, unless `functionId` says otherwise: renamed here.
     const flagged = lsp.diagnostics(ds, (p) => p.diagnostics.length > 0);
     await lsp.client.sendNotification(DidOpenTextDocumentNotification.type, {
@@ -174,7 +113,7 @@ describe('restfn lsp', { timeout: 60_000 }, () => {
     });
     const fn = pathToFileURL(join(root, 'functions', 'rest-get-customers.platform')).href;
     const ds = pathToFileURL(join(root, 'datasources', 'customers.platform')).href;
-    const lsp = await server(root);
+    const lsp = await startLsp(root);
     const opened = lsp.diagnostics(fn);
     await lsp.client.sendNotification(DidOpenTextDocumentNotification.type, {
       textDocument: { uri: fn, languageId: 'yaml', version: 1, text: FUNCTION },

@@ -1,12 +1,10 @@
 import { resolve } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import {
-  CompletionItemKind,
   createConnection,
   DiagnosticSeverity,
   type InitializeParams,
   type Diagnostic as LspDiagnostic,
-  MarkupKind,
   ProposedFeatures,
   TextDocumentSyncKind,
   TextDocuments,
@@ -16,7 +14,10 @@ import type { Diagnostic } from '../../definition/diagnostic.js';
 import { findSolutionRoot } from '../../definition/solution.js';
 import { diagnosticRange } from '../../language/range.js';
 import { LanguageService } from '../../language/service.js';
+import type { FeatureContext } from './feature.js';
+import { FEATURES } from './features.js';
 import { readSolutionTexts, readText } from './solution-texts.js';
+import { pathOf, uriOf } from './uri.js';
 
 export interface ServerOptions {
   /** `--solution`: used instead of the editor's workspace folder. */
@@ -48,7 +49,7 @@ export function startServer(options: ServerOptions): Promise<void> {
       for (const [path, list] of found) {
         const text = service.text(path) ?? '';
         await connection.sendDiagnostics({
-          uri: pathToFileURL(path).href,
+          uri: uriOf(path),
           diagnostics: list.map((d) => toLsp(d, text)),
         });
       }
@@ -76,7 +77,7 @@ export function startServer(options: ServerOptions): Promise<void> {
           change: TextDocumentSyncKind.Incremental,
           save: { includeText: false },
         },
-        completionProvider: { triggerCharacters: [':', ' '] },
+        ...Object.assign({}, ...FEATURES.map((f) => f.capabilities)),
       },
       serverInfo: { name: 'restfn' },
     };
@@ -106,15 +107,8 @@ export function startServer(options: ServerOptions): Promise<void> {
     );
   });
 
-  connection.onCompletion(({ textDocument, position }) => {
-    if (!service) return [];
-    return service.completions(pathOf(textDocument.uri), position.line, position.character).map((c) => ({
-      label: c.label,
-      kind: c.kind === 'function' ? CompletionItemKind.Function : CompletionItemKind.Property,
-      ...(c.detail ? { detail: c.detail } : {}),
-      ...(c.documentation ? { documentation: { kind: MarkupKind.Markdown, value: c.documentation } } : {}),
-    }));
-  });
+  const context: FeatureContext = { connection, documents, service: () => service, publish };
+  for (const feature of FEATURES) feature.register(context);
 
   documents.listen(connection);
   const closed = new Promise<void>((done) => connection.onExit(() => done()));
@@ -148,8 +142,4 @@ function solutionRoot(option: string | undefined, workspace: string | undefined)
   } catch {
     return resolve(start);
   }
-}
-
-function pathOf(uri: string): string {
-  return uri.startsWith('file:') ? fileURLToPath(uri) : uri;
 }

@@ -1,0 +1,8 @@
+import { completion } from './completion.js';
+import type { Feature } from './feature.js';
+
+/**
+ * The features `restfn lsp` offers besides findings (which server.ts publishes itself): each in
+ * its own file, announced at `initialize` and registered in this order.
+ */
+export const FEATURES: readonly Feature[] = [completion];

@@ -1,0 +1,88 @@
+import { spawn } from 'node:child_process';
+import { pathToFileURL } from 'node:url';
+import { onTestFinished } from 'vitest';
+import {
+  createProtocolConnection,
+  DidOpenTextDocumentNotification,
+  ExitNotification,
+  InitializedNotification,
+  InitializeRequest,
+  PublishDiagnosticsNotification,
+  type PublishDiagnosticsParams,
+  ShutdownRequest,
+  StreamMessageReader,
+  StreamMessageWriter,
+} from 'vscode-languageserver-protocol/node';
+import { CLI } from './cli.js';
+
+// `restfn lsp` as an editor runs it: the built CLI as a subprocess, a real LSP client over stdio.
+// No sleeps: each step waits for the notification it expects.
+
+export type LspClient = Awaited<ReturnType<typeof startLsp>>;
+
+/**
+ * Starts `restfn lsp --stdio` on a solution (extra arguments and environment optional); the
+ * client, and the findings as they arrive by file. Stopped when the test ends.
+ */
+export async function startLsp(root: string, options: { args?: string[]; env?: NodeJS.ProcessEnv } = {}) {
+  const child = spawn(process.execPath, [CLI, 'lsp', '--stdio', '--delay', '0', ...(options.args ?? [])], {
+    cwd: root,
+    env: { ...process.env, ...options.env },
+  });
+  let stderr = '';
+  child.stderr.on('data', (c) => {
+    stderr += c;
+  });
+  const client = createProtocolConnection(
+    new StreamMessageReader(child.stdout),
+    new StreamMessageWriter(child.stdin),
+  );
+  const waiting: Array<{
+    uri: string;
+    accept: (p: PublishDiagnosticsParams) => boolean;
+    done: (p: PublishDiagnosticsParams) => void;
+  }> = [];
+  client.onNotification(PublishDiagnosticsNotification.type, (p) => {
+    for (const w of [...waiting])
+      if (w.uri === p.uri && w.accept(p)) {
+        waiting.splice(waiting.indexOf(w), 1);
+        w.done(p);
+      }
+  });
+  client.listen();
+  const exited = new Promise<number | null>((done) => child.on('close', done));
+  onTestFinished(async () => {
+    if (child.exitCode === null) child.kill();
+    await exited;
+  });
+  await client.sendRequest(InitializeRequest.type, {
+    processId: process.pid,
+    rootUri: pathToFileURL(root).href,
+    capabilities: {},
+    workspaceFolders: [{ uri: pathToFileURL(root).href, name: 'shop' }],
+  });
+  await client.sendNotification(InitializedNotification.type, {});
+  return {
+    client,
+    stderr: () => stderr,
+    /** The next findings published for `uri` that `accept` takes. */
+    diagnostics(uri: string, accept: (p: PublishDiagnosticsParams) => boolean = () => true) {
+      return new Promise<PublishDiagnosticsParams>((done) => waiting.push({ uri, accept, done }));
+    },
+    async stop() {
+      await client.sendRequest(ShutdownRequest.type);
+      await client.sendNotification(ExitNotification.type);
+      return exited;
+    },
+  };
+}
+
+/** Opens a file in the server with this text, and waits for its first findings. */
+export async function openDocument(lsp: LspClient, path: string, text: string, languageId = 'restfn') {
+  const uri = pathToFileURL(path).href;
+  const found = lsp.diagnostics(uri);
+  await lsp.client.sendNotification(DidOpenTextDocumentNotification.type, {
+    textDocument: { uri, languageId, version: 1, text },
+  });
+  return { uri, diagnostics: (await found).diagnostics };
+}
