@@ -9,14 +9,29 @@ export interface Diagnostic {
   readonly severity: Severity;
   readonly code: RuleCode;
   readonly message: string;
+  /** A did-you-mean as an edit (an editor's quick fix); the message says it too. */
+  readonly suggestion?: Suggestion;
+}
+
+/**
+ * The misspelt word a finding's did-you-mean is about: `length` characters at `line:col` (1-based,
+ * as the finding's own place, which may be the start of a longer path) are meant to be `text`.
+ */
+export interface Suggestion {
+  readonly line: number;
+  readonly col: number;
+  readonly length: number;
+  readonly text: string;
 }
 
 export function diagnostic(
   code: RuleCode,
   message: string,
   at: { file: string; line: number; col: number },
+  suggestion?: Suggestion,
 ): Diagnostic {
-  return { file: at.file, line: at.line, col: at.col, severity: RULES[code].severity, code, message };
+  const found = { file: at.file, line: at.line, col: at.col, severity: RULES[code].severity, code, message };
+  return suggestion ? { ...found, suggestion } : found;
 }
 
 /** `path:line:col: severity CODE: message`, the format editors and CI annotators understand. */

@@ -180,6 +180,11 @@ export const RULES = {
     severity: 'error',
     summary: 'A datasource, action or guard names a function that does not exist.',
   },
+  CALL_PARAMETER_MISSING: {
+    severity: 'error',
+    summary:
+      'A datasource entity, `sync-entities` entry or `execute-entity` action calls a function without a parameter it requires (required, no default): the call would fail before sending anything.',
+  },
   UNKNOWN_ACTION: {
     severity: 'error',
     summary: "An action's `onSuccess`/`onError` or `execute-action` names an action that does not exist.",

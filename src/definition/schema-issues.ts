@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import { type Diagnostic, diagnostic } from './diagnostic.js';
-import { didYouMean } from './suggest.js';
+import { closest, meantIn, meantText } from './suggest.js';
+import { suggestionAt } from './suggestion.js';
 import type { PropertyPath, YamlFile } from './yaml-file.js';
 
 /**
@@ -23,13 +24,15 @@ function fromIssue(file: YamlFile, data: unknown, issue: z.core.$ZodIssue): Diag
   switch (issue.code) {
     case 'unrecognized_keys': {
       const messages = issue.message.split('\n');
-      return issue.keys.map((key, i) =>
-        diagnostic(
+      return issue.keys.map((key, i) => {
+        const near = messages[i] && meantIn(messages[i]);
+        return diagnostic(
           'UNKNOWN_KEY',
           `${messages[i] ?? `unknown key '${key}'`} in ${name || 'the file'}; remove it or fix its spelling`,
           file.locate([...path, key], { key: true }),
-        ),
-      );
+          near ? suggestionAt(file, [...path, key], { word: key, text: near, key: true }) : undefined,
+        );
+      });
     }
     case 'invalid_type':
     case 'invalid_value':
@@ -54,8 +57,9 @@ function fromIssue(file: YamlFile, data: unknown, issue: z.core.$ZodIssue): Diag
       return [
         diagnostic(
           'INVALID_VALUE',
-          `${name} must be ${expectation(issue)}${hint(actual, issue.values)}`,
+          `${name} must be ${expectation(issue)}${meantText(hint(actual, issue.values))}`,
           file.locate(path),
+          meant(file, path, actual, issue.values),
         ),
       ];
     case 'invalid_union': {
@@ -73,8 +77,9 @@ function fromIssue(file: YamlFile, data: unknown, issue: z.core.$ZodIssue): Diag
         return [
           diagnostic(
             'INVALID_VALUE',
-            `${name} must be one of ${options.join(', ')}${hint(actual, options)}`,
+            `${name} must be one of ${options.join(', ')}${meantText(hint(actual, options))}`,
             file.locate(path),
+            meant(file, path, actual, options),
           ),
         ];
       }
@@ -120,9 +125,15 @@ function expectation(issue: z.core.$ZodIssueInvalidType | z.core.$ZodIssueInvali
   return allowed.length === 1 ? `'${allowed[0]}'` : `one of ${allowed.join(', ')}`;
 }
 
-/** "did you mean" for a string close to one of several allowed values. */
-function hint(actual: unknown, allowed: readonly unknown[]): string {
-  return typeof actual === 'string' && allowed.length > 1 ? didYouMean(actual, allowed.map(String)) : '';
+/** The allowed value a string is close to, when there are several ("did you mean"). */
+function hint(actual: unknown, allowed: readonly unknown[]): string | undefined {
+  return typeof actual === 'string' && allowed.length > 1 ? closest(actual, allowed.map(String)) : undefined;
+}
+
+/** The hint as an edit of the value (a quick fix): the whole string is the misspelt word. */
+function meant(file: YamlFile, path: PropertyPath, actual: unknown, allowed: readonly unknown[]) {
+  const near = hint(actual, allowed);
+  return near ? suggestionAt(file, path, { word: actual as string, text: near }) : undefined;
 }
 
 /** `parameters.id.location`, with list indexes as `[0]`. */

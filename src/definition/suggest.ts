@@ -36,6 +36,15 @@ export function closest(
 }
 
 export function didYouMean(input: string, candidates: Iterable<string>): string {
-  const match = closest(input, candidates);
+  return meantText(closest(input, candidates));
+}
+
+/** ` (did you mean 'x'?)` for a match `closest` found, '' for none. */
+export function meantText(match: string | undefined): string {
   return match ? ` (did you mean '${match}'?)` : '';
+}
+
+/** The word a message made by `didYouMean` suggests (zod's messages carry no other field for it). */
+export function meantIn(message: string): string | undefined {
+  return / \(did you mean '([^']+)'\?\)/.exec(message)?.[1];
 }

@@ -2,6 +2,7 @@ import { ScriptSandbox } from '../expression/scripts/sandbox.js';
 import { compareDiagnostics, type Diagnostic, diagnostic } from './diagnostic.js';
 import { componentIds, queueActionIds, todoValues } from './rules/actions.js';
 import { bodyOnGet } from './rules/body.js';
+import { callParameters } from './rules/call-parameters.js';
 import { contextPaths, contextPathsOutsideFunctions } from './rules/context-paths.js';
 import {
   continuationParameters,
@@ -79,6 +80,7 @@ export async function validateSolution(
     const r = reporterFor(file, found);
     expressionSyntax(file, r, known);
     functionReferences(file, r, solution);
+    callParameters(file, r, solution);
     guardCycle(file, r, solution);
     onSuccessReferences(file, r, solution);
     namedExpressions(file, r, solution);

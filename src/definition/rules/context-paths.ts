@@ -1,6 +1,6 @@
 import { expressionSource } from '../../expression/source.js';
 import type { Solution, SourceFile } from '../solution.js';
-import { closest, didYouMean } from '../suggest.js';
+import { closest, meantText } from '../suggest.js';
 import { isAlwaysJsonata, walk } from './expressions.js';
 import type { FunctionRule, Reporter } from './reporter.js';
 
@@ -67,39 +67,80 @@ export const contextPaths: FunctionRule = (file, r, solution) => {
     if (!source) return;
     for (const { names, index } of contextReads(source.body)) {
       const problem = problemOf(names, parameters, custom) ?? unknownNamed(names, named);
-      if (problem) r.report('CONTEXT_PATH', problem, path, { index: source.offset + index });
+      if (problem)
+        r.report('CONTEXT_PATH', problem.message, path, {
+          index: source.offset + index,
+          meant: meantStep(source.body, source.offset, index, names, problem),
+        });
     }
   });
 };
+
+/** What a path's problem is, and the name at `step` of it that is meant to be `hint`. */
+interface PathProblem {
+  readonly message: string;
+  readonly step?: number;
+  readonly hint?: string | undefined;
+}
+
+/** The misspelt name of a path as an edit: its place in the value, after `@ctx.` or `@.` and the names before it. */
+function meantStep(
+  body: string,
+  offset: number,
+  index: number,
+  names: readonly string[],
+  problem: PathProblem,
+) {
+  if (problem.step === undefined || !problem.hint) return undefined;
+  let at = index + (body.startsWith('@ctx.', index) ? 5 : 2);
+  for (const name of names.slice(0, problem.step)) at += name.length + 1;
+  return { word: names[problem.step]!, text: problem.hint, index: offset + at };
+}
 
 function problemOf(
   names: readonly string[],
   /** The function's parameters; undefined outside a function file (nothing to check them against). */
   parameters: readonly string[] | undefined,
   custom: readonly string[] | undefined,
-) {
+): PathProblem | undefined {
   const [first, second, third, fourth] = names;
   if (first === undefined) return undefined;
   if (!TOP.includes(first)) {
     const hint = closest(first, TOP);
     return hint
-      ? `@ctx.${first} is not in the context (did you mean @ctx.${hint}?): it reads nothing`
+      ? {
+          message: `@ctx.${first} is not in the context (did you mean @ctx.${hint}?): it reads nothing`,
+          step: 0,
+          hint,
+        }
       : undefined;
   }
   if (second === undefined) return undefined;
   if (parameters && first === 'parameters' && !parameters.includes(second)) {
     const hint = closest(second, parameters);
-    return `@ctx.parameters.${second}: the function has no parameter '${second}'${hint ? ` (did you mean '${hint}'?)` : ''}, so it reads nothing`;
+    return {
+      message: `@ctx.parameters.${second}: the function has no parameter '${second}'${hint ? ` (did you mean '${hint}'?)` : ''}, so it reads nothing`,
+      step: 1,
+      hint,
+    };
   }
   const inside = INSIDE[first];
   if (inside && !inside.includes(second)) {
     const hint = closest(second, inside);
-    return `@ctx.${first}.${second} is not there${hint ? ` (did you mean @ctx.${first}.${hint}?)` : ` (it holds ${inside.join(', ')})`}`;
+    return {
+      message: `@ctx.${first}.${second} is not there${hint ? ` (did you mean @ctx.${first}.${hint}?)` : ` (it holds ${inside.join(', ')})`}`,
+      step: 1,
+      hint,
+    };
   }
   if (custom && first === 'solution' && second === 'settings' && third === 'custom' && fourth !== undefined) {
     if (!custom.includes(fourth)) {
       const hint = closest(fourth, custom);
-      return `@ctx.solution.settings.custom.${fourth}: solution.yaml has no settings.custom.${fourth}${hint ? ` (did you mean '${hint}'?)` : ''}, so it reads nothing`;
+      return {
+        message: `@ctx.solution.settings.custom.${fourth}: solution.yaml has no settings.custom.${fourth}${hint ? ` (did you mean '${hint}'?)` : ''}, so it reads nothing`,
+        step: 3,
+        hint,
+      };
     }
   }
   return undefined;
@@ -121,16 +162,28 @@ export function contextPathsOutsideFunctions(file: SourceFile, r: Reporter, solu
     if (!source) return;
     for (const { names, index } of contextReads(source.body)) {
       const problem = problemOf(names, undefined, custom) ?? unknownNamed(names, named);
-      if (problem) r.report('CONTEXT_PATH', problem, path, { index: source.offset + index });
+      if (problem)
+        r.report('CONTEXT_PATH', problem.message, path, {
+          index: source.offset + index,
+          meant: meantStep(source.body, source.offset, index, names, problem),
+        });
     }
   });
 }
 
 /** `@ctx.expressions.<name>` with a name solution.yaml's `expressions` does not have. */
-function unknownNamed(names: readonly string[], named: readonly string[] | undefined) {
+function unknownNamed(
+  names: readonly string[],
+  named: readonly string[] | undefined,
+): PathProblem | undefined {
   const [first, second] = names;
   if (!named || first !== 'expressions' || second === undefined || named.includes(second)) return undefined;
-  return `@ctx.expressions.${second}: solution.yaml has no expression '${second}'${didYouMean(second, named)}, so it reads nothing`;
+  const hint = closest(second, named);
+  return {
+    message: `@ctx.expressions.${second}: solution.yaml has no expression '${second}'${meantText(hint)}, so it reads nothing`,
+    step: 1,
+    hint,
+  };
 }
 
 /**

@@ -1,6 +1,7 @@
 import { datasourcesRead, syncPlan } from '../datasource-reads.js';
+import { valueAt } from '../schema-issues.js';
 import type { Solution, SourceFile } from '../solution.js';
-import { didYouMean } from '../suggest.js';
+import { closest, meantText } from '../suggest.js';
 import type { Reporter } from './reporter.js';
 
 /**
@@ -15,11 +16,21 @@ export function datasourceReads(file: SourceFile, r: Reporter, solution: Solutio
   const reads = datasourcesRead(file);
   for (const read of reads) {
     if (names.includes(read.name)) continue;
+    const near = closest(read.name, names);
+    // The name's place: after `datasources.` in the value (the read's index is its `@ctx`).
+    const value = valueAt(file.data, read.path);
+    const word = typeof value === 'string' ? value.indexOf(`datasources.${read.name}`, read.index) : -1;
     r.report(
       'UNKNOWN_DATASOURCE',
-      `@ctx.datasources.${read.name}: the solution has no datasource '${read.name}'${didYouMean(read.name, names)}, so it reads nothing`,
+      `@ctx.datasources.${read.name}: the solution has no datasource '${read.name}'${meantText(near)}, so it reads nothing`,
       read.path,
-      { index: read.index },
+      {
+        index: read.index,
+        meant:
+          near && word !== -1
+            ? { word: read.name, text: near, index: word + 'datasources.'.length }
+            : undefined,
+      },
     );
   }
   if (reads.length === 0 || file.kind !== 'datasource') return;

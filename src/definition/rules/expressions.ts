@@ -5,7 +5,8 @@ import { type FreeName, freeNames } from '../../expression/names.js';
 import { expressionSource } from '../../expression/source.js';
 import { CONTEXT_VARIABLE, MODULE_SEPARATOR } from '../../expression/translate.js';
 import type { SourceFile } from '../solution.js';
-import { closest, didYouMean } from '../suggest.js';
+import { closest, meantText } from '../suggest.js';
+import type { Meant } from '../suggestion.js';
 import type { PropertyPath } from '../yaml-file.js';
 import type { Reporter } from './reporter.js';
 
@@ -35,7 +36,13 @@ export function expressionSyntax(file: SourceFile, r: Reporter, known: KnownName
     }
     for (const name of freeNames(source.body)) {
       const problem = unknownName(name, known);
-      if (problem) r.report('UNKNOWN_NAME', problem, path, { index: source.offset + name.index });
+      if (!problem) continue;
+      // The meant word's place: after the `$`, and after `module.` for a script's function.
+      const meant = problem.meant && {
+        ...problem.meant,
+        index: source.offset + name.index + 1 + (problem.meant.index ?? 0),
+      };
+      r.report('UNKNOWN_NAME', problem.message, path, { index: source.offset + name.index, meant });
     }
     for (const hyphen of ambiguousHyphens(source.body))
       r.report('AMBIGUOUS_HYPHEN', hyphen.message, path, { index: source.offset + hyphen.index });
@@ -55,8 +62,14 @@ export interface KnownNames {
 /** Functions every expression knows: JSONata's and restfn's. */
 const BUILT_IN: ReadonlySet<string> = new Set([...JSONATA_FUNCTIONS, ...CUSTOM_FUNCTIONS.map((f) => f.name)]);
 
-/** Why `$name` is unknown, with a suggestion; undefined when it is known. */
-function unknownName({ name, called }: FreeName, known: KnownNames): string | undefined {
+/**
+ * Why `$name` is unknown, and the suggestion as an edit (`index` counted from after the `$`);
+ * undefined when it is known.
+ */
+function unknownName(
+  { name, called }: FreeName,
+  known: KnownNames,
+): { message: string; meant?: Meant | undefined } | undefined {
   if (name === CONTEXT_VARIABLE || BUILT_IN.has(name) || known.named?.has(name)) return undefined;
   const dot = name.indexOf(MODULE_SEPARATOR);
   if (dot !== -1) {
@@ -65,20 +78,36 @@ function unknownName({ name, called }: FreeName, known: KnownNames): string | un
     if (known.unloaded.has(module)) return undefined;
     const exported = known.scripts.get(module);
     if (!exported) {
-      return `$${module}.${fn}(): there is no script module '${module}' (scripts/expressions/${module}.js)${didYouMean(module, known.scripts.keys())}`;
+      const near = closest(module, known.scripts.keys());
+      return {
+        message: `$${module}.${fn}(): there is no script module '${module}' (scripts/expressions/${module}.js)${meantText(near)}`,
+        meant: near ? { word: module, text: near } : undefined,
+      };
     }
     if (exported.includes(fn)) return undefined;
-    return `$${module}.${fn}(): script module '${module}' exports no function '${fn}'${didYouMean(fn, exported)}`;
+    const near = closest(fn, exported);
+    return {
+      message: `$${module}.${fn}(): script module '${module}' exports no function '${fn}'${meantText(near)}`,
+      meant: near ? { word: fn, text: near, index: dot + 1 } : undefined,
+    };
   }
   // A misspelt named expression (`$todya` for solution.yaml's `today`) is said as one.
   const named = known.named && closest(name, known.named);
   if (called) {
     const hint = named ?? closest(name, BUILT_IN);
-    return `unknown function $${name}${hint ? ` (did you mean $${hint}?)` : ''}; script functions are called as $<module>.<function>()`;
+    return {
+      message: `unknown function $${name}${hint ? ` (did you mean $${hint}?)` : ''}; script functions are called as $<module>.<function>()`,
+      meant: hint ? { word: name, text: hint } : undefined,
+    };
   }
   if (named)
-    return `unknown variable $${name} (did you mean $${named}, solution.yaml's expression?): it is bound nowhere, so it reads nothing`;
-  return `unknown variable $${name}: it is bound nowhere in the expression; read values through @ctx (for example @ctx.parameters.${name})`;
+    return {
+      message: `unknown variable $${name} (did you mean $${named}, solution.yaml's expression?): it is bound nowhere, so it reads nothing`,
+      meant: { word: name, text: named },
+    };
+  return {
+    message: `unknown variable $${name}: it is bound nowhere in the expression; read values through @ctx (for example @ctx.parameters.${name})`,
+  };
 }
 
 /** Top-level transforms, `records` of an operation (`...operations[i].records`), a handler's `transform`. */

@@ -1,6 +1,6 @@
 import { expressionSource } from '../../expression/source.js';
 import type { Solution, SourceFile } from '../solution.js';
-import { didYouMean } from '../suggest.js';
+import { closest, meantText } from '../suggest.js';
 import { contextReads } from './context-paths.js';
 import type { Reporter } from './reporter.js';
 
@@ -21,13 +21,19 @@ export function namedExpressions(file: SourceFile, r: Reporter, solution: Soluti
     for (const { names: path, index } of source ? contextReads(source.body) : []) {
       if (path[0] !== 'expressions' || path[1] === undefined) continue;
       if (Object.hasOwn(sources, path[1])) read.push(path[1]);
-      else
+      else {
+        const near = closest(path[1], names);
+        const step = index + (source!.body.startsWith('@ctx.', index) ? 5 : 2) + 'expressions.'.length;
         r.report(
           'CONTEXT_PATH',
-          `@ctx.expressions.${path[1]}: solution.yaml has no expression '${path[1]}'${didYouMean(path[1], names)}, so it reads nothing`,
+          `@ctx.expressions.${path[1]}: solution.yaml has no expression '${path[1]}'${meantText(near)}, so it reads nothing`,
           ['expressions', name],
-          { index: source!.offset + index },
+          {
+            index: source!.offset + index,
+            meant: near ? { word: path[1], text: near, index: source!.offset + step } : undefined,
+          },
         );
+      }
     }
     reads.set(name, read);
   }

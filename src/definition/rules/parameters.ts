@@ -65,6 +65,7 @@ export const parameterType: FunctionRule = (file, r) => {
         'PARAMETER_TYPE_UNKNOWN',
         `parameter '${name}' has type '${type}', which restfn does not know (did you mean '${meant}'?): its values would go as given, neither checked nor converted`,
         path,
+        { meant: { word: type, text: meant } },
       );
     }
   }

@@ -1,7 +1,7 @@
 import { actionSteps, namedActions } from '../action-steps.js';
 import { entitiesOf } from '../schema/datasource.js';
 import type { Solution, SourceFile } from '../solution.js';
-import { didYouMean } from '../suggest.js';
+import { closest, meantText } from '../suggest.js';
 import type { PropertyPath } from '../yaml-file.js';
 import type { Reporter } from './reporter.js';
 
@@ -9,10 +9,12 @@ import type { Reporter } from './reporter.js';
 export function functionReferences(file: SourceFile, r: Reporter, solution: Solution): void {
   const check = (name: string | undefined, path: PropertyPath) => {
     if (name === undefined || solution.functions.has(name)) return;
+    const near = closest(name, solution.functions.keys());
     r.report(
       'UNKNOWN_FUNCTION',
-      `function '${name}' does not exist in this solution${didYouMean(name, solution.functions.keys())}; create it with 'restfn new ${name}'`,
+      `function '${name}' does not exist in this solution${meantText(near)}; create it with 'restfn new ${name}'`,
       path,
+      { meant: near ? { word: name, text: near } : undefined },
     );
   };
   if (file.kind === 'datasource' && file.definition) {
@@ -85,10 +87,12 @@ export function onSuccessReferences(file: SourceFile, r: Reporter, solution: Sol
   const own = namedActions((file as SourceFile<'action'>).definition!);
   for (const { name, at } of own) {
     if (actions.has(name)) continue;
+    const near = closest(name, actions.keys());
     r.report(
       'UNKNOWN_ACTION',
-      `action '${name}' does not exist in this solution${didYouMean(name, actions.keys())}; actions are the files in the actions/ folder`,
+      `action '${name}' does not exist in this solution${meantText(near)}; actions are the files in the actions/ folder`,
       at,
+      { meant: near ? { word: name, text: near } : undefined },
     );
   }
   // Breadth first over the named chain; a cycle further on is reported at its own files.

@@ -2,11 +2,20 @@ import { type Diagnostic, diagnostic } from '../diagnostic.js';
 import type { RuleCode } from '../rule-codes.js';
 import type { FunctionDefinition } from '../schema/index.js';
 import type { Solution, SourceFile } from '../solution.js';
+import { type Meant, suggestionAt } from '../suggestion.js';
 import type { PropertyPath } from '../yaml-file.js';
 
 export interface Reporter {
-  /** Report at the value at `path` (at its key with `key`, at a character inside it with `index`). */
-  report(code: RuleCode, message: string, path: PropertyPath, at?: { key?: boolean; index?: number }): void;
+  /**
+   * Report at the value at `path` (at its key with `key`, at a character inside it with `index`);
+   * `meant`: the did-you-mean the message makes, as the finding's `suggestion`.
+   */
+  report(
+    code: RuleCode,
+    message: string,
+    path: PropertyPath,
+    at?: { key?: boolean; index?: number; meant?: Meant | undefined },
+  ): void;
 }
 
 export function reporterFor(file: SourceFile, into: Diagnostic[]): Reporter {
@@ -16,7 +25,8 @@ export function reporterFor(file: SourceFile, into: Diagnostic[]): Reporter {
         at.index === undefined
           ? file.yaml.locate(path, { key: at.key })
           : file.yaml.locateInValue(path, at.index);
-      into.push(diagnostic(code, message, position));
+      const suggestion = at.meant ? suggestionAt(file.yaml, path, at.meant) : undefined;
+      into.push(diagnostic(code, message, position, suggestion));
     },
   };
 }

@@ -55,6 +55,7 @@ function checkScope(blocks: ScopeBlocks, at: PropertyPath, declared: readonly st
       'SCOPE_UNKNOWN_PARAM',
       `scope value '${value}' is no parameter of this function, so rows are matched against the text '${value}' (did you mean '${near}'?); write the parameter's name, or quote the text as an expression (="${value}") to keep it`,
       path,
+      { meant: { word: value, text: near } },
     );
   };
   for (const [column, value] of Object.entries(blocks.forRowsWithValues ?? {})) {
