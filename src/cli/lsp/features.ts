@@ -1,3 +1,6 @@
+import { codeActions } from './code-actions.js';
+import { codeLenses } from './code-lenses.js';
+import { commands } from './commands.js';
 import { completion } from './completion.js';
 import type { Feature } from './feature.js';
 
@@ -5,4 +8,4 @@ import type { Feature } from './feature.js';
  * The features `restfn lsp` offers besides findings (which server.ts publishes itself): each in
  * its own file, announced at `initialize` and registered in this order.
  */
-export const FEATURES: readonly Feature[] = [completion];
+export const FEATURES: readonly Feature[] = [completion, codeActions, codeLenses, commands];

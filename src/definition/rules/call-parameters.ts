@@ -17,46 +17,83 @@ export function requiredParameters(fn: SourceFile<'function'>): string[] {
     .map(([name]) => name);
 }
 
+/** A call of a function from a datasource or an action: the parameters it gives, and where. */
+export interface Call {
+  readonly fn: string | undefined;
+  /** The parameter map given (undefined when none is written). */
+  readonly given: unknown;
+  /** Where the call names its function (`function:`'s value). */
+  readonly at: PropertyPath;
+  /** Where its parameters are (or go, when none are written): the call's map and the key. */
+  readonly parameters: { readonly at: PropertyPath; readonly key: string };
+}
+
 /**
  * Datasource entities, `sync-entities` entries and `execute-entity` steps give a function exactly the
  * parameters they list: one missing from them is missing at run time. `execute-entities` (each
  * record's values go too), a form's `submit-form` (the form's values go) and local-only steps are
- * not checked; neither is a parameter map written as one expression.
+ * not listed.
  */
-export function callParameters(file: SourceFile, r: Reporter, solution: Solution): void {
-  const check = (fn: string | undefined, given: unknown, at: PropertyPath) => {
-    const target = fn === undefined ? undefined : solution.functions.get(fn);
-    if (!target || (given !== undefined && (typeof given !== 'object' || given === null))) return;
-    const missing = requiredParameters(target).filter((name) => !Object.hasOwn(given ?? {}, name));
-    if (missing.length === 0) return;
-    const list = missing.map((n) => `'${n}'`).join(', ');
-    r.report(
-      'CALL_PARAMETER_MISSING',
-      `function '${fn}' requires parameter${missing.length > 1 ? 's' : ''} ${list} (no default), which this call does not give, so it would fail before sending anything; add ${missing.length > 1 ? 'them' : 'it'} under the parameters it passes`,
-      at,
-    );
+export function callsOf(file: SourceFile): Call[] {
+  const calls: Call[] = [];
+  const entry = (
+    e: { function?: string | undefined; functionParameters?: unknown; parameters?: unknown },
+    at: PropertyPath,
+  ) => {
+    const key =
+      e.functionParameters === undefined && e.parameters !== undefined ? 'parameters' : 'functionParameters';
+    calls.push({
+      fn: e.function,
+      given: e.functionParameters ?? e.parameters,
+      at: [...at, 'function'],
+      parameters: { at, key },
+    });
   };
   if (file.kind === 'datasource' && file.definition) {
-    for (const [i, entry] of entitiesOf((file as SourceFile<'datasource'>).definition!).entries())
-      if (typeof entry !== 'string')
-        check(entry.function, entry.functionParameters, ['options', 'entities', i, 'function']);
+    for (const [i, e] of entitiesOf((file as SourceFile<'datasource'>).definition!).entries())
+      if (typeof e !== 'string') entry(e, ['options', 'entities', i]);
   } else if (file.kind === 'action' && file.definition) {
     for (const { step, at } of actionSteps((file as SourceFile<'action'>).definition!)) {
       if (step.type === 'action.sync-entities') {
-        for (const [i, entry] of step.options.entities.entries())
-          if (typeof entry !== 'string')
-            check(entry.function, entry.functionParameters ?? entry.parameters, [
-              ...at,
-              'options',
-              'entities',
-              i,
-              'function',
-            ]);
+        for (const [i, e] of step.options.entities.entries())
+          if (typeof e !== 'string') entry(e, [...at, 'options', 'entities', i]);
       } else if (step.type === 'action.execute-entity' && step.options.provider !== 'DATA_PROVIDER_LOCAL') {
         // A local provider changes the row only: the function is not called.
         const o = step.options;
-        check(o.function, o.parameters ?? o.functionParameters, [...at, 'options', 'function']);
+        const key =
+          o.parameters === undefined && o.functionParameters !== undefined
+            ? 'functionParameters'
+            : 'parameters';
+        calls.push({
+          fn: o.function,
+          given: o.parameters ?? o.functionParameters,
+          at: [...at, 'options', 'function'],
+          parameters: { at: [...at, 'options'], key },
+        });
       }
     }
+  }
+  return calls;
+}
+
+/** The required parameters a call does not give (none when its parameters are one expression). */
+export function missingParameters(call: Call, solution: Solution): string[] {
+  const target = call.fn === undefined ? undefined : solution.functions.get(call.fn);
+  const given = call.given;
+  if (!target || (given !== undefined && (typeof given !== 'object' || given === null))) return [];
+  return requiredParameters(target).filter((name) => !Object.hasOwn(given ?? {}, name));
+}
+
+/** A call that leaves out a parameter its function requires would fail every time. */
+export function callParameters(file: SourceFile, r: Reporter, solution: Solution): void {
+  for (const call of callsOf(file)) {
+    const missing = missingParameters(call, solution);
+    if (missing.length === 0) continue;
+    const list = missing.map((n) => `'${n}'`).join(', ');
+    r.report(
+      'CALL_PARAMETER_MISSING',
+      `function '${call.fn}' requires parameter${missing.length > 1 ? 's' : ''} ${list} (no default), which this call does not give, so it would fail before sending anything; add ${missing.length > 1 ? 'them' : 'it'} under the parameters it passes`,
+      call.at,
+    );
   }
 }

@@ -1,0 +1,58 @@
+import { CodeActionKind, type Diagnostic as LspDiagnostic } from 'vscode-languageserver/node';
+import { quickFixesAt } from '../../language/code-actions.js';
+import { COMMANDS } from '../../language/code-lenses.js';
+import { diagnosticRange } from '../../language/range.js';
+import type { Feature } from './feature.js';
+import { pathOf } from './uri.js';
+
+/**
+ * `textDocument/codeAction`: the service's quick fixes (did-you-mean, a missing required parameter,
+ * a literal credential), each tied to the finding it fixes (the editor's own copy of it when it
+ * sent one), its edits a WorkspaceEdit of the file. A fix with a terminal command to run after
+ * (storing a credential) shows it through `restfn.showCommand` once the edit is made.
+ */
+export const codeActions: Feature = {
+  capabilities: { codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] } },
+  register({ connection, service }) {
+    connection.onCodeAction(async ({ textDocument, range, context }) => {
+      const s = service();
+      if (!s) return [];
+      if (context.only && !context.only.some((k) => CodeActionKind.QuickFix.startsWith(k))) return [];
+      const path = pathOf(textDocument.uri);
+      const text = s.text(path) ?? '';
+      const fixes = await quickFixesAt(s, path, range);
+      return fixes.map((fix) => {
+        const own = diagnosticRange(fix.diagnostic, text);
+        const sent = context.diagnostics.find(
+          (d: LspDiagnostic) =>
+            d.code === fix.diagnostic.code &&
+            d.range.start.line === own.start.line &&
+            d.range.start.character === own.start.character,
+        );
+        return {
+          title: fix.title,
+          kind: CodeActionKind.QuickFix,
+          diagnostics: [
+            sent ?? {
+              range: own,
+              code: fix.diagnostic.code,
+              source: 'restfn',
+              message: fix.diagnostic.message,
+            },
+          ],
+          ...(fix.diagnostic.suggestion ? { isPreferred: true } : {}),
+          edit: { changes: { [textDocument.uri]: [...fix.edits] } },
+          ...(fix.command
+            ? {
+                command: {
+                  title: 'Show the command to run',
+                  command: COMMANDS.showCommand,
+                  arguments: [fix.command],
+                },
+              }
+            : {}),
+        };
+      });
+    });
+  },
+};
