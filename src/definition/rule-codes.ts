@@ -185,6 +185,11 @@ export const RULES = {
     summary:
       'A datasource entity, `sync-entities` entry or `execute-entity` action calls a function without a parameter it requires (required, no default): the call would fail before sending anything.',
   },
+  CALL_PARAMETER_UNKNOWN: {
+    severity: 'warning',
+    summary:
+      'A datasource entity, `sync-entities` entry or `execute-entity` action passes a value for a parameter the function does not declare: it is dropped without a word, and the call goes out with the default instead.',
+  },
   UNKNOWN_ACTION: {
     severity: 'error',
     summary: "An action's `onSuccess`/`onError` or `execute-action` names an action that does not exist.",

@@ -192,6 +192,32 @@ options:
     expect((await s.diagnostics([path])).get(path)).toEqual([]);
   });
 
+  test('an unknown parameter a datasource passes', async () => {
+    const r = await fix(
+      service({
+        'datasources/customer.platform': `type: datasource.sqlite
+options:
+  provider: DATA_PROVIDER_LOCAL
+  entities:
+    - entity: customers
+      function: get-customer
+      functionParameters:
+        id: c-1
+        regoin: eu
+`,
+      }),
+      'datasources/customer.platform',
+      'CALL_PARAMETER_UNKNOWN',
+    );
+    expect(r.finding.message).toContain(
+      "function 'get-customer' has no parameter 'regoin' (did you mean 'region'?)",
+    );
+    // The misspelt name was also why the required region was missing: both are gone.
+    expect(r.before.map((d) => d.code).sort()).toEqual(['CALL_PARAMETER_MISSING', 'CALL_PARAMETER_UNKNOWN']);
+    expect(r.after).toContain('        id: c-1\n        region: eu\n');
+    expect(r.found).toEqual([]);
+  });
+
   test('a parameter type', async () => {
     const file = GET_CUSTOMER.replace(
       '    location: query\n    type: string',

@@ -2,6 +2,7 @@ import { actionSteps } from '../action-steps.js';
 import { credentialKind } from '../credential-params.js';
 import { entitiesOf } from '../schema/datasource.js';
 import type { Solution, SourceFile } from '../solution.js';
+import { closest, meantText } from '../suggest.js';
 import type { PropertyPath } from '../yaml-file.js';
 import type { Reporter } from './reporter.js';
 
@@ -26,6 +27,11 @@ export interface Call {
   readonly at: PropertyPath;
   /** Where its parameters are (or go, when none are written): the call's map and the key. */
   readonly parameters: { readonly at: PropertyPath; readonly key: string };
+  /**
+   * Whether every name given is meant for the function: not for an action's older
+   * `functionParameters`, which carries the row's values too.
+   */
+  readonly onlyParameters: boolean;
 }
 
 /**
@@ -47,6 +53,7 @@ export function callsOf(file: SourceFile): Call[] {
       given: e.functionParameters ?? e.parameters,
       at: [...at, 'function'],
       parameters: { at, key },
+      onlyParameters: true,
     });
   };
   if (file.kind === 'datasource' && file.definition) {
@@ -69,11 +76,29 @@ export function callsOf(file: SourceFile): Call[] {
           given: o.parameters ?? o.functionParameters,
           at: [...at, 'options', 'function'],
           parameters: { at: [...at, 'options'], key },
+          onlyParameters: key === 'parameters',
         });
       }
     }
   }
   return calls;
+}
+
+/** The names a function takes: its parameters and its continuation's. */
+function declaredParameters(fn: SourceFile<'function'>): string[] {
+  const d = fn.definition;
+  return [
+    ...new Set([...Object.keys(d?.parameters ?? {}), ...Object.keys(d?.continuation?.parameters ?? {})]),
+  ];
+}
+
+/** The names a call gives that its function does not take (none when its function is unknown or invalid). */
+function unknownParameters(call: Call, solution: Solution): string[] {
+  const target = call.fn === undefined ? undefined : solution.functions.get(call.fn);
+  const given = call.given;
+  if (!call.onlyParameters || !target?.definition || typeof given !== 'object' || given === null) return [];
+  const declared = declaredParameters(target);
+  return Object.keys(given).filter((name) => !declared.includes(name));
 }
 
 /** The required parameters a call does not give (none when its parameters are one expression). */
@@ -84,9 +109,23 @@ export function missingParameters(call: Call, solution: Solution): string[] {
   return requiredParameters(target).filter((name) => !Object.hasOwn(given ?? {}, name));
 }
 
-/** A call that leaves out a parameter its function requires would fail every time. */
+/**
+ * A call that leaves out a parameter its function requires would fail every time; a value for a
+ * parameter the function does not declare is dropped without a word (the call goes out with the
+ * default instead), as `restfn run -p` refuses it (PARAMETER_UNKNOWN): said, with the closest name.
+ */
 export function callParameters(file: SourceFile, r: Reporter, solution: Solution): void {
   for (const call of callsOf(file)) {
+    for (const name of unknownParameters(call, solution)) {
+      const declared = declaredParameters(solution.functions.get(call.fn!)!);
+      const near = closest(name, declared);
+      r.report(
+        'CALL_PARAMETER_UNKNOWN',
+        `function '${call.fn}' has no parameter '${name}'${meantText(near)}, so this value is dropped and never sent; ${declared.length > 0 ? `its parameters are ${declared.map((n) => `'${n}'`).join(', ')}` : 'it has no parameters'}`,
+        [...call.parameters.at, call.parameters.key, name],
+        { key: true, meant: near ? { word: name, text: near, key: true } : undefined },
+      );
+    }
     const missing = missingParameters(call, solution);
     if (missing.length === 0) continue;
     const list = missing.map((n) => `'${n}'`).join(', ');
