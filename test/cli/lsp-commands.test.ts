@@ -148,7 +148,9 @@ describe('restfn lsp commands', { timeout: 60_000 }, () => {
       request: answer.request,
       output: answer.output,
     });
-    expect(seen.messages.map((m) => m.message)).toEqual(['restfn: Run list-customers: 200']);
+    expect(seen.messages.map((m) => m.message)).toEqual([
+      `restfn: Run list-customers: 200 (the answer: ${fileURLToPath(answer.document)})`,
+    ]);
     for (const text of [JSON.stringify(answer), shown, JSON.stringify(seen), lsp.stderr()])
       expect(text).not.toContain(API_KEY);
     await lsp.stop();
@@ -276,5 +278,51 @@ describe('restfn lsp commands', { timeout: 60_000 }, () => {
       contentChanges: [{ text: applyEdits(typo, edits) }],
     });
     expect((await fixed).diagnostics).toEqual([]);
+  });
+
+  test('store this literal credential: the value leaves the file, the command to store it is shown without it', async () => {
+    const { root, env } = await solution('https://crm.example.com');
+    const lsp = await startLsp(root, { env });
+    const seen = record(lsp);
+    const path = join(root, 'functions', 'list-customers.platform');
+    const literal = LIST('https://crm.example.com').replace(
+      '    type: secret\n    value: crm-key',
+      `    type: string\n    value: ${API_KEY}`,
+    );
+    const { uri, diagnostics } = await openDocument(lsp, path, literal);
+    expect(diagnostics.map((d) => d.code)).toEqual(['LITERAL_CREDENTIAL']);
+    const actions = (await lsp.client.sendRequest(CodeActionRequest.type, {
+      textDocument: { uri },
+      range: diagnostics[0]!.range,
+      context: { diagnostics },
+    })) as Array<{
+      title: string;
+      edit: { changes: Record<string, TextEdit[]> };
+      command: { command: string; arguments: string[] };
+    }>;
+    expect(actions.map((a) => [a.title, a.command])).toEqual([
+      [
+        "Store this credential as 'api-key' (then run: restfn credentials set api-key --kind secret)",
+        {
+          title: 'Show the command to run',
+          command: 'restfn.showCommand',
+          arguments: ['restfn credentials set api-key --kind secret'],
+        },
+      ],
+    ]);
+    const after = applyEdits(literal, actions[0]!.edit.changes[uri]!);
+    expect(after).toContain('  apiKey:\n    location: query\n    type: secret\n    value: api-key\n');
+    const fixed = lsp.diagnostics(uri);
+    await lsp.client.sendNotification(DidChangeTextDocumentNotification.type, {
+      textDocument: { uri, version: 2 },
+      contentChanges: [{ text: after }],
+    });
+    expect((await fixed).diagnostics).toEqual([]);
+    // The editor runs the action's command once the edit is made.
+    await execute(lsp, actions[0]!.command.command, actions[0]!.command.arguments);
+    expect(seen.messages.map((m) => m.message)).toEqual([
+      'restfn: run this in a terminal (the value is asked at the prompt, never written in the file): restfn credentials set api-key --kind secret',
+    ]);
+    expect(JSON.stringify([actions, after, seen])).not.toContain(API_KEY);
   });
 });

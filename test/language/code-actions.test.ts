@@ -218,6 +218,38 @@ options:
     expect(r.found).toEqual([]);
   });
 
+  test("a script's function, a datasource read and a scope value", async () => {
+    const file = GET_CUSTOMER.replace(
+      'outputTransform: $\n',
+      'outputTransform: =$dates.fromat(@ctx.datasources.custmers[0].at)\nforRowsWithValues:\n  region: regin\n',
+    );
+    const s = service({
+      'functions/get-customer.platform': file,
+      'datasources/customers.platform': `type: datasource.static\noptions:\n  data: []\n`,
+    });
+    s.setText(at('scripts/expressions/dates.js'), 'export function format(d) { return d; }\n');
+    const path = at('functions/get-customer.platform');
+    const found = (await s.diagnostics([path])).get(path)!;
+    expect(found.map((d) => d.code).sort()).toEqual([
+      'SCOPE_UNKNOWN_PARAM',
+      'UNKNOWN_DATASOURCE',
+      'UNKNOWN_NAME',
+    ]);
+    const fixes = await quickFixesAt(s, path, {
+      start: { line: 0, character: 0 },
+      end: { line: 99, character: 0 },
+    });
+    const after = applyEdits(
+      s.text(path)!,
+      fixes.flatMap((f) => f.edits),
+    );
+    expect(after).toContain(
+      'outputTransform: =$dates.format(@ctx.datasources.customers[0].at)\nforRowsWithValues:\n  region: region\n',
+    );
+    s.setText(path, after);
+    expect((await s.diagnostics([path])).get(path)).toEqual([]);
+  });
+
   test('a parameter type', async () => {
     const file = GET_CUSTOMER.replace(
       '    location: query\n    type: string',

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import {
   type Connection,
   ErrorCodes,
@@ -64,7 +65,12 @@ async function execute(
       const answer = await runFunction(service.solution(), name);
       const document = await show(connection, `run-${name}`, answer);
       const said = answer.skipped ? `skipped: ${answer.skipped}` : `${answer.status ?? 'no request'}`;
-      say(connection, MessageType.Info, `restfn: Run ${name}: ${said}`);
+      // The file's path too: an editor that does not open documents on request (Neovim 0.7) shows it.
+      say(
+        connection,
+        MessageType.Info,
+        `restfn: Run ${name}: ${said} (the answer: ${fileURLToPath(document)})`,
+      );
       return { ...answer, document };
     }
     case COMMANDS.sync: {
