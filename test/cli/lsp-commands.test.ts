@@ -13,6 +13,7 @@ import {
   ShowMessageNotification,
   type ShowMessageParams,
   type TextEdit,
+  WorkDoneProgress,
 } from 'vscode-languageserver-protocol/node';
 import { MASK } from '../../src/http/sensitive.js';
 import { applyEdits } from '../../src/language/text-edit.js';
@@ -179,7 +180,17 @@ describe('restfn lsp commands', { timeout: 60_000 }, () => {
     const { root, env } = await solution(server.url);
     const lsp = await startLsp(root, { env });
     record(lsp);
-    const answer = await execute(lsp, 'restfn.sync', ['customers']);
+    // Progress, when the editor gives a token for it.
+    const progress: string[] = [];
+    lsp.client.onProgress(WorkDoneProgress.type, 'sync-1', (p) => {
+      progress.push(p.kind === 'begin' ? `begin ${p.title}` : p.kind);
+    });
+    const answer = await lsp.client.sendRequest(ExecuteCommandRequest.type, {
+      command: 'restfn.sync',
+      arguments: ['customers'],
+      workDoneToken: 'sync-1',
+    });
+    expect(progress).toEqual(['begin restfn: Sync', 'end']);
     expect(answer).toEqual({
       datasources: [
         {
@@ -224,6 +235,17 @@ describe('restfn lsp commands', { timeout: 60_000 }, () => {
       `restfn: published solution 'crm' as version 1 on ${platform.url}`,
     ]);
     expect(JSON.stringify([answer, seen])).not.toContain(platform.adminToken);
+  });
+
+  test('Publish with no platform named: a coded error saying how to name one', async () => {
+    const { root, env } = await solution('https://crm.example.com');
+    const lsp = await startLsp(root, { env: { ...env, RESTFN_SERVER: '', RESTFN_TOKEN: '' } });
+    const failed = await execute(lsp, 'restfn.publish').then(
+      () => undefined,
+      (error: { message: string; data: unknown }) => error,
+    );
+    expect(failed?.data).toEqual({ code: 'USAGE' });
+    expect(failed?.message).toContain('RESTFN_SERVER');
   });
 
   test('code lenses: Run and Publish above a function, Sync above a datasource, Validate on solution.yaml', async () => {
