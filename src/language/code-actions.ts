@@ -121,7 +121,8 @@ function missingParameterFixes(file: SourceFile, d: Diagnostic, solution: Soluti
   if (missing.length === 0) return [];
   const owner = nodeAt(file, call.parameters.at);
   const fnNode = nodeAt(file, call.at);
-  if (!owner || !isMap(owner) || !fnNode?.range) return [];
+  // A call written in flow style (`- { entity: x, function: y }`) takes no block lines: no fix.
+  if (!owner || !isMap(owner) || owner.flow || !fnNode?.range) return [];
   const fnPair = pairOf(owner, 'function');
   const block = pairOf(owner, call.parameters.key)?.value as Node | undefined;
   const lines = (indent: number) =>
