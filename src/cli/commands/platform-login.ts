@@ -1,5 +1,12 @@
 import { hostname } from 'node:os';
-import { PlatformAnswerError, PlatformClient, SERVER_ENV, TOKEN_ENV } from '../../client/platform-client.js';
+import {
+  NO_REDIRECTS,
+  PlatformAnswerError,
+  PlatformClient,
+  redirectRefused,
+  SERVER_ENV,
+  TOKEN_ENV,
+} from '../../client/platform-client.js';
 import { isErrorCode } from '../../errors/codes.js';
 import { RestfnError, UsageError } from '../../errors/restfn-error.js';
 import { status, warn } from '../output.js';
@@ -125,6 +132,7 @@ async function call(
   let res: Response;
   try {
     res = await fetch(`${server}${path}`, {
+      ...NO_REDIRECTS,
       method,
       headers: {
         accept: 'application/json',
@@ -141,6 +149,8 @@ async function call(
       `the platform at ${server} could not be reached${cause ? ` (${cause})` : ''}: is 'restfn serve' running there?`,
     );
   }
+  const redirected = redirectRefused(server, `${server}${path}`, res);
+  if (redirected) throw redirected;
   const text = await res.text();
   let answer: Record<string, unknown> = {};
   try {
