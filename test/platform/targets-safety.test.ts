@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { json, testServer } from '../helpers/http-server.js';
-import { functionFile, startPlatformProcess } from '../helpers/platform.js';
+import { functionFile, solutionWithKey, startPlatformProcess } from '../helpers/platform.js';
 
 // The security review of `restfn targets` (issue 38's API): who may change the list, what a name
 // or a list can do to the platform, and how long the list may grow.
@@ -135,6 +135,38 @@ describe('restfn targets: the security review', () => {
     expect(removed.status, removed.text).toBe(200);
     expect((await execute()).body).toMatchObject({ code: 'TARGET_REFUSED' });
     expect(platform.output()).not.toContain('unexpected error');
+  });
+
+  it("a target opens an address, never a credential's way: the key still goes only to its own origin", async () => {
+    const SECRET = 'sk_review_targets_7Qw2';
+    const own = await testServer((req, res) =>
+      json(res, 200, { key: req.headers['x-api-key'] ? 'sent' : 'none' }),
+    );
+    const other = await testServer((req, res) =>
+      json(res, 200, { key: req.headers['x-api-key'] ? 'sent' : 'none' }),
+    );
+    const platform = await startPlatformProcess();
+    const keyed = (url: string) =>
+      functionFile(url, 'parameters:\n  x-api-key: { location: header, type: secret, value: api-key }\n');
+    const { author } = await solutionWithKey(
+      platform,
+      {
+        'functions/rest-get-own.platform': keyed(`${own.url}/a`),
+        'functions/rest-get-other.platform': keyed(`${other.url}/b`),
+      },
+      { secret: SECRET, origins: [own.url] },
+    );
+    // Every port of the loopback address, for this solution.
+    const added = await platform.api('POST', '/api/v1/targets', {
+      token: platform.adminToken,
+      body: { solution: 's', host: '127.0.0.1' },
+    });
+    expect(added.status).toBe(201);
+    const run = (fn: string) =>
+      platform.api('POST', `/api/v1/solutions/s/functions/${fn}/execute`, { token: author, body: {} });
+    expect((await run('rest-get-own')).body).toMatchObject({ status: 'ok', output: { key: 'sent' } });
+    expect((await run('rest-get-other')).body).toMatchObject({ code: 'CREDENTIAL_ORIGIN' });
+    expect(other.requests.filter((r) => JSON.stringify(r).includes(SECRET))).toEqual([]);
   });
 
   it('a solution has at most 100 targets from the API: the next is refused and nothing changes', async () => {
