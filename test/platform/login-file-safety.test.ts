@@ -39,3 +39,21 @@ describe('restfn login: the logins file', () => {
     expect(login.stdout + login.stderr).not.toContain(platform.adminToken);
   });
 });
+
+describe('restfn login: a token as an argument', () => {
+  it('is refused, saying to pipe it, without repeating it or asking for a password', async () => {
+    const config = mkdtempSync(join(tmpdir(), 'restfn-xdg-'));
+    const token = 'rfn_argv_token_review_91c2';
+    const given = await runCli(
+      ['login', '--server', 'http://127.0.0.1:9', '--user', 'bob', '--token', token],
+      {
+        env: { XDG_CONFIG_HOME: config, RESTFN_SERVER: '', RESTFN_TOKEN: '' },
+        input: 'a-password-1\n',
+      },
+    );
+    expect(given.code).toBe(2);
+    expect(given.stderr).toContain('--with-token < token.txt');
+    expect(given.stderr).not.toContain(token);
+    expect(given.stderr).not.toContain('SERVER_UNREACHABLE');
+  });
+});

@@ -41,6 +41,12 @@ export async function login(
     return (await import('./credentials-action.js')).logIn(key, options);
   }
   if (options.status) return loginStatus();
+  // A token given as an argument is in the process list and the shell's history already; the
+  // platform login never took it from there (it asked for a password instead): said, not ignored.
+  if (options.token !== undefined)
+    throw new UsageError(
+      "--token is not read by the platform login (an argument shows in process listings and shell history): pipe the token instead, 'restfn login --server URL --with-token < token.txt'",
+    );
   return platformLogin(options);
 }
 
