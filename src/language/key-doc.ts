@@ -48,7 +48,7 @@ export function keyDoc(kind: FileKind, data: unknown, path: PropertyPath): KeyDo
         const target = resolve(root, property);
         found = {
           key: step,
-          type: typeOf(property),
+          type: typeOf(referenced(property)),
           required: owner.required?.includes(step) ?? false,
           description: property.description ?? target.description ?? '',
           ...(property.default !== undefined ? { default: property.default } : {}),
@@ -61,7 +61,7 @@ export function keyDoc(kind: FileKind, data: unknown, path: PropertyPath): KeyDo
           const entry = resolve(root, next);
           found = {
             key: step,
-            type: typeOf(next),
+            type: typeOf(referenced(next)),
             required: false,
             description: entry.description ?? node.description ?? resolve(root, node).description ?? '',
           };
@@ -74,6 +74,12 @@ export function keyDoc(kind: FileKind, data: unknown, path: PropertyPath): KeyDo
       value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[step] : undefined;
   }
   return found;
+}
+
+/** zod writes a described reference as `{ description, allOf: [{ $ref }] }`: its type is the reference's. */
+function referenced(node: Schema): Schema {
+  const all = (node as { allOf?: Schema[] }).allOf;
+  return all?.length === 1 && all[0]!.$ref ? all[0]! : node;
 }
 
 function resolve(root: Schema, node: Schema): Schema {
@@ -90,8 +96,8 @@ function resolve(root: Schema, node: Schema): Schema {
  */
 function alternatives(root: Schema, node: Schema, value: unknown): Schema[] {
   const n = resolve(root, node);
-  const branches = n.anyOf ?? n.oneOf;
-  if (!branches) return [n];
+  const branches = [...(n.anyOf ?? []), ...(n.oneOf ?? []), ...((n as { allOf?: Schema[] }).allOf ?? [])];
+  if (branches.length === 0) return [n];
   const all = branches.flatMap((b) => alternatives(root, b, value));
   const type = value !== null && typeof value === 'object' ? (value as { type?: unknown }).type : undefined;
   const chosen = all.filter(

@@ -93,14 +93,17 @@ export function nodeAt(doc: { contents: unknown }, text: string, position: TextP
   const path: Array<string | number> = [];
   for (;;) {
     if (isMap(node)) {
-      const pair = (node.items as Pair[]).find((p) => inside(p.key) || inside(p.value));
+      // A block collection's range runs to the start of the next line: on the next key, the key wins.
+      const items = node.items as Pair[];
+      const onKey = items.find((p) => inside(p.key));
+      const pair = onKey ?? items.findLast((p) => inside(p.value));
       if (!pair || !isScalar(pair.key)) return undefined;
       const key = String(pair.key.value);
-      if (inside(pair.key)) return found(pair.key as Node, [...path, key], 'key');
+      if (onKey) return found(pair.key as Node, [...path, key], 'key');
       path.push(key);
       node = pair.value;
     } else if (isSeq(node)) {
-      const index = node.items.findIndex((item) => inside(item));
+      const index = node.items.findLastIndex((item) => inside(item));
       if (index === -1) return undefined;
       path.push(index);
       node = node.items[index];
