@@ -84,14 +84,21 @@ describe('go to definition', () => {
     expect(definition(service(typo), at(ds), p)).toEqual([]);
   });
 
-  test('a file the schema rejects still goes from `function:` to the function', () => {
-    const broken = FILES['datasources/open-tasks.platform']!.replace('  query:', '  qeury:');
+  test('a file the schema rejects still goes from `function:` to the function (UTF-16 positions)', () => {
+    const broken = `type: datasource.sqlite
+options:
+  provider: DATA_PROVIDER_LOCAL
+  entities:
+    - { entity: "🗂 tasks", function: rest-get-tasks }
+  qeury: SELECT 1
+`;
     const s = service({ ...FILES, 'datasources/open-tasks.platform': broken });
     const ds = at('datasources/open-tasks.platform');
     expect(s.source(ds)!.definition).toBeUndefined();
-    expect(definition(s, ds, where(broken, 'rest-get-tasks'))[0]?.path).toBe(
-      at('functions/rest-get-tasks.platform'),
-    );
+    const p = where(broken, 'rest-get-tasks');
+    expect(definition(s, ds, p)[0]?.path).toBe(at('functions/rest-get-tasks.platform'));
+    // Counted in code points, the emoji would be one character: one before the name (a space) would be on it.
+    expect(definition(s, ds, { line: p.line, character: p.character - 1 })).toEqual([]);
   });
 });
 
