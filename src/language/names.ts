@@ -29,7 +29,22 @@ export interface NameSite {
  * UNKNOWN_FUNCTION and UNKNOWN_ACTION check (so a file that fails the schema names none of them),
  * the datasources its expressions read (`@ctx.datasources.x`), and the script functions they call.
  */
-export function namesIn(file: SourceFile): NameSite[] {
+export function namesIn(file: SourceFile): readonly NameSite[] {
+  let sites = known.get(file);
+  if (!sites) {
+    sites = findNames(file);
+    known.set(file, sites);
+  }
+  return sites;
+}
+
+/**
+ * Names by file, kept while the file's parse is: an edit parses the file anew (a new SourceFile),
+ * so a search of the whole solution reads again only what changed.
+ */
+const known = new WeakMap<SourceFile, readonly NameSite[]>();
+
+function findNames(file: SourceFile): NameSite[] {
   const sites: NameSite[] = [];
   const plain = (kind: NameKind, name: string | undefined, path: PropertyPath) => {
     if (typeof name !== 'string' || name === '') return;
@@ -109,7 +124,7 @@ function functionNames(file: SourceFile): Array<{ name: string | undefined; path
 }
 
 /** Every place the solution's files (solution.yaml included) name something, by file. */
-export function solutionNames(solution: Solution): Array<{ file: SourceFile; sites: NameSite[] }> {
+export function solutionNames(solution: Solution): Array<{ file: SourceFile; sites: readonly NameSite[] }> {
   const files: SourceFile[] = [...(solution.settings ? [solution.settings] : []), ...solution.files];
   return files.map((file) => ({ file, sites: namesIn(file) }));
 }
