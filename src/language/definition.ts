@@ -1,4 +1,5 @@
 import { type Named, nameAt } from './name-at.js';
+import { solutionNames } from './names.js';
 import { rangeFrom, type TextPosition } from './position.js';
 import type { TextRange } from './range.js';
 import { moduleName, scriptDeclarations } from './scripts.js';
@@ -15,17 +16,29 @@ const START: TextRange = { start: { line: 0, character: 0 }, end: { line: 0, cha
 /**
  * Go to definition: where the name at a position is defined. A function's file (at its
  * `functionId` when it has one, else its first line), an action's or a datasource's file, a script
- * function's declaration in `scripts/expressions/<module>.js`. Nothing when it names nothing there is.
+ * function's declaration in `scripts/expressions/<module>.js`, a local table's entries in the
+ * datasources listing it. Nothing when it names nothing there is.
  */
 export function definition(service: LanguageService, path: string, position: TextPosition): Location[] {
   const named = nameAt(service, path, position);
+  if (named?.kind === 'entity') return entityDeclarations(service, named.name);
   const found = named && declaration(service, named);
   return found ? [found] : [];
+}
+
+/** The datasources' entries listing a local table (several datasources may read one table). */
+export function entityDeclarations(service: LanguageService, name: string): Location[] {
+  return solutionNames(service.solution()).flatMap(({ file, sites }) =>
+    sites
+      .filter((s) => s.declares && s.kind === 'entity' && s.name === name)
+      .map((s) => ({ path: file.path, range: s.range })),
+  );
 }
 
 /** Where a name is defined, if the solution defines it. */
 export function declaration(service: LanguageService, named: Named): Location | undefined {
   const solution = service.solution();
+  if (named.kind === 'entity') return entityDeclarations(service, named.name)[0];
   if (named.kind === 'function') {
     const file = solution.functions.get(named.name);
     if (!file) return undefined;

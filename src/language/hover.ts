@@ -1,6 +1,8 @@
+import { relative } from 'node:path';
 import type { Diagnostic } from '../definition/diagnostic.js';
 import { RULES } from '../definition/rule-codes.js';
 import type { SourceFile } from '../definition/solution.js';
+import { entityDeclarations } from './definition.js';
 import { keyDoc } from './key-doc.js';
 import { nameAt } from './name-at.js';
 import { contains, nodeAt, type TextPosition } from './position.js';
@@ -47,6 +49,14 @@ export function hover(
   } else if (named?.kind === 'action' || named?.kind === 'datasource') {
     const file = solution.files.find((f) => f.kind === named.kind && f.name === named.name);
     parts.push(file ? fileSummary(file, solution) : `${named.kind} \`${named.name}\`: not in this solution`);
+    range = named.range ?? range;
+  } else if (named?.kind === 'entity') {
+    const listed = entityDeclarations(service, named.name).map(
+      (l) => `\`${relative(solution.root, l.path)}\``,
+    );
+    parts.push(
+      `**table \`${named.name}\`**: ${listed.length > 0 ? `listed by ${[...new Set(listed)].join(', ')}` : 'listed by no datasource'}`,
+    );
     range = named.range ?? range;
   } else if (named?.kind === 'script' && !named.module) {
     parts.push(`script function \`$${named.name}\` (\`scripts/expressions/${named.name.split('.')[0]}.js\`)`);

@@ -5,13 +5,13 @@ import { entitiesOf } from '../definition/schema/datasource.js';
 import type { Solution, SourceFile } from '../definition/solution.js';
 import type { PropertyPath } from '../definition/yaml-file.js';
 import { freeNames } from '../expression/names.js';
-import { expressionSource } from '../expression/source.js';
+import { expressionSource, isExpression } from '../expression/source.js';
 import { MODULE_SEPARATOR } from '../expression/translate.js';
 import { offsetAt, rangeFrom } from './position.js';
 import type { TextRange } from './range.js';
 
 /** What a name in a solution's files names. A script function is named `module.function`. */
-export type NameKind = 'function' | 'action' | 'datasource' | 'script';
+export type NameKind = 'function' | 'action' | 'datasource' | 'script' | 'entity';
 
 /** One place a file names a function, an action, a datasource or a script function. */
 export interface NameSite {
@@ -21,6 +21,8 @@ export interface NameSite {
   readonly path: PropertyPath;
   /** The name's range in the file (inside an expression for datasources and scripts). */
   readonly range: TextRange;
+  /** The place defines what it names: a datasource's entity (its local table). */
+  readonly declares?: boolean;
 }
 
 /**
@@ -58,6 +60,12 @@ function findNames(file: SourceFile): NameSite[] {
     sites.push({ kind, name, path, range: rangeFrom({ line: at.line, col: at.col + quoted }, name.length) });
   };
   for (const { name, path } of functionNames(file)) plain('function', name, path);
+  for (const { name, path } of entityNames(file)) {
+    const before = sites.length;
+    plain('entity', name, path);
+    if (file.kind === 'datasource' && sites.length > before)
+      sites[before] = { ...sites[before]!, declares: true };
+  }
   if (file.kind === 'action' && file.definition)
     for (const { name, at } of namedActions((file as SourceFile<'action'>).definition!))
       plain('action', name, at);
@@ -119,6 +127,45 @@ function functionNames(file: SourceFile): Array<{ name: string | undefined; path
       name: (file as SourceFile<'function'>).definition!.guard?.function,
       path: ['guard', 'function'],
     });
+  }
+  return out;
+}
+
+/**
+ * The local tables (entities) a file names: a datasource's entities (which define them), an
+ * action's `entity` and sync entries, a function's operations' `table` (error handlers' and the
+ * guard's too). A table written as an expression names none.
+ */
+function entityNames(file: SourceFile): Array<{ name: string | undefined; path: PropertyPath }> {
+  const out: Array<{ name: string | undefined; path: PropertyPath }> = [];
+  const entries = (list: ReadonlyArray<string | { entity: string }>, at: PropertyPath) => {
+    for (const [i, entry] of list.entries())
+      out.push(
+        typeof entry === 'string'
+          ? { name: entry, path: [...at, i] }
+          : { name: entry.entity, path: [...at, i, 'entity'] },
+      );
+  };
+  if (file.kind === 'datasource' && file.definition) {
+    entries(entitiesOf((file as SourceFile<'datasource'>).definition!), ['options', 'entities']);
+  } else if (file.kind === 'action' && file.definition) {
+    for (const { step, at } of actionSteps((file as SourceFile<'action'>).definition!)) {
+      if (step.type === 'action.sync-entities')
+        entries(step.options.entities, [...at, 'options', 'entities']);
+      const entity = (step.options as { entity?: unknown } | undefined)?.entity;
+      if (typeof entity === 'string') out.push({ name: entity, path: [...at, 'options', 'entity'] });
+    }
+  } else if (file.kind === 'function' && file.definition) {
+    const d = (file as SourceFile<'function'>).definition!;
+    const operations = (list: readonly object[] | undefined, at: PropertyPath) => {
+      for (const [i, op] of (list ?? []).entries())
+        if ('table' in op && typeof op.table === 'string' && !isExpression(op.table))
+          out.push({ name: op.table, path: [...at, i, 'table'] });
+    };
+    operations(d.operations, ['operations']);
+    for (const [i, handler] of (d.error ?? []).entries())
+      operations(handler.operations, ['error', i, 'operations']);
+    operations(d.guard?.operations, ['guard', 'operations']);
   }
   return out;
 }

@@ -19,10 +19,13 @@ export function references(
   const named = nameAt(service, path, position) ?? definedBy(service, path);
   if (!named) return [];
   const found: Location[] = [];
-  const declared = includeDeclaration ? declaration(service, named) : undefined;
+  // A table is declared by the datasources listing it: those places are among the sites.
+  const declared = includeDeclaration && named.kind !== 'entity' ? declaration(service, named) : undefined;
   if (declared) found.push(declared);
   for (const { file, sites } of solutionNames(service.solution()))
-    for (const site of sites) if (names(named, site)) found.push({ path: file.path, range: site.range });
+    for (const site of sites)
+      if (names(named, site) && (includeDeclaration || !site.declares))
+        found.push({ path: file.path, range: site.range });
   return found;
 }
 

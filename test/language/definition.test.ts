@@ -100,6 +100,13 @@ options:
     // Counted in code points, the emoji would be one character: one before the name (a space) would be on it.
     expect(definition(s, ds, { line: p.line, character: p.character - 1 })).toEqual([]);
   });
+  test("a local table's name: the datasources' entries listing it", () => {
+    const action = 'actions/refresh.platform';
+    const ds = FILES['datasources/open-tasks.platform']!;
+    expect(definition(service(), at(action), inside(action, 'tasks'))).toEqual([
+      { path: at('datasources/open-tasks.platform'), range: rangeOfWord(ds, 'tasks') },
+    ]);
+  });
 });
 
 describe('find references', () => {
@@ -181,5 +188,29 @@ describe('find references', () => {
       at('functions/lists.platform'),
       at('actions/refresh.platform'),
     ]);
+  });
+
+  test("a local table's references: the datasource listing it (its declaration), an action's sync, a function's operation", () => {
+    const fn = 'functions/rest-get-tasks.platform';
+    const p = where(FILES[fn]!, 'table: tasks');
+    const onTable = { line: p.line, character: p.character + 'table: t'.length };
+    const text = (f: string) => FILES[f]!;
+    const operation = {
+      path: at(fn),
+      range: {
+        start: { line: p.line, character: p.character + 7 },
+        end: { line: p.line, character: p.character + 12 },
+      },
+    };
+    const listed = {
+      path: at('datasources/open-tasks.platform'),
+      range: rangeOfWord(text('datasources/open-tasks.platform'), 'tasks'),
+    };
+    const synced = {
+      path: at('actions/refresh.platform'),
+      range: rangeOfWord(text('actions/refresh.platform'), 'tasks'),
+    };
+    expect(references(service(), at(fn), onTable, true)).toEqual([operation, listed, synced]);
+    expect(references(service(), at(fn), onTable, false)).toEqual([operation, synced]);
   });
 });

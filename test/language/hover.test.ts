@@ -119,6 +119,12 @@ describe('hover', () => {
     );
   });
 
+  test("on a local table's name: the datasources listing it", () => {
+    expect(
+      hover(service(), at('actions/refresh.platform'), inside('actions/refresh.platform', 'tasks'))!.markdown,
+    ).toBe('**table `tasks`**: listed by `datasources/open-tasks.platform`');
+  });
+
   test('urls: a password and credential-named query values are masked; placeholders stay', () => {
     expect(maskedUrl('https://me:s3cret@api.example.com/a/{id}?token=xyz&q={q}&auth_key={key}#top')).toBe(
       'https://me:***@api.example.com/a/{id}?token=***&q={q}&auth_key={key}#top',
