@@ -1,5 +1,6 @@
 import { relative } from 'node:path';
-import { CREDENTIAL_NAME, looksLikeSecret } from '../definition/credential-params.js';
+import { CREDENTIAL_NAME, credentialKind, looksLikeSecret } from '../definition/credential-params.js';
+import type { ParameterDefinition } from '../definition/schema/index.js';
 import type { Solution, SourceFile } from '../definition/solution.js';
 import { isExpression } from '../expression/source.js';
 import { MASK } from '../http/sensitive.js';
@@ -25,7 +26,7 @@ export function functionSummary(file: SourceFile<'function'>, root: string): str
       const cell = (v: unknown) =>
         typeof v === 'string' || typeof v === 'boolean' || typeof v === 'number' ? String(v) : '';
       out.push(
-        `| \`${name}\` | ${cell(p?.type)} | ${cell(p?.location)} | ${p?.required === true ? 'yes' : ''} | ${defaultOf(name, p?.value)} |`,
+        `| \`${name}\` | ${cell(p?.type)} | ${cell(p?.location ?? (p && credentialKind(name, p as ParameterDefinition) ? 'header' : undefined))} | ${p?.required === true ? 'yes' : ''} | ${defaultOf(name, p?.value)} |`,
       );
     }
   } else out.push('No parameters.');

@@ -125,6 +125,34 @@ describe('hover', () => {
     ).toBe('**table `tasks`**: listed by `datasources/open-tasks.platform`');
   });
 
+  test("a function's credentials: where they go by default, a literal secret masked, a key shown", () => {
+    const fn = `provider: DATA_PROVIDER_REST
+method: GET
+url: https://api.example.com/a
+parameters:
+  apiKey:
+    type: secret
+    value: crm-api-key
+  pageToken:
+    location: query
+    type: string
+    value: ghp_abcdefghijklmnopqrstuvwxyz012345
+`;
+    const s = service({
+      'functions/a.platform': fn,
+      'datasources/a.platform': FILES['datasources/task-lists.platform']!.replace('rest-get-task-lists', 'a'),
+    });
+    const ds = FILES['datasources/task-lists.platform']!.replace('rest-get-task-lists', 'a');
+    const p = where(ds, 'function: a');
+    const markdown = hover(s, at('datasources/a.platform'), {
+      line: p.line,
+      character: p.character + 'function: '.length,
+    })!.markdown;
+    expect(markdown).toContain('| `apiKey` | secret | header |  | `crm-api-key` |');
+    expect(markdown).toContain('| `pageToken` | string | query |  | *** |');
+    expect(markdown).not.toContain('ghp_');
+  });
+
   test('urls: a password and credential-named query values are masked; placeholders stay', () => {
     expect(maskedUrl('https://me:s3cret@api.example.com/a/{id}?token=xyz&q={q}&auth_key={key}#top')).toBe(
       'https://me:***@api.example.com/a/{id}?token=***&q={q}&auth_key={key}#top',
