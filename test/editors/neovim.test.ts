@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
 import { CLI } from '../helpers/cli.js';
@@ -8,13 +8,38 @@ import { DATASOURCE, FUNCTION } from '../helpers/language-solution.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
 // A real editor on `restfn lsp`: Neovim headless (Debian's 0.7, installed by .ci/run), configured
-// as docs/editor.md shows for 0.7 (`vim.lsp.start_client` + `vim.lsp.buf_attach_client`), opens a
-// datasource naming a function with a typo. Its own LSP client receives the pushed findings and
-// asks for a completion; the init script writes both as JSON for the test to read. The waits are
-// Neovim's (`vim.wait`), generous; nothing here measures time.
+// with docs/editor.md's block for 0.7 (`vim.lsp.start_client` + `vim.lsp.buf_attach_client` in an
+// autocommand), as written, with `restfn` on the PATH. It opens a datasource naming a function
+// with a typo; Neovim's own LSP client receives the pushed findings and asks for a completion, and
+// the harness below writes both as JSON for the test to read. The waits are Neovim's
+// (`vim.wait`), generous; nothing here measures time.
 
-const INIT = `
-local root, file, out, cli = os.getenv('RESTFN_ROOT'), os.getenv('RESTFN_FILE'), os.getenv('RESTFN_OUT'), os.getenv('RESTFN_CLI')
+/** The documented configuration: the lua block after docs/editor.md's "Neovim 0.7" line. */
+function documentedSetup(): string {
+  const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'editor.md'), 'utf8');
+  const block = /^Neovim 0\.7[\s\S]*?```lua\n([\s\S]*?)```/m.exec(doc);
+  if (!block) throw new Error('docs/editor.md has no lua block for Neovim 0.7');
+  return block[1]!;
+}
+
+// Before the documented block: the server's exit is noted, so that a server failing to start ends
+// the wait at once rather than at its timeout.
+const PRELUDE = `
+local exited
+local start_client = vim.lsp.start_client
+vim.lsp.start_client = function(config)
+  local on_exit = config.on_exit
+  config.on_exit = function(code, ...)
+    exited = code
+    if on_exit then on_exit(code, ...) end
+  end
+  return start_client(config)
+end
+`;
+
+// After it: open the file (the autocommands start and attach the server), read what arrives.
+const HARNESS = `
+local file, out = os.getenv('RESTFN_FILE'), os.getenv('RESTFN_OUT')
 
 local function finish(result)
   local f = assert(io.open(out, 'w'))
@@ -26,18 +51,7 @@ end
 local ok, err = pcall(function()
   vim.cmd('edit ' .. vim.fn.fnameescape(file))
   local buf = vim.api.nvim_get_current_buf()
-  local exited
-  local client_id = vim.lsp.start_client({
-    name = 'restfn',
-    cmd = { 'node', cli, 'lsp', '--stdio' },
-    root_dir = root,
-    on_exit = function(code) exited = code end,
-  })
-  vim.lsp.buf_attach_client(buf, client_id)
-  -- A server that fails to start ends the wait at once rather than at the timeout.
-  vim.wait(90000, function()
-    return #vim.diagnostic.get(buf) > 0 or exited ~= nil
-  end, 50)
+  vim.wait(90000, function() return #vim.diagnostic.get(buf) > 0 or exited ~= nil end, 50)
   if exited ~= nil then error('restfn lsp exited ' .. exited .. '; see ' .. vim.lsp.get_log_path()) end
   local diagnostics = {}
   for _, d in ipairs(vim.diagnostic.get(buf)) do
@@ -56,7 +70,10 @@ local ok, err = pcall(function()
     local items = response.result and (response.result.items or response.result) or {}
     for _, item in ipairs(items) do table.insert(labels, item.label) end
   end
-  finish({ diagnostics = diagnostics, completion = labels, line = line })
+  finish({
+    diagnostics = diagnostics, completion = labels, line = line,
+    filetype = vim.bo[buf].filetype, omnifunc = vim.bo[buf].omnifunc,
+  })
 end)
 if not ok then finish({ error = tostring(err) }) end
 `;
@@ -75,6 +92,8 @@ interface Result {
     end_col: number;
   }>;
   completion: string[];
+  filetype: string;
+  omnifunc: string;
 }
 
 describe('Neovim 0.7 with restfn lsp', { timeout: 240_000 }, () => {
@@ -83,18 +102,28 @@ describe('Neovim 0.7 with restfn lsp', { timeout: 240_000 }, () => {
       'functions/rest-get-customers.platform': FUNCTION,
       'functions/rest-get-orders.platform': FUNCTION,
       'datasources/customers.platform': DATASOURCE('rest-get-cusomers'),
+      'solution.yaml': 'name: shop\ntitle: Shop\n',
     });
     const init = join(root, 'init.lua');
     const out = join(root, 'nvim-result.json');
-    writeFileSync(init, INIT);
+    writeFileSync(init, PRELUDE + documentedSetup() + HARNESS);
+    // \`restfn\` on the PATH, as an installed restfn puts it: the checkout's build.
+    const bin = join(root, '.bin');
+    mkdirSync(bin);
+    writeFileSync(
+      join(bin, 'restfn'),
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`,
+      {
+        mode: 0o755,
+      },
+    );
     const run = await promisify(execFile)('nvim', ['--headless', '--clean', '-u', init], {
       cwd: root,
       env: {
         ...process.env,
-        RESTFN_ROOT: root,
+        PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`,
         RESTFN_FILE: join(root, 'datasources', 'customers.platform'),
         RESTFN_OUT: out,
-        RESTFN_CLI: CLI,
         // Neovim's log (lsp.log) and state in the test's folder, not the user's.
         XDG_CACHE_HOME: join(root, '.nvim'),
         XDG_STATE_HOME: join(root, '.nvim'),
@@ -104,6 +133,8 @@ describe('Neovim 0.7 with restfn lsp', { timeout: 240_000 }, () => {
     });
     const result = JSON.parse(readFileSync(out, 'utf8')) as Result;
     expect(result.error, run.stderr).toBeUndefined();
+    expect(result.filetype).toBe('yaml');
+    expect(result.omnifunc).toBe('v:lua.vim.lsp.omnifunc');
     expect(result.line).toBe('      function: rest-get-cusomers');
     expect(result.diagnostics).toEqual([
       {
