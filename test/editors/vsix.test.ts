@@ -1,6 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import { createRequire, isBuiltin } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
@@ -87,7 +87,12 @@ describe("the VS Code extension's .vsix", { timeout: 180_000 }, () => {
     const manifest = JSON.parse(text('extension/package.json')) as Manifest;
     expect(manifest.engines.vscode).toBe('^1.91.0');
     expect(manifest.main).toBe('./dist/extension.js');
-    expect(text('extension/dist/extension.js')).toContain('vscode-languageclient');
+    // Bundled: it loads nothing but VS Code's API and Node's own modules.
+    const required = [...text('extension/dist/extension.js').matchAll(/require\("([^"]+)"\)/g)].map(
+      (m) => m[1]!,
+    );
+    expect(required).toContain('vscode');
+    expect(required.filter((name) => name !== 'vscode' && !isBuiltin(name))).toEqual([]);
     expect(manifest.activationEvents).toEqual(['onLanguage:restfn', 'workspaceContains:**/solution.yaml']);
     const [language] = manifest.contributes.languages;
     expect(language).toMatchObject({ id: 'restfn', extensions: ['.platform'] });

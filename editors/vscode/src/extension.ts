@@ -14,16 +14,23 @@ import { type ServerLaunch, serverLaunch } from './server-launch.js';
 
 let client: LanguageClient | undefined;
 let output: LogOutputChannel | undefined;
+/** The last file editor focused: a command run while its answer's untitled document is in front still names it. */
+let lastFile: string | undefined;
 
 export async function activate(context: ExtensionContext): Promise<void> {
   output = window.createOutputChannel('restfn', { log: true });
   context.subscriptions.push(output);
   await commands.executeCommand('setContext', 'restfn.active', true);
+  const noteFile = (uri: { scheme: string; toString(): string } | undefined) => {
+    if (uri?.scheme === 'file') lastFile = uri.toString();
+  };
+  noteFile(window.activeTextEditor?.document.uri);
+  context.subscriptions.push(window.onDidChangeActiveTextEditor((editor) => noteFile(editor?.document.uri)));
   context.subscriptions.push(
     workspace.onDidChangeConfiguration(async (event) => {
       // The server's program and environment are fixed when it starts: a change restarts it.
       if (event.affectsConfiguration('restfn.path') || event.affectsConfiguration('restfn.server.url')) {
-        await client?.stop();
+        await client?.stop().catch(() => undefined);
         await start(context);
       }
     }),
@@ -32,7 +39,7 @@ export async function activate(context: ExtensionContext): Promise<void> {
 }
 
 export async function deactivate(): Promise<void> {
-  await client?.stop();
+  await client?.stop().catch(() => undefined);
   client = undefined;
 }
 
@@ -63,8 +70,7 @@ async function start(context: ExtensionContext): Promise<void> {
     middleware: {
       executeCommand: async (command, args, next) => {
         if (!PALETTE_COMMANDS.includes(command)) return next(command, args);
-        const active = window.activeTextEditor?.document.uri;
-        const result = await next(command, commandArguments(args, active?.toString()));
+        const result = await next(command, commandArguments(args, lastFile));
         const answer = answerDocument(result);
         if (answer)
           await window.showTextDocument(await workspace.openTextDocument(answer), { preview: false });
@@ -73,7 +79,16 @@ async function start(context: ExtensionContext): Promise<void> {
     },
   };
   client = new LanguageClient('restfn', 'restfn', serverOptionsOf(launch, env), clientOptions);
-  await client.start();
+  try {
+    await client.start();
+  } catch (error) {
+    // Most often `node` is not on VS Code's PATH, or restfn.path names no program.
+    const message = error instanceof Error ? error.message : String(error);
+    output?.error(`restfn lsp from ${launch.from} did not start: ${message}`);
+    void window.showErrorMessage(
+      `restfn lsp did not start (${message}). Set restfn.path to a restfn executable, or see the "restfn" output.`,
+    );
+  }
 }
 
 function serverOptionsOf(launch: ServerLaunch, env: NodeJS.ProcessEnv): ServerOptions {
