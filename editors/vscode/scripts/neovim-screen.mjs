@@ -103,6 +103,7 @@ function runNeovim(dir, bin) {
   const grid = Array.from({ length: HEIGHT }, () => Array(WIDTH).fill(' '));
   const text = () => grid.map((row) => row.join('').trimEnd()).join('\n');
   let id = 0;
+  let typed = false;
   const send = (method, params) => nvim.stdin.write(encode([0, id++, method, params]));
   return new Promise((done, fail) => {
     // A hang detector, not a measure: Neovim and the server have a minute to show both.
@@ -127,8 +128,12 @@ function runNeovim(dir, bin) {
         if (type === 1 && message[1]) finish(new Error(`nvim: ${JSON.stringify(message[1])}`));
         if (type !== 2) continue;
         const [method, params] = message;
-        // Replace the misspelt name and ask for the names the server knows.
-        if (method === 'restfn_diagnostics') send('nvim_input', ['6G$ciw<C-x><C-o>']);
+        // Replace the misspelt name and ask for the names the server knows (once: the edit brings
+        // findings of its own).
+        if (method === 'restfn_diagnostics' && !typed) {
+          typed = true;
+          send('nvim_input', ['6G$ciw<C-x><C-o>']);
+        }
         if (method !== 'redraw') continue;
         for (const [name, ...calls] of params) {
           for (const args of calls) apply(grid, name, args);
