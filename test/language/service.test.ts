@@ -86,7 +86,8 @@ describe('language service', () => {
     );
     expect(keys.map((c) => c.label)).not.toContain('method');
     const nested = s.completions(at('datasources/customers.platform'), 2, 2);
-    expect(nested.map((c) => c.label)).toEqual(expect.arrayContaining(['provider', 'entities', 'query']));
+    expect(nested.map((c) => c.label)).toEqual(expect.arrayContaining(['queryParameters', 'isDocument']));
+    expect(nested.map((c) => c.label)).not.toContain('provider');
     expect(nested.map((c) => c.label)).not.toContain('type');
   });
 });
