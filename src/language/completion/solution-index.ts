@@ -29,26 +29,41 @@ function build(solution: Solution): SolutionIndex {
   const entities = new Map<string, string[]>();
   const actions = new Map<string, SourceFile<'action'>>();
   const datasources = new Map<string, SourceFile<'datasource'>>();
-  const add = (name: unknown, from: string) => {
-    if (typeof name !== 'string' || name === '' || name.startsWith('=')) return;
-    const list = entities.get(name) ?? [];
-    if (!list.includes(from)) list.push(from);
-    entities.set(name, list);
-  };
   for (const file of solution.files) {
     if (file.kind === 'action' && !actions.has(file.name))
       actions.set(file.name, file as SourceFile<'action'>);
     if (file.kind === 'datasource' && !datasources.has(file.name))
       datasources.set(file.name, file as SourceFile<'datasource'>);
     const from = `${file.kind} ${file.name}`;
-    walk(file.data, (key, value) => {
-      if (file.kind === 'function' ? key === 'table' : key === 'entity') add(value, from);
-      if (key === 'entities' && Array.isArray(value)) for (const e of value) add(e, from);
-      if (key === 'tables' && Array.isArray(value)) for (const t of value) add(t, from);
-    });
+    for (const name of tablesOf(file)) {
+      const list = entities.get(name) ?? [];
+      if (!list.includes(from)) list.push(from);
+      entities.set(name, list);
+    }
   }
   const scripts = new Map(solution.scripts.map((s) => [s.name, scriptExports(s.source)]));
   return { entities, actions, datasources, scripts };
+}
+
+// A file's tables, kept while its parsed text is: after an edit only the edited file is walked again.
+const TABLES = new WeakMap<SourceFile, readonly string[]>();
+
+/** The tables a file names: entities (datasources, actions), operations' tables (functions). */
+function tablesOf(file: SourceFile): readonly string[] {
+  let found = TABLES.get(file);
+  if (!found) {
+    const names = new Set<string>();
+    const add = (name: unknown) => {
+      if (typeof name === 'string' && name !== '' && !name.startsWith('=')) names.add(name);
+    };
+    walk(file.data, (key, value) => {
+      if (file.kind === 'function' ? key === 'table' : key === 'entity') add(value);
+      if ((key === 'entities' || key === 'tables') && Array.isArray(value)) for (const e of value) add(e);
+    });
+    found = [...names];
+    TABLES.set(file, found);
+  }
+  return found;
 }
 
 /** Calls `visit` with every key and value of plain data, depth first. */
