@@ -109,4 +109,21 @@ describe('completion of values', () => {
     expect(labels(found)).not.toContain('method');
     expect(labels(found)).not.toContain('url');
   });
+
+  test('table names in SQL after [: a datasource query (block scalar) and a query statement', () => {
+    const s = crmService();
+    const query = completeAt(
+      s,
+      'datasources/report.platform',
+      'type: datasource.sqlite\noptions:\n  provider: DATA_PROVIDER_LOCAL\n  entities:\n    - orders\n  query: |\n    SELECT o.id FROM [orders] o\n    JOIN [cu‸\n',
+    );
+    expect(labels(query)).toEqual(['customers', 'orders']);
+    expect(query[0]!.from).toBe('    JOIN ['.length);
+    const statement = completeAt(
+      s,
+      'functions/rest-x.platform',
+      'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: https://x.example.com\nqueries:\n  open:\n    statement: SELECT id FROM [‸\n',
+    );
+    expect(labels(statement)).toEqual(['customers', 'orders']);
+  });
 });

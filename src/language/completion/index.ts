@@ -13,6 +13,9 @@ import { type Ancestor, siblings, type YamlPosition, yamlPosition } from './yaml
 export type { CompletionEntry, CompletionKind } from './entry.js';
 export type { CredentialKey } from './names.js';
 
+/** Keys whose value is SQLite SQL over the local tables. */
+const SQL_KEYS: ReadonlySet<string> = new Set(['query', 'statement']);
+
 /** Keys whose value (or list items) name a global action: `execute-action`'s and follow-ups. */
 const ACTION_KEYS: ReadonlySet<string> = new Set(['onSuccess', 'onError', 'onCancelled']);
 
@@ -80,6 +83,9 @@ function atValue(
       ? position.block.startsWith('=') || JSONATA_KEYS.has(key ?? '')
       : typed.startsWith('=') || (key !== undefined && JSONATA_KEYS.has(key));
   if (isExpression) return expressionCompletions(typed, from, file, solution, index);
+  // SQL (a datasource's `query`, a function's query `statement`): tables are written `[name]`.
+  const table = SQL_KEYS.has(key ?? '') ? /\[([\w-]*)$/.exec(typed) : null;
+  if (table) return entityNames(index, file, table[1]!, from + typed.length - table[1]!.length);
   if (position.block !== undefined) return [];
   const holder = lastNamed(position.ancestors);
   const list = key === undefined ? String(holder?.step ?? '') : undefined;
