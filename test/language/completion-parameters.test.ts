@@ -113,4 +113,14 @@ parameters:
     );
     expect(labels(plain)).toEqual([]);
   });
+
+  test("a parameter's type: the types restfn knows, secret among them", () => {
+    const found = completeAt(
+      crmService(),
+      'functions/rest-x.platform',
+      'parameters:\n  limit:\n    type: n‸\n',
+    );
+    expect(labels(found)).toEqual(expect.arrayContaining(['string', 'number', 'boolean', 'array', 'secret']));
+    expect(found[0]).toMatchObject({ kind: 'value', from: '    type: '.length });
+  });
 });

@@ -4,7 +4,7 @@ import type { CompletionEntry } from './entry.js';
 import { expressionCompletions, JSONATA_KEYS } from './expressions.js';
 import { keyCompletions } from './keys.js';
 import { actionNames, type CredentialKey, credentialKeys, entityNames, functionNames } from './names.js';
-import { PASSED_PARAMETERS, parameterNames } from './parameters.js';
+import { PASSED_PARAMETERS, parameterNames, parameterTypes } from './parameters.js';
 import { nodesAt, valuesOf } from './schema.js';
 import { templateSnippets } from './snippets.js';
 import { solutionIndex } from './solution-index.js';
@@ -92,6 +92,7 @@ function atValue(
   if (file.kind !== 'solution') {
     if (key === 'function') return functionNames(solution, from);
     if (key === 'value' && isCredential(lines, position)) return credentialKeys(credentials(), from);
+    if (key === 'type' && position.ancestors.at(-2)?.step === 'parameters') return parameterTypes(from);
     if (key === 'entity' || key === 'table' || list === 'entities' || list === 'tables')
       return entityNames(index, file, typed, from);
     if ((key === 'action' && holder?.step === 'options') || ACTION_KEYS.has(key ?? list ?? ''))

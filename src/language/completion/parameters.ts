@@ -1,3 +1,4 @@
+import { KNOWN_TYPES } from '../../definition/rules/parameters.js';
 import type { Solution } from '../../definition/solution.js';
 import type { CompletionEntry } from './entry.js';
 import { objectOr } from './expressions.js';
@@ -55,4 +56,20 @@ export function parameterNames(
         sortText: `${required ? 0 : 1}${name}`,
       };
     });
+}
+
+/**
+ * A parameter's `type`: the types restfn checks values against (the parameter-type rule's list);
+ * a credential kind is `secret` or `<provider>.oauth` (named in the documentation).
+ */
+export function parameterTypes(from: number): CompletionEntry[] {
+  return KNOWN_TYPES.map((type) => ({
+    label: type,
+    kind: 'value',
+    documentation:
+      type === 'secret'
+        ? 'A credential: `value` is the key of a stored credential. OAuth tokens: `<provider>.oauth`.'
+        : 'Values are checked and converted to this type.',
+    from,
+  }));
 }
