@@ -33,7 +33,7 @@ export function completions(
   solution: Solution,
   credentials: () => readonly CredentialKey[] = () => [],
 ): CompletionEntry[] {
-  const lines = file.yaml.text.split('\n').map((l) => l.replace(/\r$/, ''));
+  const lines = linesOf(file);
   const position = yamlPosition(lines, line, character);
   if (!position) return [];
   const steps = position.ancestors.map((a) => a.step);
@@ -119,6 +119,18 @@ function lastNamed(ancestors: readonly Ancestor[]): Ancestor | undefined {
   for (let i = ancestors.length - 1; i >= 0; i--)
     if (typeof ancestors[i]!.step === 'string') return ancestors[i];
   return undefined;
+}
+
+// A file's lines, split once per parsed text (completion is asked at each keystroke).
+const LINES = new WeakMap<SourceFile, readonly string[]>();
+
+function linesOf(file: SourceFile): readonly string[] {
+  let lines = LINES.get(file);
+  if (!lines) {
+    lines = file.yaml.text.split('\n').map((l) => l.replace(/\r$/, ''));
+    LINES.set(file, lines);
+  }
+  return lines;
 }
 
 /** Nothing but blank lines and comments besides the cursor's line. */
