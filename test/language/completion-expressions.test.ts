@@ -151,4 +151,46 @@ parameters:
     );
     expect(labels(found)).toEqual(['name', 'vip']);
   });
+
+  test("@ctx.datasources.<name>. : that datasource's columns, from its query or its static rows", () => {
+    const s = crmService({
+      'datasources/open-orders.platform': `type: datasource.sqlite
+options:
+  provider: DATA_PROVIDER_LOCAL
+  entities:
+    - orders
+  query: |
+    SELECT o.id, o.'$.total', o.'$.customer.name', count(l.id) AS lines, coalesce(o.'$.a', 'x, y') AS note
+    FROM [orders] o LEFT JOIN [lines] l ON l.'$.order' = o.id GROUP BY o.id
+`,
+      'datasources/everything.platform':
+        'type: datasource.sqlite\noptions:\n  provider: DATA_PROVIDER_LOCAL\n  entities:\n    - orders\n  query: SELECT * FROM [orders]\n',
+      'datasources/tiers.platform':
+        'type: datasource.static\noptions:\n  data:\n    - { id: basic, label: Basic }\n    - { id: gold, label: Gold, discount: 10 }\n',
+    });
+    const at = (expression: string) =>
+      completeAt(s, 'actions/report.platform', `action:\n  type: action.go-back\n  when: ${expression}\n`);
+    expect(labels(at('=$count(@ctx.datasources.open-orders.‸'))).toEqual([
+      'id',
+      'total',
+      'name',
+      'lines',
+      'note',
+    ]);
+    expect(labels(at('=@ctx.datasources.tiers.‸'))).toEqual(['id', 'label', 'discount']);
+    // A query with * says nothing of its columns: nothing is guessed.
+    expect(labels(at('=@ctx.datasources.everything.‸'))).toEqual([]);
+    expect(labels(at('=@ctx.datasources.customers.‸'))).toEqual(['id', 'data']);
+    expect(at('=@ctx.datasources.‸').find((c) => c.label === 'tiers')!.documentation).toBe(
+      'Its rows: id, label, discount.',
+    );
+    // A datasource does not read its own rows.
+    const own = completeAt(
+      s,
+      'datasources/customers.platform',
+      'type: datasource.sqlite\noptions:\n  provider: DATA_PROVIDER_LOCAL\n  entities:\n    - entity: customers\n      function: rest-get-customers\n      functionParameters:\n        since: =@ctx.datasources.‸\n',
+    );
+    expect(labels(own)).not.toContain('customers');
+    expect(labels(own)).toContain('tiers');
+  });
 });

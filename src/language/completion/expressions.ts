@@ -2,8 +2,10 @@ import type { Solution, SourceFile } from '../../definition/solution.js';
 import { builtinSignature } from '../../expression/builtins.js';
 import { CUSTOM_FUNCTIONS, JSONATA_FUNCTIONS } from '../../expression/functions.js';
 import { CONTEXT, type ContextField } from './context-paths.js';
+import { datasourceColumns } from './datasource-columns.js';
 import type { CompletionEntry } from './entry.js';
 import { readableSignature } from './jsonata-signature.js';
+import { objectOr } from './plain-data.js';
 import type { SolutionIndex } from './solution-index.js';
 
 /** Keys whose value is always JSONata, with or without a leading `=`. */
@@ -110,8 +112,11 @@ function contextFields(
     case 'queries':
       return named(Object.keys(objectOr(own.queries)).map((q) => [q, 'query', undefined]));
     case 'datasources':
+      // A datasource reading its own rows would wait for itself: it is left out.
       return named(
-        [...index.datasources.keys()].map((d) => [d, 'datasource', `datasources/…/${d}.platform`]),
+        [...index.datasources.keys()]
+          .filter((d) => file.kind !== 'datasource' || d !== file.name)
+          .map((d) => [d, 'datasource', columnsDoc(index, d)]),
       );
     case 'solution.settings.custom':
       return named(
@@ -126,9 +131,18 @@ function contextFields(
         Object.entries(namedExpressions(solution)).map(([k, v]) => [k, String(v), 'Named expression']),
       );
   }
+  if (steps.length === 2 && steps[0] === 'datasources') {
+    const source = index.datasources.get(steps[1]!);
+    return source ? named(datasourceColumns(source).map((c) => [c, `column of ${steps[1]}`, undefined])) : [];
+  }
   let fields: Readonly<Record<string, ContextField>> | undefined = CONTEXT;
   for (const step of steps) fields = fields?.[step]?.fields;
   return named(Object.entries(fields ?? {}).map(([name, f]) => [name, undefined, f.doc]));
+}
+
+function columnsDoc(index: SolutionIndex, name: string): string {
+  const columns = datasourceColumns(index.datasources.get(name)!);
+  return `Its rows${columns.length > 0 ? `: ${columns.join(', ')}` : ''}.`;
 }
 
 function parameterFields(parameters: unknown): CompletionEntry[] {
@@ -150,10 +164,4 @@ function settingsOf(solution: Solution): Record<string, unknown> {
 
 function namedExpressions(solution: Solution): Record<string, unknown> {
   return objectOr(settingsOf(solution).expressions);
-}
-
-export function objectOr(value: unknown): Record<string, unknown> {
-  return value && typeof value === 'object' && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
 }

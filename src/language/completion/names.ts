@@ -1,6 +1,6 @@
 import type { Solution, SourceFile } from '../../definition/solution.js';
 import type { CompletionEntry } from './entry.js';
-import { objectOr } from './expressions.js';
+import { objectOr } from './plain-data.js';
 import type { SolutionIndex } from './solution-index.js';
 
 /** A credential's key as a source gives it (the local store, the platform): never its value. */

@@ -1,7 +1,7 @@
 import { KNOWN_TYPES } from '../../definition/rules/parameters.js';
 import type { Solution } from '../../definition/solution.js';
 import type { CompletionEntry } from './entry.js';
-import { objectOr } from './expressions.js';
+import { objectOr } from './plain-data.js';
 import type { SolutionIndex } from './solution-index.js';
 import { type Ancestor, siblings } from './yaml-position.js';
 
