@@ -87,7 +87,7 @@ export function yamlPosition(
     // A bare list item's value: the list is the key above it.
     return {
       at: 'value',
-      ancestors: [...ancestorsAt(lines, line, item[1]!.length + 2, true)],
+      ancestors: ancestorsAt(lines, line, item[1]!.length + 2, true),
       key: undefined,
       line,
       column: item[1]!.length,
