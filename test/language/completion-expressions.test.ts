@@ -51,6 +51,8 @@ describe('completion inside expressions', () => {
       kind: 'context',
       from: 'outputTransform: =@ctx.'.length,
     });
+    const start = completeAt(crmService(), 'functions/rest-add-note.platform', FN('when: =@c‸\n'));
+    expect(start).toEqual([expect.objectContaining({ label: '@ctx', from: 'when: ='.length })]);
     const alias = completeAt(crmService(), 'functions/rest-add-note.platform', FN('records: =@.res‸\n'));
     expect(labels(alias)).toEqual(labels(found));
     expect(alias[0]!.from).toBe('records: =@.'.length);

@@ -12,6 +12,7 @@ import type { SolutionIndex } from './solution-index.js';
 export const JSONATA_KEYS: ReadonlySet<string> = new Set(['inputTransform', 'outputTransform', 'records']);
 
 const CONTEXT_PATH = /@(?:ctx)?((?:\.[\w-]+)*)\.([\w-]*)$/;
+const CONTEXT_ROOT = /(?<![\w@$])@c?t?x?$/;
 const SCRIPT_CALL = /\$([A-Za-z_]\w*)\.(\w*)$/;
 const VARIABLE = /\$(\w*)$/;
 
@@ -34,6 +35,17 @@ export function expressionCompletions(
     const from = offset + before.length - path[2]!.length;
     return contextFields(steps, file, solution, index).map((e) => ({ ...e, from }));
   }
+  const root = CONTEXT_ROOT.exec(before);
+  if (root)
+    return [
+      {
+        label: '@ctx',
+        kind: 'context',
+        detail: 'the context',
+        documentation: 'The context of the expression (`@.` is short for `@ctx.`).',
+        from: offset + before.length - root[0].length,
+      },
+    ];
   const call = SCRIPT_CALL.exec(before);
   if (call && index.scripts.has(call[1]!)) {
     const from = offset + before.length - call[2]!.length;
