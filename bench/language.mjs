@@ -1,11 +1,12 @@
 // `restfn lsp` on a 1,000-file solution, through a real LSP client over stdio (as an editor runs it):
-// - completion: the time from a completion request to its answer (target < 50 ms);
+// - completion: the time from a completion request to its answer, of function names and of
+//   `@ctx.` paths in an expression (target < 50 ms);
 // - an edit's findings: from a didChange of one file to the findings published for it, with the
 //   server's debounce at 0 (target < 200 ms);
 // - incremental: that edit's time as a ratio to the same server checking the whole solution (a
 //   save re-checks every file: the validator's own time on these files, in the same process, same
 //   run). An edit re-checks the file and its dependants only, so the ratio stays far below 1.
-// Figures lsp-completion-1000, lsp-edit-1000, lsp-edit-incremental.
+// Figures lsp-completion-1000, lsp-completion-expression-1000, lsp-edit-1000, lsp-edit-incremental.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -85,6 +86,7 @@ try {
 
   const completion = [];
   const edit = [];
+  const expression = [];
   let version = 1;
   for (let round = 0; round < ROUNDS; round++) {
     // An edit that changes the function named (a typo every other round: findings differ).
@@ -108,6 +110,16 @@ try {
     completion.push(performance.now() - asked);
     const items = Array.isArray(list) ? list : (list?.items ?? []);
     if (items.length < FUNCTIONS) throw new Error(`completion gave ${items.length} functions`);
+
+    // Inside an expression: the context's paths after `@ctx.`.
+    const inExpression = performance.now();
+    const paths = await client.sendRequest(CompletionRequest.type, {
+      textDocument: { uri },
+      position: { line: 7, character: '        id: =@ctx.'.length },
+    });
+    expression.push(performance.now() - inExpression);
+    const fields = (Array.isArray(paths) ? paths : (paths?.items ?? [])).map((i) => i.label);
+    if (!fields.includes('user')) throw new Error(`@ctx. completion gave ${fields.join(', ')}`);
   }
 
   // The whole solution, checked by the same server: a save publishes findings for every file.
@@ -122,10 +134,12 @@ try {
   }
 
   const c = median(completion);
+  const x = median(expression);
   const e = median(edit);
   const w = median(whole);
   console.log(`restfn lsp on ${FUNCTIONS + DATASOURCES} files (${ROUNDS} rounds, medians)`);
   console.log(`  completion of function names: ${c.toFixed(1)} ms`);
+  console.log(`  completion of @ctx. paths in an expression: ${x.toFixed(1)} ms`);
   console.log(`  an edit's findings: ${e.toFixed(1)} ms`);
   console.log(`  the whole solution checked (on save, ${SAVES} times): ${w.toFixed(0)} ms`);
   printFigure({
@@ -136,6 +150,15 @@ try {
     target: '< 50',
     met: meets(c, '< 50'),
     detail: `median of ${ROUNDS}, max ${Math.max(...completion).toFixed(1)} ms`,
+  });
+  printFigure({
+    id: 'lsp-completion-expression-1000',
+    label: `restfn lsp completion of @ctx. paths, ${FUNCTIONS + DATASOURCES} files`,
+    ratio: x,
+    unit: 'ms',
+    target: '< 50',
+    met: meets(x, '< 50'),
+    detail: `median of ${ROUNDS}, max ${Math.max(...expression).toFixed(1)} ms`,
   });
   printFigure({
     id: 'lsp-edit-1000',
