@@ -18,6 +18,7 @@ const SCRIPTS = [
   'isolation',
   'cluster',
   'console',
+  'language',
 ];
 
 /** Issue 29's target table, in its order: what a figure is when no script reported it. */

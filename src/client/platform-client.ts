@@ -17,6 +17,27 @@ export class PlatformAnswerError extends RestfnError {
   }
 }
 
+/**
+ * How every request to the platform goes: its redirects are not followed. A 307 or 308 would send
+ * the body again to wherever it points (a password, a credential's secret, a call's parameters),
+ * and any redirect would take the request off the address the user named; fetch drops only the
+ * Authorization header on the way.
+ */
+export const NO_REDIRECTS = { redirect: 'manual' } as const;
+
+/** A redirect's answer as the error it is (SERVER_ERROR), naming where it pointed; undefined for any other. */
+export function redirectRefused(server: string, requestUrl: string, res: Response): RestfnError | undefined {
+  if (res.status < 300 || res.status > 399) return undefined;
+  const location = res.headers.get('location');
+  const to = location ? new URL(location, requestUrl).href : 'another address';
+  return new PlatformAnswerError(
+    'SERVER_ERROR',
+    `the platform at ${server} answered ${res.status} and redirects to ${to}: restfn does not follow a platform's redirects (what it sends would go there too); if that is the platform, give its address with --server`,
+    res.status,
+    {},
+  );
+}
+
 /** A platform's address as given to --server, checked: its href without a trailing slash. */
 export function platformAddress(url: string): string {
   let parsed: URL;
@@ -68,6 +89,7 @@ export class PlatformClient {
     let res: Response;
     try {
       res = await fetch(`${this.url}${path}`, {
+        ...NO_REDIRECTS,
         method,
         headers: {
           authorization: `Bearer ${this.token}`,
@@ -83,6 +105,8 @@ export class PlatformClient {
         `the platform at ${this.url} could not be reached${cause ? ` (${cause})` : ''}: is 'restfn serve' running there?`,
       );
     }
+    const redirected = redirectRefused(this.url, `${this.url}${path}`, res);
+    if (redirected) throw redirected;
     const text = await res.text();
     let answer: Record<string, unknown> = {};
     try {

@@ -73,7 +73,8 @@ function table(list: Row[]): string[] {
   );
 }
 
-interface Schema {
+/** The JSON Schema shapes the reference reads (the language service's hover reads them too). */
+export interface Schema {
   $ref?: string;
   definitions?: Record<string, Schema>;
   type?: string | string[];
@@ -131,7 +132,8 @@ function nested(schema: Schema, path: string): Row[] {
   return [];
 }
 
-function typeOf(schema: Schema): string {
+/** A schema's type as the reference writes it (`map`, `list of string`, an enum's values). */
+export function typeOf(schema: Schema): string {
   if (schema.$ref) return schema.$ref.split('/').at(-1)!;
   if (schema.const !== undefined) return `\`${String(schema.const)}\``;
   if (schema.enum) return schema.enum.map((v) => `\`${String(v)}\``).join(', ');

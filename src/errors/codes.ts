@@ -315,6 +315,11 @@ export const ERROR_CODES = {
     "The CLI's stored platform logins (`$XDG_CONFIG_HOME/restfn/platforms.json`) cannot be read.",
   ),
   TARGET_NOT_FOUND: code('usage', "The allowed target to remove is not on the platform's list.", 404),
+  TARGET_LIMIT: code(
+    'usage',
+    'A solution has the most private targets the API allows (100; 1,000 on the platform): remove one first.',
+    409,
+  ),
   SERVER_UNREACHABLE: code('call', 'The platform could not be reached (the CLI with --server).', 502),
   SERVER_ERROR: code('call', 'The platform answered with an error the CLI did not expect.', 502),
   // Local data.

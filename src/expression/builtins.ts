@@ -126,3 +126,9 @@ export function tooLong(what: string, max: number): LimitReached {
     `${what}; texts in expressions are limited to ${max} characters (settings.expressions.maxStringLength)`,
   );
 }
+
+/** A JSONata function's signature as JSONata declares it (`<s-nn?:s>`), for the editor's completion. */
+export function builtinSignature(name: string): string | undefined {
+  const signature = ORIGINALS.get(name)?.signature as { definition?: unknown } | undefined;
+  return typeof signature?.definition === 'string' ? signature.definition : undefined;
+}

@@ -3,7 +3,7 @@ import type { Diagnostic } from '../definition/diagnostic.js';
 import type { FileKind } from '../definition/schema/index.js';
 import { baseName, parseFile, type Solution, type SourceFile } from '../definition/solution.js';
 import { validateSolution } from '../definition/validate.js';
-import { type CompletionEntry, completions } from './completion.js';
+import { type CompletionEntry, type CredentialKey, completions } from './completion/index.js';
 import { dependants } from './dependants.js';
 import { type DocumentKind, documentKind } from './document-kind.js';
 
@@ -25,6 +25,7 @@ export class LanguageService {
   private readonly loaded = new Map<string, Loaded>();
   private readonly scripts = new Map<string, string>();
   private solutionCache: Solution | undefined;
+  private credentialKeys: () => readonly CredentialKey[] = () => [];
 
   constructor(
     readonly root: string,
@@ -106,7 +107,15 @@ export class LanguageService {
   completions(path: string, line: number, character: number): CompletionEntry[] {
     const loaded = this.loaded.get(path);
     if (!loaded) return [];
-    return completions(loaded.source, line, character, this.solution());
+    return completions(loaded.source, line, character, this.solution(), this.credentialKeys);
+  }
+
+  /**
+   * Where completion finds the stored credentials' keys (never their values): the server reads
+   * the local store and the platform; the service, which does no I/O, only asks this source.
+   */
+  setCredentialKeys(source: () => readonly CredentialKey[]): void {
+    this.credentialKeys = source;
   }
 
   private display(path: string): string {

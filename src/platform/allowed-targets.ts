@@ -1,4 +1,4 @@
-import type { StoredTargets } from './store/allowed-targets.js';
+import { hostsOf, type StoredTargets } from './store/allowed-targets.js';
 import type { PlatformStore } from './store/types.js';
 
 /**
@@ -38,6 +38,6 @@ export class AllowedTargets {
 
   /** The hosts the API allowed `solution` (the flag's are in the executor's own config). */
   async storedFor(solution: string): Promise<readonly string[]> {
-    return (await this.storedTargets())[solution] ?? [];
+    return hostsOf(await this.storedTargets(), solution);
   }
 }

@@ -86,8 +86,11 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
   // helmet's security headers on every answer, computed once: @fastify/helmet built helmet's
   // middleware anew for every request (parsing its CSP directives), a tenth of the request
   // thread's own time per execution (issue 29).
-  app.addHook('onRequest', (_req, reply, done) => {
+  app.addHook('onRequest', (req, reply, done) => {
     void reply.headers(SECURITY_HEADERS);
+    // The API's answers are no cache's to keep: a session's CSRF token, a new API token, a
+    // credential's metadata, an execution's output. (A route may still say otherwise.)
+    if (req.url.startsWith('/api/')) void reply.header('cache-control', 'no-store');
     done();
   });
   // The API's description, from the routes' own schemas (registered before them to see them all).

@@ -173,6 +173,16 @@ describe('restfn lsp commands', { timeout: 60_000 }, () => {
     expect(failed?.message).toContain('restfn run get-customer -p id=VALUE');
     expect(server.requests).toHaveLength(0);
     expect(seen.messages).toEqual([{ type: 1, message: `restfn: ${failed!.message}` }]);
+    // From VS Code's palette: `{ uri }` of the current file names the function.
+    const file = (p: string) => [{ uri: pathToFileURL(join(root, p)).href }];
+    const byUri = await execute(lsp, 'restfn.run', file('functions/get-customer.platform')).catch((e) => e);
+    expect([byUri.data, byUri.message]).toEqual([failed!.data, failed!.message]);
+    const notAFunction = await execute(lsp, 'restfn.run', file('datasources/customers.platform')).catch(
+      (e) => e,
+    );
+    expect(notAFunction.data).toEqual({ code: 'USAGE' });
+    expect(notAFunction.message).toContain('this one is a datasource');
+    expect(server.requests).toHaveLength(0);
   });
 
   test('Sync fills the local SQLite database as restfn sync does', async () => {

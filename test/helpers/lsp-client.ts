@@ -21,11 +21,16 @@ import { CLI } from './cli.js';
 export type LspClient = Awaited<ReturnType<typeof startLsp>>;
 
 /**
- * Starts `restfn lsp --stdio` on a solution (extra arguments and environment optional); the
+ * Starts `restfn lsp --stdio` on a solution (extra arguments and environment optional; `entry`:
+ * another script for node to run as the server, with its leading arguments, e.g. the .vsix's); the
  * client, and the findings as they arrive by file. Stopped when the test ends.
  */
-export async function startLsp(root: string, options: { args?: string[]; env?: NodeJS.ProcessEnv } = {}) {
-  const child = spawn(process.execPath, [CLI, 'lsp', '--stdio', '--delay', '0', ...(options.args ?? [])], {
+export async function startLsp(
+  root: string,
+  options: { args?: string[]; env?: NodeJS.ProcessEnv; entry?: string[] } = {},
+) {
+  const entry = options.entry ?? [CLI, 'lsp'];
+  const child = spawn(process.execPath, [...entry, '--stdio', '--delay', '0', ...(options.args ?? [])], {
     cwd: root,
     env: { ...process.env, ...options.env },
   });

@@ -80,9 +80,14 @@ describe('language service', () => {
     expect(names.map((c) => c.label)).toEqual(['rest-get-customers', 'rest-get-orders']);
     expect(names[0]!.detail).toBe('GET https://api.example.com/customers');
     const keys = s.completions(at('functions/rest-get-customers.platform'), 4, 0);
-    expect(keys.map((c) => c.label)).toEqual(expect.arrayContaining(['method', 'url', 'parameters']));
+    // The keys already written (method, url, ...) are not offered again.
+    expect(keys.map((c) => c.label)).toEqual(
+      expect.arrayContaining(['parameters', 'format', 'inputTransform']),
+    );
+    expect(keys.map((c) => c.label)).not.toContain('method');
     const nested = s.completions(at('datasources/customers.platform'), 2, 2);
-    expect(nested.map((c) => c.label)).toEqual(expect.arrayContaining(['provider', 'entities', 'query']));
+    expect(nested.map((c) => c.label)).toEqual(expect.arrayContaining(['queryParameters', 'isDocument']));
+    expect(nested.map((c) => c.label)).not.toContain('provider');
     expect(nested.map((c) => c.label)).not.toContain('type');
   });
 });

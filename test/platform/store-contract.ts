@@ -465,6 +465,24 @@ export function storeContract(engine: string, harness: StoreHarness): void {
     );
 
     withStore(
+      'allowed targets: changes from two stores at once are all kept (each waits for the other)',
+      async (opened) => {
+        const { store } = opened;
+        const second = await opened.reopen();
+        try {
+          const hosts = Array.from({ length: 12 }, (_, i) => `10.0.0.${i + 1}`);
+          const added = await Promise.all(
+            hosts.map((host, i) => (i % 2 ? second : store).changeAllowedTarget('crm', host, true)),
+          );
+          expect(added).toEqual(hosts.map(() => true));
+          expect([...(await store.allowedTargets()).crm!].sort()).toEqual([...hosts].sort());
+        } finally {
+          await second.close();
+        }
+      },
+    );
+
+    withStore(
       'rate limits: counts added per key and window; a new window when the last ended',
       async ({ store }) => {
         const t = 1_800_000_000_000;

@@ -1,5 +1,12 @@
 import { hostname } from 'node:os';
-import { PlatformAnswerError, PlatformClient, SERVER_ENV, TOKEN_ENV } from '../../client/platform-client.js';
+import {
+  NO_REDIRECTS,
+  PlatformAnswerError,
+  PlatformClient,
+  redirectRefused,
+  SERVER_ENV,
+  TOKEN_ENV,
+} from '../../client/platform-client.js';
 import { isErrorCode } from '../../errors/codes.js';
 import { RestfnError, UsageError } from '../../errors/restfn-error.js';
 import { status, warn } from '../output.js';
@@ -34,6 +41,12 @@ export async function login(
     return (await import('./credentials-action.js')).logIn(key, options);
   }
   if (options.status) return loginStatus();
+  // A token given as an argument is in the process list and the shell's history already; the
+  // platform login never took it from there (it asked for a password instead): said, not ignored.
+  if (options.token !== undefined)
+    throw new UsageError(
+      "--token is not read by the platform login (an argument shows in process listings and shell history): pipe the token instead, 'restfn login --server URL --with-token < token.txt'",
+    );
   return platformLogin(options);
 }
 
@@ -125,6 +138,7 @@ async function call(
   let res: Response;
   try {
     res = await fetch(`${server}${path}`, {
+      ...NO_REDIRECTS,
       method,
       headers: {
         accept: 'application/json',
@@ -141,6 +155,8 @@ async function call(
       `the platform at ${server} could not be reached${cause ? ` (${cause})` : ''}: is 'restfn serve' running there?`,
     );
   }
+  const redirected = redirectRefused(server, `${server}${path}`, res);
+  if (redirected) throw redirected;
   const text = await res.text();
   let answer: Record<string, unknown> = {};
   try {

@@ -7,6 +7,7 @@ import { hashToken, newToken } from '../../platform/auth/tokens.js';
 import type { Ceilings } from '../../platform/ceilings.js';
 import { ensureAdmin, startPlatform } from '../../platform/serve.js';
 import { allowedTargetHost } from '../../platform/ssrf.js';
+import { hostsOf } from '../../platform/store/allowed-targets.js';
 import { DATABASE_URL_ENV, openStore } from '../../platform/store/open.js';
 import {
   decodeMasterKey,
@@ -65,7 +66,7 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     // Held to the same rule as `restfn targets add` (the API's).
     const checked = allowedTargetHost(host);
     if ('problem' in checked) throw new UsageError(`--allow-target ${pair}: ${checked.problem}`);
-    allowTargets[solution] = [...(allowTargets[solution] ?? []), checked.host];
+    allowTargets[solution] = [...hostsOf(allowTargets, solution), checked.host];
   }
   const platform = await startPlatform({
     host: options.host,

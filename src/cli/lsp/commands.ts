@@ -11,6 +11,7 @@ import { UsageError } from '../../errors/restfn-error.js';
 import { COMMANDS, type CommandName } from '../../language/code-lenses.js';
 import type { LanguageService } from '../../language/service.js';
 import type { Feature, FeatureContext } from './feature.js';
+import { pathOf } from './uri.js';
 
 /**
  * `workspace/executeCommand`: Run, Sync, Validate solution, Publish (the lenses' commands, and an
@@ -60,7 +61,7 @@ async function execute(
 ): Promise<unknown> {
   switch (command) {
     case COMMANDS.run: {
-      const name = nameArgument(command, args, 'function');
+      const name = nameArgument(command, args, 'function', service);
       const { runFunction } = await import('./commands/run-function.js');
       const answer = await runFunction(service.solution(), name);
       const document = await show(connection, `run-${name}`, answer);
@@ -74,7 +75,7 @@ async function execute(
       return { ...answer, document };
     }
     case COMMANDS.sync: {
-      const name = nameArgument(command, args, 'datasource');
+      const name = nameArgument(command, args, 'datasource', service);
       const { syncDatasource } = await import('./commands/sync-datasource.js');
       const answer = await syncDatasource(service.solution(), name);
       const lines = answer.datasources.map(
@@ -124,11 +125,24 @@ async function execute(
   }
 }
 
-function nameArgument(command: string, args: readonly unknown[], what: string): string {
-  const [name] = args;
-  if (typeof name !== 'string' || name === '')
-    throw new UsageError(`${command} takes the ${what}'s name as its argument`);
-  return name;
+/**
+ * The name a command is given: as it is (a lens's argument), or `{ uri }` of a file of that kind
+ * (VS Code's palette sends the current file's): that file's function or datasource.
+ */
+function nameArgument(
+  command: string,
+  args: readonly unknown[],
+  what: 'function' | 'datasource' | 'command',
+  service?: LanguageService,
+): string {
+  const [given] = args;
+  if (typeof given === 'string' && given !== '') return given;
+  const uri = (given as { uri?: unknown } | null | undefined)?.uri;
+  const file = typeof uri === 'string' ? service?.source(pathOf(uri)) : undefined;
+  if (file && file.kind === what) return file.name;
+  throw new UsageError(
+    `${command} takes the ${what}'s name${what === 'command' ? '' : `, or { uri } of its file (${file ? `this one is a ${file.kind}` : 'open one'})`} as its argument`,
+  );
 }
 
 async function show(connection: Connection, name: string, answer: unknown): Promise<string> {

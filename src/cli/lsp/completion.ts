@@ -1,26 +1,79 @@
-import { CompletionItemKind, MarkupKind } from 'vscode-languageserver/node';
-import type { CompletionEntry } from '../../language/completion.js';
+import {
+  type CompletionItem,
+  CompletionItemKind,
+  InsertTextFormat,
+  MarkupKind,
+} from 'vscode-languageserver/node';
+import type { CompletionEntry, CompletionKind } from '../../language/completion/index.js';
+import type { LanguageService } from '../../language/service.js';
+import { CredentialKeys } from './credential-keys.js';
 import type { Feature } from './feature.js';
 import { pathOf } from './uri.js';
 
-const KINDS: Readonly<Record<CompletionEntry['kind'], CompletionItemKind>> = {
+const KINDS: Readonly<Record<CompletionKind, CompletionItemKind>> = {
   function: CompletionItemKind.Function,
   key: CompletionItemKind.Property,
+  value: CompletionItemKind.EnumMember,
+  entity: CompletionItemKind.Struct,
+  action: CompletionItemKind.Event,
+  parameter: CompletionItemKind.Variable,
+  credential: CompletionItemKind.Constant,
+  context: CompletionItemKind.Field,
+  jsonata: CompletionItemKind.Function,
+  script: CompletionItemKind.Module,
+  expression: CompletionItemKind.Variable,
+  snippet: CompletionItemKind.Snippet,
 };
 
-/** `textDocument/completion`: the service's completions as LSP items. */
+/**
+ * `textDocument/completion`: the service's completions as LSP items. The credential keys are read
+ * here (the service does no I/O), only when a completion wants them and they are stale.
+ */
 export const completion: Feature = {
-  capabilities: { completionProvider: { triggerCharacters: [':', ' '] } },
+  capabilities: { completionProvider: { triggerCharacters: [':', ' ', '.', '$', '@', '-'] } },
   register({ connection, service }) {
-    connection.onCompletion(({ textDocument, position }) => {
+    let keys: CredentialKeys | undefined;
+    connection.onCompletion(async ({ textDocument, position }) => {
       const s = service();
       if (!s) return [];
-      return s.completions(pathOf(textDocument.uri), position.line, position.character).map((c) => ({
-        label: c.label,
-        kind: KINDS[c.kind],
-        ...(c.detail ? { detail: c.detail } : {}),
-        ...(c.documentation ? { documentation: { kind: MarkupKind.Markdown, value: c.documentation } } : {}),
-      }));
+      if (!keys) keys = credentialKeysOf(s);
+      const path = pathOf(textDocument.uri);
+      keys.takeAsked();
+      let found = s.completions(path, position.line, position.character);
+      if (keys.takeAsked() && keys.stale()) {
+        await keys.refresh();
+        found = s.completions(path, position.line, position.character);
+      }
+      return found.map((c) => toItem(c, position));
     });
   },
 };
+
+function credentialKeysOf(s: LanguageService): CredentialKeys {
+  const keys = new CredentialKeys(s.root, () => s.solution().name, process.env);
+  s.setCredentialKeys(() => keys.current());
+  return keys;
+}
+
+function toItem(c: CompletionEntry, position: { line: number; character: number }): CompletionItem {
+  const text = c.insertText ?? c.label;
+  return {
+    label: c.label,
+    kind: KINDS[c.kind],
+    ...(c.detail ? { detail: c.detail } : {}),
+    ...(c.documentation ? { documentation: { kind: MarkupKind.Markdown, value: c.documentation } } : {}),
+    ...(c.sortText ? { sortText: c.sortText } : {}),
+    ...(c.snippet ? { insertTextFormat: InsertTextFormat.Snippet } : {}),
+    // What is typed of the word (which may hold `-`, `.` or `$`) is replaced whole.
+    ...(c.from !== undefined && c.from <= position.character
+      ? {
+          textEdit: {
+            range: { start: { line: position.line, character: c.from }, end: position },
+            newText: text,
+          },
+        }
+      : c.insertText
+        ? { insertText: text }
+        : {}),
+  };
+}

@@ -12,6 +12,7 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import type { Diagnostic } from '../../definition/diagnostic.js';
 import { findSolutionRoot } from '../../definition/solution.js';
+import { RestfnError } from '../../errors/restfn-error.js';
 import { diagnosticRange } from '../../language/range.js';
 import { LanguageService } from '../../language/service.js';
 import type { FeatureContext } from './feature.js';
@@ -54,7 +55,30 @@ export function startServer(options: ServerOptions): Promise<void> {
         });
       }
     });
-    queue = queue.catch((error: unknown) => connection.console.error(`restfn lsp: ${String(error)}`));
+    queue = queue
+      .catch(async (error: unknown) => {
+        // The editor is told on the files it waits on (a client waiting for findings never hangs),
+        // with restfn's code; an unexpected error's text goes to the log only.
+        connection.console.error(`restfn lsp: ${String(error)}`);
+        const known = error instanceof RestfnError;
+        const message = known
+          ? `restfn could not check this file: ${error.message}`
+          : 'restfn could not check this file: an error it did not expect (see the "restfn" log)';
+        for (const path of wanted)
+          await connection.sendDiagnostics({
+            uri: uriOf(path),
+            diagnostics: [
+              {
+                range: { start: { line: 0, character: 0 }, end: { line: 0, character: 1 } },
+                severity: DiagnosticSeverity.Error,
+                code: known ? error.code : 'INTERNAL',
+                source: 'restfn',
+                message,
+              },
+            ],
+          });
+      })
+      .catch(() => undefined);
   };
   const schedule = (paths: Iterable<string>) => {
     for (const p of paths) pending.add(p);

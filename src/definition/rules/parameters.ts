@@ -17,7 +17,7 @@ export const parameterLocation: FunctionRule = (file, r) => {
 };
 
 /** The types restfn checks and converts values to (runtime/parameters.ts `coerce`), and `secret`. */
-const KNOWN_TYPES = [
+export const KNOWN_TYPES = [
   'string',
   'number',
   'int',

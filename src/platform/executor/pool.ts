@@ -258,9 +258,21 @@ export class Executor {
       movedAt: Date.now(),
       pending: new Map(),
       records: new RecordsHost(this.options.records, (message) => slot.post(message)),
-      post: batched<ToWorker>((message) => {
-        if (!slot.ended) worker.postMessage(message);
-      }),
+      post: batched<ToWorker>(
+        (message) => {
+          if (!slot.ended) worker.postMessage(message);
+        },
+        (message, error) => {
+          this.log.error(
+            { err: error, solution: slot.last },
+            'a message could not be handed to an executor worker',
+          );
+          if (message.type === 'task')
+            slot.pending
+              .get(message.id)
+              ?.reject(new RestfnError('INTERNAL', 'the execution could not be handed to its worker'));
+        },
+      ),
       ended: false,
     };
     worker.on('message', (message: FromWorker) => this.receive(slot, message));

@@ -6,6 +6,7 @@ import type { CallObserver } from '../../runtime/options.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { type Ceilings, capSettings } from '../ceilings.js';
 import { guardedFetch, platformGuard } from '../ssrf.js';
+import { hostsOf } from '../store/allowed-targets.js';
 
 /** Solutions whose runtimes one worker keeps (the least recently used idle one goes first). */
 const KEPT = 32;
@@ -85,7 +86,7 @@ export class SolutionRuntimes {
     const loaded = loadSolution(root, { displayBase: root });
     const guard = platformGuard({
       allowPrivateTargets: this.config.allowPrivateTargets,
-      allowHosts: [...(this.config.allowTargets[solution] ?? []), ...extraHosts],
+      allowHosts: [...hostsOf(this.config.allowTargets, solution), ...extraHosts],
     });
     // Every limit the author set, held to the operator's ceilings (publish warned of each).
     const capped = capSettings(loaded.settings?.definition?.settings, this.config.ceilings).options;

@@ -9,6 +9,7 @@ import type { PlatformContext } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { SOLUTION_NAME } from '../publish.js';
 import { guardedFetch, platformGuard } from '../ssrf.js';
+import { hostsOf } from '../store/allowed-targets.js';
 import { connectionBinding } from '../vault/credential-change.js';
 
 /** The cookie that binds a connect flow to the browser that started it. */
@@ -387,7 +388,7 @@ async function fetchFor(ctx: PlatformContext, solution: string) {
   const guard = platformGuard({
     allowPrivateTargets: ctx.targets.allowPrivateTargets,
     allowHosts: [
-      ...(ctx.targets.allowTargets[solution] ?? []),
+      ...hostsOf(ctx.targets.allowTargets, solution),
       ...(await ctx.allowedTargets.storedFor(solution)),
     ],
   });

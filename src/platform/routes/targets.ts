@@ -3,6 +3,7 @@ import type { PlatformContext } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { SOLUTION_NAME } from '../publish.js';
 import { allowedTargetHost } from '../ssrf.js';
+import { hostsOf } from '../store/allowed-targets.js';
 
 interface Target {
   readonly solution: string;
@@ -59,7 +60,7 @@ export function targetRoutes(app: FastifyInstance, ctx: PlatformContext): void {
       const { solution, host } = checked(req.params.solution, req.params.host);
       const removed = await ctx.store.changeAllowedTarget(solution, host, false);
       if (!removed) {
-        const fromFlag = ctx.allowedTargets.flags.allowTargets[solution]?.includes(host);
+        const fromFlag = hostsOf(ctx.allowedTargets.flags.allowTargets, solution).includes(host);
         throw new PlatformError(
           'TARGET_NOT_FOUND',
           fromFlag

@@ -1,0 +1,72 @@
+import { join } from 'node:path';
+import { describe, expect, test } from 'vitest';
+import { answerDocument, commandArguments } from '../../editors/vscode/src/command-answer.js';
+import { serverLaunch } from '../../editors/vscode/src/server-launch.js';
+
+// The VS Code extension's two decisions of its own (VS Code cannot run here): which `restfn lsp` it
+// starts, and what it sends and opens for a palette command. The rest is the language server's.
+
+const BUNDLED = '/ext/dist/server/bin/lsp.js';
+const packages = (files: Record<string, string>) => (file: string) => files[file];
+
+describe('the VS Code extension', () => {
+  test("starts restfn.path, else the workspace's restfn (found upward), else its bundled server", () => {
+    const installed = packages({
+      [join('/repo', 'node_modules', 'restfn', 'package.json')]: JSON.stringify({
+        name: 'restfn',
+        bin: { restfn: 'dist/bin/restfn.js' },
+      }),
+    });
+    expect(
+      serverLaunch({ folder: '/repo/solutions/shop', path: '', bundled: BUNDLED, readPackage: installed }),
+    ).toEqual({
+      kind: 'command',
+      command: 'node',
+      args: [join('/repo', 'node_modules', 'restfn', 'dist', 'bin', 'restfn.js'), 'lsp', '--stdio'],
+      from: join('/repo', 'node_modules', 'restfn', 'dist', 'bin', 'restfn.js'),
+    });
+    expect(
+      serverLaunch({
+        folder: '/repo/solutions/shop',
+        path: 'tools/restfn',
+        bundled: BUNDLED,
+        readPackage: installed,
+      }),
+    ).toMatchObject({
+      kind: 'command',
+      command: join('/repo/solutions/shop', 'tools/restfn'),
+      args: ['lsp', '--stdio'],
+    });
+    // Not restfn's package (another package named so in a fork, a broken file): not an install.
+    for (const text of [JSON.stringify({ name: 'other', bin: 'x.js' }), '{ broken'])
+      expect(
+        serverLaunch({
+          folder: '/repo',
+          path: '',
+          bundled: BUNDLED,
+          readPackage: packages({ [join('/repo', 'node_modules', 'restfn', 'package.json')]: text }),
+        }),
+      ).toMatchObject({ kind: 'module', module: BUNDLED, args: [] });
+    expect(
+      serverLaunch({ folder: undefined, path: '', bundled: BUNDLED, readPackage: installed }),
+    ).toMatchObject({
+      kind: 'module',
+      module: BUNDLED,
+    });
+  });
+
+  test("a palette command names the active file; a lens's arguments pass unchanged; an answer's text opens", () => {
+    expect(commandArguments([], 'file:///shop/functions/a.platform')).toEqual([
+      { uri: 'file:///shop/functions/a.platform' },
+    ]);
+    expect(commandArguments([], undefined)).toEqual([{}]);
+    expect(commandArguments([{ uri: 'file:///b' }, 2], 'file:///a')).toEqual([{ uri: 'file:///b' }, 2]);
+
+    expect(answerDocument('200 OK')).toEqual({ content: '200 OK', language: 'plaintext' });
+    expect(answerDocument({ text: '{}', language: 'json' })).toEqual({ content: '{}', language: 'json' });
+    expect(answerDocument({ text: 'x' })).toEqual({ content: 'x', language: 'plaintext' });
+    // Shown by the server itself (window/showDocument), or nothing to show.
+    for (const result of [{ uri: 'file:///tmp/answer.json' }, null, undefined, '', { text: '' }, 3])
+      expect(answerDocument(result)).toBeUndefined();
+  });
+});

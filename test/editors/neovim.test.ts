@@ -1,0 +1,153 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, test } from 'vitest';
+import { CLI } from '../helpers/cli.js';
+import { DATASOURCE, FUNCTION } from '../helpers/language-solution.js';
+import { tempSolution } from '../helpers/temp-solution.js';
+
+// A real editor on `restfn lsp`: Neovim headless (Debian's 0.7, installed by .ci/run), configured
+// with docs/editor.md's block for 0.7 (`vim.lsp.start_client` + `vim.lsp.buf_attach_client` in an
+// autocommand), as written, with `restfn` on the PATH. It opens a datasource naming a function
+// with a typo; Neovim's own LSP client receives the pushed findings and asks for a completion, and
+// the harness below writes both as JSON for the test to read. The waits are Neovim's
+// (`vim.wait`), generous; nothing here measures time.
+
+/** The documented configuration: the lua block after docs/editor.md's "Neovim 0.7" line. */
+function documentedSetup(): string {
+  const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'editor.md'), 'utf8');
+  const block = /^Neovim 0\.7[\s\S]*?```lua\n([\s\S]*?)```/m.exec(doc);
+  if (!block) throw new Error('docs/editor.md has no lua block for Neovim 0.7');
+  return block[1]!;
+}
+
+// Before the documented block: the server's exit is noted, so that a server failing to start ends
+// the wait at once rather than at its timeout.
+const PRELUDE = `
+local exited
+local start_client = vim.lsp.start_client
+vim.lsp.start_client = function(config)
+  local on_exit = config.on_exit
+  config.on_exit = function(code, ...)
+    exited = code
+    if on_exit then on_exit(code, ...) end
+  end
+  return start_client(config)
+end
+`;
+
+// After it: open the file (the autocommands start and attach the server), read what arrives.
+const HARNESS = `
+local file, out = os.getenv('RESTFN_FILE'), os.getenv('RESTFN_OUT')
+
+local function finish(result)
+  local f = assert(io.open(out, 'w'))
+  f:write(vim.fn.json_encode(result))
+  f:close()
+  vim.cmd('qall!')
+end
+
+local ok, err = pcall(function()
+  vim.cmd('edit ' .. vim.fn.fnameescape(file))
+  local buf = vim.api.nvim_get_current_buf()
+  vim.wait(90000, function() return #vim.diagnostic.get(buf) > 0 or exited ~= nil end, 50)
+  if exited ~= nil then error('restfn lsp exited ' .. exited .. '; see ' .. vim.lsp.get_log_path()) end
+  local diagnostics = {}
+  for _, d in ipairs(vim.diagnostic.get(buf)) do
+    table.insert(diagnostics, {
+      code = d.code, message = d.message, source = d.source, severity = d.severity,
+      lnum = d.lnum, col = d.col, end_lnum = d.end_lnum, end_col = d.end_col,
+    })
+  end
+  local line = vim.api.nvim_buf_get_lines(buf, 5, 6, false)[1]
+  local responses = vim.lsp.buf_request_sync(buf, 'textDocument/completion', {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    position = { line = 5, character = #line },
+  }, 90000)
+  local labels = {}
+  for _, response in pairs(responses or {}) do
+    local items = response.result and (response.result.items or response.result) or {}
+    for _, item in ipairs(items) do table.insert(labels, item.label) end
+  end
+  finish({
+    diagnostics = diagnostics, completion = labels, line = line,
+    filetype = vim.bo[buf].filetype, omnifunc = vim.bo[buf].omnifunc,
+  })
+end)
+if not ok then finish({ error = tostring(err) }) end
+`;
+
+interface Result {
+  error?: string;
+  line: string;
+  diagnostics: Array<{
+    code: string;
+    message: string;
+    source: string;
+    severity: number;
+    lnum: number;
+    col: number;
+    end_lnum: number;
+    end_col: number;
+  }>;
+  completion: string[];
+  filetype: string;
+  omnifunc: string;
+}
+
+describe('Neovim 0.7 with restfn lsp', { timeout: 240_000 }, () => {
+  test("a typo's finding is pushed to Neovim's diagnostics, and its completion lists the functions", async () => {
+    const root = tempSolution({
+      'functions/rest-get-customers.platform': FUNCTION,
+      'functions/rest-get-orders.platform': FUNCTION,
+      'datasources/customers.platform': DATASOURCE('rest-get-cusomers'),
+      'solution.yaml': 'name: shop\ntitle: Shop\n',
+    });
+    const init = join(root, 'init.lua');
+    const out = join(root, 'nvim-result.json');
+    writeFileSync(init, PRELUDE + documentedSetup() + HARNESS);
+    // \`restfn\` on the PATH, as an installed restfn puts it: the checkout's build.
+    const bin = join(root, '.bin');
+    mkdirSync(bin);
+    writeFileSync(
+      join(bin, 'restfn'),
+      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`,
+      {
+        mode: 0o755,
+      },
+    );
+    const run = await promisify(execFile)('nvim', ['--headless', '--clean', '-u', init], {
+      cwd: root,
+      env: {
+        ...process.env,
+        PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`,
+        RESTFN_FILE: join(root, 'datasources', 'customers.platform'),
+        RESTFN_OUT: out,
+        // Neovim's log (lsp.log) and state in the test's folder, not the user's.
+        XDG_CACHE_HOME: join(root, '.nvim'),
+        XDG_STATE_HOME: join(root, '.nvim'),
+        XDG_DATA_HOME: join(root, '.nvim'),
+      },
+      timeout: 200_000,
+    });
+    const result = JSON.parse(readFileSync(out, 'utf8')) as Result;
+    expect(result.error, run.stderr).toBeUndefined();
+    expect(result.filetype).toBe('yaml');
+    expect(result.omnifunc).toBe('v:lua.vim.lsp.omnifunc');
+    expect(result.line).toBe('      function: rest-get-cusomers');
+    expect(result.diagnostics).toEqual([
+      {
+        code: 'UNKNOWN_FUNCTION',
+        message: expect.stringContaining("did you mean 'rest-get-customers'"),
+        source: 'restfn',
+        severity: 1,
+        lnum: 5,
+        col: '      function: '.length,
+        end_lnum: 5,
+        end_col: '      function: rest-get-cusomers'.length,
+      },
+    ]);
+    expect(result.completion.sort()).toEqual(['rest-get-customers', 'rest-get-orders']);
+  });
+});
