@@ -172,7 +172,10 @@ describe('restfn lsp commands', { timeout: 60_000 }, () => {
     expect(failed?.message).toContain("'id'");
     expect(failed?.message).toContain('restfn run get-customer -p id=VALUE');
     expect(server.requests).toHaveLength(0);
-    expect(seen.messages).toEqual([{ type: 1, message: `restfn: ${failed!.message}` }]);
+    expect(failed?.message).toMatch(/^missing required parameter 'id': Run from the editor gives/);
+    expect(seen.messages).toEqual([
+      { type: 1, message: `restfn: Run: PARAMETER_REQUIRED: ${failed!.message}` },
+    ]);
     // From VS Code's palette: `{ uri }` of the current file names the function.
     const file = (p: string) => [{ uri: pathToFileURL(join(root, p)).href }];
     const byUri = await execute(lsp, 'restfn.run', file('functions/get-customer.platform')).catch((e) => e);

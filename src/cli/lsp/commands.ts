@@ -35,8 +35,8 @@ export const commands: Feature = {
         const { codedError } = await import('../coded-error.js');
         const { printable } = await import('../../errors/printable.js');
         const coded = codedError(error);
-        const message = printable(`${title}: ${coded.code}: ${coded.message}`);
-        say(context.connection, MessageType.Error, `restfn: ${message}`);
+        const message = printable(coded.message);
+        say(context.connection, MessageType.Error, `restfn: ${title}: ${coded.code}: ${message}`);
         return new ResponseError(LSPErrorCodes.RequestFailed, message, { code: coded.code });
       } finally {
         progress.done();
