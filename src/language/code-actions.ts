@@ -46,7 +46,7 @@ export function quickFixes(
     const suggested = suggestionFix(d, text);
     if (suggested) fixes.push(suggested);
     if (d.code === 'CALL_PARAMETER_MISSING') fixes.push(...missingParameterFixes(file, d, solution));
-    if (d.code === 'LITERAL_CREDENTIAL') fixes.push(...credentialFixes(file, d));
+    if (d.code === 'LITERAL_CREDENTIAL') fixes.push(...credentialFixes(file, d, solution));
   }
   return fixes;
 }
@@ -174,7 +174,7 @@ function keyText(name: string): string {
  * the prompt (the edit removes it from the file; the command never holds it). A literal in the
  * url's query, or an OAuth parameter's (a login, not a pasted value), gets no fix.
  */
-function credentialFixes(file: SourceFile, d: Diagnostic): QuickFix[] {
+function credentialFixes(file: SourceFile, d: Diagnostic, solution: Solution): QuickFix[] {
   const text = file.yaml.text;
   const parameters = (file.data as { parameters?: Record<string, ParameterDefinition> } | null)?.parameters;
   if (!parameters || typeof parameters !== 'object') return [];
@@ -186,7 +186,7 @@ function credentialFixes(file: SourceFile, d: Diagnostic): QuickFix[] {
   const parameter = parameters[name]!;
   const kind = credentialKind(name, parameter);
   if (kind === 'oauth' || typeof parameter.value !== 'string') return [];
-  const store = storedAs(name, parameter.value);
+  const store = storedAs(name, parameter.value, { taken: keysInUse(solution, file), fn: file.name });
   const map = nodeAt(file, ['parameters', name]);
   const value = nodeAt(file, ['parameters', name, 'value']);
   if (!map || !isMap(map) || !value?.range) return [];
@@ -219,7 +219,11 @@ function credentialFixes(file: SourceFile, d: Diagnostic): QuickFix[] {
  * other a secret sent as it is. Keys as the templates name them (`bearer-token`, `basic-auth`),
  * else the parameter's name as a file name (`apiKey` -> `api-key`).
  */
-function storedAs(name: string, value: string): { key: string; command: string } {
+function storedAs(
+  name: string,
+  value: string,
+  { taken, fn }: { taken: ReadonlySet<string>; fn: string },
+): { key: string; command: string } {
   const scheme = /^(bearer|token|basic)\s/i.exec(value)?.[1]?.toLowerCase();
   const authorization = /^authorization$/i.test(name);
   const [key, kind] =
@@ -228,5 +232,19 @@ function storedAs(name: string, value: string): { key: string; command: string }
       : scheme || authorization
         ? ['bearer-token', '--kind bearer']
         : [suggestFileName(name) || 'secret', '--kind secret'];
-  return { key, command: `restfn credentials set ${key} ${kind}` };
+  // A key other functions already name may hold another service's credential: storing this one
+  // under it would replace that one. Then the key is this function's own.
+  const own = taken.has(key) ? `${fn}-${key}` : key;
+  return { key: own, command: `restfn credentials set ${own} ${kind}` };
+}
+
+/** The credential keys the solution's other functions name. */
+function keysInUse(solution: Solution, file: SourceFile): Set<string> {
+  const keys = new Set<string>();
+  for (const fn of solution.functions.values()) {
+    if (fn.path === file.path) continue;
+    for (const [name, p] of Object.entries(fn.definition?.parameters ?? {}))
+      if (credentialKind(name, p) && typeof p.value === 'string') keys.add(p.value);
+  }
+  return keys;
 }

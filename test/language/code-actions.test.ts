@@ -34,7 +34,7 @@ parameters:
   Authorization:
     location: header
     type: secret
-    value: bearer-token
+    value: crm-token
 outputTransform: $
 `;
 
@@ -375,6 +375,24 @@ ${parameter}outputTransform: $
     expect(r.fix.command).toBe('restfn credentials set api-key --kind secret');
     expect(r.found).toEqual([]);
     expect(JSON.stringify([r.after, r.fix])).not.toContain(SECRET);
+  });
+
+  test('a key another function already names is not reused: storing would replace its credential', async () => {
+    const r = await fix(
+      service({
+        'functions/list.platform': FN(
+          `  Authorization:\n    location: header\n    value: "Bearer ${BEARER}"\n`,
+        ),
+        'functions/other.platform': FN(
+          '  Authorization:\n    location: header\n    type: secret\n    value: bearer-token\n',
+        ),
+      }),
+      'functions/list.platform',
+      'LITERAL_CREDENTIAL',
+    );
+    expect(r.after).toContain('    value: list-bearer-token\n');
+    expect(r.fix.command).toBe('restfn credentials set list-bearer-token --kind bearer');
+    expect(r.found).toEqual([]);
   });
 
   test('a secret parameter holding the value instead of a key', async () => {
