@@ -3,6 +3,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { CredentialError } from '../errors/credential-error.js';
 import { privateFile } from '../local/private-path.js';
+import { openDatabase } from '../local/sqlite.js';
 
 /** Where a credential may be sent: sealed with its value, so only giving the value again changes it. */
 interface Bound {
@@ -260,7 +261,7 @@ export class CredentialStore {
   private db(): Database.Database {
     if (!this.connection) {
       privateFile(this.file);
-      const db = new Database(this.file, { timeout: BUSY_TIMEOUT_MS });
+      const db = openDatabase(this.file, { timeout: BUSY_TIMEOUT_MS });
       try {
         db.exec(
           'CREATE TABLE IF NOT EXISTS credentials (name TEXT PRIMARY KEY, kind TEXT NOT NULL, nonce BLOB NOT NULL, data BLOB NOT NULL)',

@@ -1,5 +1,6 @@
 import { databaseError } from '../local/errors.js';
 import { ReadOnlyStore } from '../local/read-only-store.js';
+import { SqliteUnavailableError } from '../local/sqlite.js';
 import { LocalStore } from '../local/store.js';
 import { databasePath } from './state-folder.js';
 
@@ -11,6 +12,7 @@ export function openStore(solutionRoot: string, db: string | undefined): LocalSt
   try {
     return new LocalStore(file);
   } catch (error) {
+    if (error instanceof SqliteUnavailableError) throw error;
     throw databaseError(file, error);
   }
 }

@@ -67,6 +67,11 @@ export const ERROR_CODES = {
   DATABASE_NOT_FOUND: code('usage', 'The local database file does not exist.', 404),
   DATABASE_INVALID: code('usage', 'The local database file is not a SQLite database (or is damaged).'),
   DATABASE_UNAVAILABLE: code('usage', 'The local database cannot be opened or is locked.', 503),
+  SQLITE_UNAVAILABLE: code(
+    'usage',
+    "SQLite's native module (better-sqlite3) does not load in this copy of restfn (the VS Code extension's own server, or an install built for another Node): Run, Sync and stored credentials need restfn installed (`npm install restfn`).",
+    503,
+  ),
   QUERY_INVALID: code('usage', 'SQL given to `restfn query` that SQLite rejects.'),
   QUERY_NOT_READ_ONLY: code('usage', 'SQL given to `restfn query` that would write.'),
   FILE_ERROR: code('usage', 'A file or folder the command needs cannot be read or written.'),

@@ -1,7 +1,8 @@
 import { statSync } from 'node:fs';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { DatabaseError, databaseError } from './errors.js';
 import type { QueryStore } from './queries.js';
+import { openDatabase, SqliteUnavailableError } from './sqlite.js';
 import { quoteTable } from './table-name.js';
 
 /**
@@ -34,11 +35,12 @@ export class ReadOnlyStore implements QueryStore {
     if (!isFile) throw databaseError(file, { code: 'EISDIR' });
     let db: Database.Database | undefined;
     try {
-      db = new Database(file, { readonly: true, fileMustExist: true });
+      db = openDatabase(file, { readonly: true, fileMustExist: true });
       // SQLite reads the header lazily: a file that is not a database fails here, not on the query.
       db.prepare('SELECT count(*) FROM sqlite_master').get();
     } catch (error) {
       db?.close();
+      if (error instanceof SqliteUnavailableError) throw error;
       throw databaseError(file, error);
     }
     this.db = db;

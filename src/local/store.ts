@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
 import { isTempId } from '../expression/functions.js';
 import { COMMAND_QUEUE_SCHEMA } from './command-queue.js';
 import { privateFile } from './private-path.js';
 import { processAlive } from './process-alive.js';
+import { openDatabase } from './sqlite.js';
 import { COMMAND_QUEUE_TABLE } from './stage.js';
 import { quoteTable, STAGE_PREFIX } from './table-name.js';
 
@@ -32,7 +33,7 @@ export class LocalStore {
   ) {
     this.confined = options.confined === true;
     if (file !== ':memory:') privateFile(file);
-    this.db = new Database(file);
+    this.db = openDatabase(file);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');
     // Confined (a preview in a sandbox), temporary tables and sorts stay in memory, where the

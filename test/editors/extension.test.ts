@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { answerDocument, commandArguments } from '../../editors/vscode/src/command-answer.js';
-import { serverLaunch } from '../../editors/vscode/src/server-launch.js';
+import { findOnPath, serverLaunch } from '../../editors/vscode/src/server-launch.js';
 
 // The VS Code extension's two decisions of its own (VS Code cannot run here): which `restfn lsp` it
 // starts, and what it sends and opens for a palette command. The rest is the language server's.
@@ -53,6 +53,62 @@ describe('the VS Code extension', () => {
       kind: 'module',
       module: BUNDLED,
     });
+  });
+
+  test("after the workspace's restfn, a restfn on PATH (npm install -g restfn), before the bundled copy", () => {
+    const global = join('/usr', 'local', 'bin', 'restfn');
+    const none = packages({});
+    expect(
+      serverLaunch({ folder: '/shop', path: '', bundled: BUNDLED, readPackage: none, onPath: global }),
+    ).toEqual({
+      kind: 'command',
+      command: global,
+      args: ['lsp', '--stdio'],
+      from: `PATH (${global})`,
+    });
+    // The workspace's install still comes first, and restfn.path before both.
+    const installed = packages({
+      [join('/shop', 'node_modules', 'restfn', 'package.json')]: JSON.stringify({
+        name: 'restfn',
+        bin: 'b.js',
+      }),
+    });
+    expect(
+      serverLaunch({ folder: '/shop', path: '', bundled: BUNDLED, readPackage: installed, onPath: global }),
+    ).toMatchObject({
+      command: 'node',
+      args: [join('/shop', 'node_modules', 'restfn', 'b.js'), 'lsp', '--stdio'],
+    });
+    expect(
+      serverLaunch({
+        folder: '/shop',
+        path: '/opt/restfn',
+        bundled: BUNDLED,
+        readPackage: none,
+        onPath: global,
+      }),
+    ).toMatchObject({ command: '/opt/restfn' });
+    // npm's Windows shim runs through a shell.
+    expect(
+      serverLaunch({
+        folder: 'C:\\shop',
+        path: '',
+        bundled: BUNDLED,
+        readPackage: none,
+        onPath: 'C:\\npm\\restfn.cmd',
+      }),
+    ).toMatchObject({ command: '"C:\\npm\\restfn.cmd"', shell: true });
+
+    const files = new Set([join('/b', 'restfn'), join('/c', 'restfn')]);
+    expect(findOnPath('restfn', ['/a', '', '/b', '/c'].join(':'), (f) => files.has(f), false)).toBe(
+      join('/b', 'restfn'),
+    );
+    expect(findOnPath('restfn', '/a', (f) => files.has(f), false)).toBeUndefined();
+    expect(findOnPath('restfn', undefined, () => true, false)).toBeUndefined();
+    const windows = new Set([join('C:/npm', 'restfn.cmd')]);
+    expect(findOnPath('restfn', 'C:/x;C:/npm', (f) => windows.has(f), true, '.EXE;.CMD')).toBe(
+      join('C:/npm', 'restfn.cmd'),
+    );
   });
 
   test("a palette command names the active file; a lens's arguments pass unchanged; an answer's text opens", () => {

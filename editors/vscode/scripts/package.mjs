@@ -7,7 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { build } from 'esbuild';
 
@@ -27,6 +27,19 @@ const SERVER_PACKAGES = [
   '@jitl/quickjs-wasmfile-release-sync',
   're2js',
 ];
+
+/**
+ * A file of those packages the server never loads: their browser builds, type declarations, READMEs
+ * and source maps stay out, and of re2js, which the server `require`s, only build/index.cjs ships
+ * (its package has the same engine three times: ES module, CommonJS, UMD). QuickJS's CommonJS
+ * entry imports its ES module build (emscripten-module.mjs): .mjs files stay.
+ */
+function unused(name, file) {
+  const base = basename(file);
+  if (/\.(map|d\.[cm]?ts)$/.test(base) || /^README/i.test(base)) return true;
+  if (/\.(browser|cloudflare)\./.test(base)) return true;
+  return name === 're2js' && /^index\.(js|umd\.js)$/.test(base);
+}
 
 const { values } = parseArgs({ options: { out: { type: 'string' } }, strict: true });
 const version = JSON.parse(readFileSync(join(extension, 'package.json'), 'utf8')).version;
@@ -49,7 +62,11 @@ await build({
   format: 'cjs',
   // VS Code 1.91 runs extensions (and, here, the bundled server) in Electron's Node 20.9.
   target: 'node20.9',
-  external: ['vscode', ...SERVER_PACKAGES],
+  // heic-convert (restfn's optional HEIC decoder, 1.9 MB of WebAssembly) is left out: restfn's own
+  // bundle asks for it only when an image is converted, and a missing one is a coded error there.
+  // better-sqlite3's JavaScript is bundled but its native addon is not (built for Node, it would not
+  // load in VS Code's Electron anyway): opening a database fails as SQLITE_UNAVAILABLE (src/local/sqlite.ts).
+  external: ['vscode', 'heic-convert', ...SERVER_PACKAGES],
   minifyWhitespace: true,
   minifySyntax: true,
   logLevel: 'warning',
@@ -58,7 +75,7 @@ for (const name of SERVER_PACKAGES) {
   const from = realpathSync(join(root, 'node_modules', name));
   cpSync(from, join(dist, 'server', 'node_modules', name), {
     recursive: true,
-    filter: (file) => !file.endsWith('.map'),
+    filter: (file) => !unused(name, file),
   });
 }
 // Scripts that import date-fns get restfn's prebuilt copy, which the server finds at ../../vendor/

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync, statSync } from 'node:fs';
 import { commands, type ExtensionContext, type LogOutputChannel, window, workspace } from 'vscode';
 import {
   LanguageClient,
@@ -7,7 +7,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { answerDocument, commandArguments, PALETTE_COMMANDS } from './command-answer.js';
-import { type ServerLaunch, serverLaunch } from './server-launch.js';
+import { findOnPath, type ServerLaunch, serverLaunch } from './server-launch.js';
 
 // A thin client: it starts `restfn lsp` and forwards. Findings, completion, code lenses and the
 // commands' work are the language server's (src/cli/lsp/ and src/language/ in restfn).
@@ -56,6 +56,13 @@ async function start(context: ExtensionContext): Promise<void> {
         return undefined;
       }
     },
+    onPath: findOnPath(
+      'restfn',
+      process.env.PATH,
+      executable,
+      process.platform === 'win32',
+      process.env.PATHEXT,
+    ),
   });
   output?.info(`restfn lsp from ${launch.from}`);
   const url = settings.get<string>('server.url') ?? '';
@@ -94,5 +101,20 @@ async function start(context: ExtensionContext): Promise<void> {
 function serverOptionsOf(launch: ServerLaunch, env: NodeJS.ProcessEnv): ServerOptions {
   if (launch.kind === 'module')
     return { module: launch.module, args: launch.args, transport: TransportKind.stdio, options: { env } };
-  return { command: launch.command, args: launch.args, transport: TransportKind.stdio, options: { env } };
+  return {
+    command: launch.command,
+    args: launch.args,
+    transport: TransportKind.stdio,
+    options: { env, ...(launch.shell ? { shell: true } : {}) },
+  };
+}
+
+function executable(file: string): boolean {
+  try {
+    if (!statSync(file).isFile()) return false;
+    if (process.platform !== 'win32') accessSync(file, constants.X_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }

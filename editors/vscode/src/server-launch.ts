@@ -1,8 +1,15 @@
-import { dirname, isAbsolute, join, resolve } from 'node:path';
+import { delimiter, dirname, isAbsolute, join, resolve } from 'node:path';
 
 /** How the extension starts `restfn lsp`: a program with its arguments, or a script VS Code's own Node runs. */
 export type ServerLaunch =
-  | { readonly kind: 'command'; readonly command: string; readonly args: string[]; readonly from: string }
+  | {
+      readonly kind: 'command';
+      readonly command: string;
+      readonly args: string[];
+      readonly from: string;
+      /** A Windows .cmd shim (npm's global install): only a shell runs it. */
+      readonly shell?: boolean;
+    }
   | { readonly kind: 'module'; readonly module: string; readonly args: string[]; readonly from: string };
 
 export interface LaunchInputs {
@@ -14,6 +21,8 @@ export interface LaunchInputs {
   readonly bundled: string;
   /** package.json's text at this path, or undefined when there is none. */
   readonly readPackage: (file: string) => string | undefined;
+  /** A `restfn` executable on PATH (`npm install -g restfn`), if any (see `findOnPath`). */
+  readonly onPath?: string | undefined;
 }
 
 const LSP_ARGS = ['lsp', '--stdio'];
@@ -21,9 +30,12 @@ const LSP_ARGS = ['lsp', '--stdio'];
 /**
  * Which `restfn lsp` to start, in order: the `restfn.path` setting; the restfn the workspace
  * installed (`node_modules/restfn` at or above the folder, as Node finds packages), so the editor
- * checks with the same version as the author's `restfn validate`; else the copy in the .vsix.
- * The workspace's restfn runs under `node` from PATH, as its own bin does (it needs Node 20.19;
- * VS Code's bundled Node may be older); the bundled copy runs in VS Code's Node and needs none.
+ * checks with the same version as the author's `restfn validate`; else a `restfn` on PATH (a global
+ * install); else the copy in the .vsix. The workspace's restfn runs under `node` from PATH, as its
+ * own bin does (it needs Node 20.19; VS Code's bundled Node may be older); the bundled copy runs in
+ * VS Code's Node and needs none, but has no SQLite (a native module, built for Node, not for VS
+ * Code's Electron): it checks, completes and navigates, and Run, Sync and stored credentials answer
+ * SQLITE_UNAVAILABLE, which says to install restfn.
  */
 export function serverLaunch(inputs: LaunchInputs): ServerLaunch {
   const setting = inputs.path.trim();
@@ -33,6 +45,16 @@ export function serverLaunch(inputs: LaunchInputs): ServerLaunch {
   }
   const installed = inputs.folder ? workspaceBin(inputs.folder, inputs.readPackage) : undefined;
   if (installed) return { kind: 'command', command: 'node', args: [installed, ...LSP_ARGS], from: installed };
+  if (inputs.onPath) {
+    const shell = /\.cmd$/i.test(inputs.onPath);
+    return {
+      kind: 'command',
+      command: shell ? `"${inputs.onPath}"` : inputs.onPath,
+      args: LSP_ARGS,
+      from: `PATH (${inputs.onPath})`,
+      ...(shell ? { shell } : {}),
+    };
+  }
   // TransportKind.stdio adds `--stdio` itself.
   return {
     kind: 'module',
@@ -64,4 +86,26 @@ function binOf(text: string | undefined): string | undefined {
     // A broken package.json is no install to run.
     return undefined;
   }
+}
+
+/**
+ * `name` as the shell finds it on `path` (PATH's value): the first folder holding it, on Windows
+ * with one of PATHEXT's endings (npm's global install writes restfn.cmd there).
+ */
+export function findOnPath(
+  name: string,
+  path: string | undefined,
+  isFile: (file: string) => boolean,
+  windows = process.platform === 'win32',
+  pathExt = '.COM;.EXE;.BAT;.CMD',
+): string | undefined {
+  const endings = windows ? pathExt.split(';').filter(Boolean) : [''];
+  for (const dir of (path ?? '').split(windows ? ';' : delimiter)) {
+    if (!dir) continue;
+    for (const ending of endings) {
+      const file = join(dir, name + ending.toLowerCase());
+      if (isFile(file)) return file;
+    }
+  }
+  return undefined;
 }
