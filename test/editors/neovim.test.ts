@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
@@ -25,9 +25,10 @@ function documentedSetup(): string {
 // Before the documented block: the server's exit is noted, so that a server failing to start ends
 // the wait at once rather than at its timeout.
 const PRELUDE = `
-local exited
+local exited, started
 local start_client = vim.lsp.start_client
 vim.lsp.start_client = function(config)
+  started = true
   local on_exit = config.on_exit
   config.on_exit = function(code, ...)
     exited = code
@@ -77,6 +78,81 @@ local ok, err = pcall(function()
 end)
 if not ok then finish({ error = tostring(err) }) end
 `;
+
+// Or: open a file not written yet (a new solution.yaml, a new function in a folder with no
+// solution.yaml), wait for the server to attach and start, and ask it for completion at the start.
+const HARNESS_NEW = `
+local file, out = os.getenv('RESTFN_FILE'), os.getenv('RESTFN_OUT')
+
+local function finish(result)
+  local f = assert(io.open(out, 'w'))
+  f:write(vim.fn.json_encode(result))
+  f:close()
+  vim.cmd('qall!')
+end
+
+-- After start-up, as a user opens a file: Neovim turns filetype detection on after the init file
+-- (the .platform autocommand alone set the filetype above), and a new solution.yaml needs it;
+-- nested, so that the edit's own autocommands (filetype, the documented FileType one) run.
+vim.api.nvim_create_autocmd('VimEnter', { nested = true, callback = function()
+local ok, err = pcall(function()
+  vim.cmd('edit ' .. vim.fn.fnameescape(file))
+  local buf = vim.api.nvim_get_current_buf()
+  -- No server started for it: nothing to wait for.
+  if not started then return finish({ roots = {}, completion = {}, exists = vim.fn.filereadable(file) }) end
+  -- Neovim 0.7 lists a buffer's client once the server has answered \`initialize\`.
+  vim.wait(90000, function() return next(vim.lsp.buf_get_clients(buf)) ~= nil or exited ~= nil end, 50)
+  if exited ~= nil then error('restfn lsp exited ' .. exited .. '; see ' .. vim.lsp.get_log_path()) end
+  local roots = {}
+  for _, client in pairs(vim.lsp.buf_get_clients(buf)) do table.insert(roots, client.config.root_dir) end
+  local responses = vim.lsp.buf_request_sync(buf, 'textDocument/completion', {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    position = { line = 0, character = 0 },
+  }, 90000)
+  local labels = {}
+  for _, response in pairs(responses or {}) do
+    local items = response.result and (response.result.items or response.result) or {}
+    for _, item in ipairs(items) do table.insert(labels, item.label) end
+  end
+  finish({ roots = roots, completion = labels, exists = vim.fn.filereadable(file) })
+end)
+if not ok then finish({ error = tostring(err) }) end
+end })
+`;
+
+/** Runs headless Neovim 0.7 in `root` on the documented setup and `harness`; what it wrote. */
+async function runNeovim<T>(root: string, harness: string, file: string): Promise<T & { error?: string }> {
+  const init = join(root, '.init.lua');
+  const out = join(root, '.nvim-result.json');
+  writeFileSync(init, PRELUDE + documentedSetup() + harness);
+  // \`restfn\` on the PATH, as an installed restfn puts it: the checkout's build.
+  const bin = join(root, '.bin');
+  mkdirSync(bin, { recursive: true });
+  writeFileSync(
+    join(bin, 'restfn'),
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`,
+    {
+      mode: 0o755,
+    },
+  );
+  const run = await promisify(execFile)('nvim', ['--headless', '--clean', '-u', init], {
+    cwd: root,
+    env: {
+      ...process.env,
+      PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`,
+      RESTFN_FILE: file,
+      RESTFN_OUT: out,
+      // Neovim's log (lsp.log) and state in the test's folder, not the user's.
+      XDG_CACHE_HOME: join(root, '.nvim'),
+      XDG_STATE_HOME: join(root, '.nvim'),
+      XDG_DATA_HOME: join(root, '.nvim'),
+    },
+    timeout: 200_000,
+  });
+  const result = JSON.parse(readFileSync(out, 'utf8')) as T & { error?: string };
+  expect(result.error, run.stderr).toBeUndefined();
+  return result;
+}
 
 interface Result {
   error?: string;
@@ -149,5 +225,25 @@ describe('Neovim 0.7 with restfn lsp', { timeout: 240_000 }, () => {
       },
     ]);
     expect(result.completion.sort()).toEqual(['rest-get-customers', 'rest-get-orders']);
+  });
+
+  test('a solution.yaml or function not written yet, in a folder with no solution.yaml, gets the server', async () => {
+    for (const [name, expected] of [
+      ['solution.yaml', 'name'],
+      // An empty function file: the templates restfn new offers.
+      [join('functions', 'rest-new.platform'), 'template: rest'],
+    ] as const) {
+      const root = tempSolution({});
+      const file = join(root, name);
+      const result = await runNeovim<{ roots: string[]; completion: string[]; exists: number }>(
+        root,
+        HARNESS_NEW,
+        file,
+      );
+      // Attached with the solution's folder as the root (before, findfile found no solution.yaml).
+      expect(result.exists, name).toBe(0);
+      expect(result.roots, name).toEqual([realpathSync(root)]);
+      expect(result.completion, name).toContain(expected);
+    }
   });
 });
