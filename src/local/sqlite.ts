@@ -12,7 +12,7 @@ export class SqliteUnavailableError extends RestfnError {
     const reason = (cause instanceof Error ? cause.message : String(cause)).split('\n')[0];
     super(
       'SQLITE_UNAVAILABLE',
-      `Run, Sync and stored credentials need restfn installed: \`npm install restfn\` in the solution's folder (in VS Code, or set restfn.path to a restfn executable). This copy of restfn cannot load SQLite's native module (${reason})`,
+      `Run, Sync and stored credentials need restfn installed: \`npm install restfn\` in the solution's folder (or, in VS Code, set restfn.path to a restfn executable). This copy of restfn cannot load SQLite's native module (${reason})`,
       { cause },
     );
   }
