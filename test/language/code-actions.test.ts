@@ -357,7 +357,9 @@ ${parameter}outputTransform: $
     expect(r.after).toBe(
       FN('  Authorization:\n    location: header\n    type: secret\n    value: bearer-token\n'),
     );
-    expect(r.fix.command).toBe('restfn credentials set bearer-token --kind bearer');
+    expect(r.fix.command).toBe(
+      'restfn credentials set bearer-token --kind bearer --origin https://crm.example.com',
+    );
     expect(r.found).toEqual([]);
     // The secret is gone from the file, and neither the title nor the command holds it.
     expect(JSON.stringify([r.after, r.fix.title, r.fix.command])).not.toContain(BEARER);
@@ -372,7 +374,9 @@ ${parameter}outputTransform: $
       'LITERAL_CREDENTIAL',
     );
     expect(r.after).toBe(FN('  apiKey: { location: query, type: secret, value: api-key }\n'));
-    expect(r.fix.command).toBe('restfn credentials set api-key --kind secret');
+    expect(r.fix.command).toBe(
+      'restfn credentials set api-key --kind secret --origin https://crm.example.com',
+    );
     expect(r.found).toEqual([]);
     expect(JSON.stringify([r.after, r.fix])).not.toContain(SECRET);
   });
@@ -391,7 +395,9 @@ ${parameter}outputTransform: $
       'LITERAL_CREDENTIAL',
     );
     expect(r.after).toContain('    value: list-bearer-token\n');
-    expect(r.fix.command).toBe('restfn credentials set list-bearer-token --kind bearer');
+    expect(r.fix.command).toBe(
+      'restfn credentials set list-bearer-token --kind bearer --origin https://crm.example.com',
+    );
     expect(r.found).toEqual([]);
   });
 
@@ -406,7 +412,62 @@ ${parameter}outputTransform: $
       'LITERAL_CREDENTIAL',
     );
     expect(r.after).toBe(FN('  X-Api-Key:\n    location: header\n    type: secret\n    value: x-api-key\n'));
-    expect(r.fix.command).toBe('restfn credentials set x-api-key --kind secret');
+    expect(r.fix.command).toBe(
+      'restfn credentials set x-api-key --kind secret --origin https://crm.example.com',
+    );
     expect(r.found).toEqual([]);
+  });
+
+  // Finding 6: a literal under a credential's name, whatever it looks like, is found and fixed.
+  test.each([
+    ['k-123', ''],
+    ['9f8e7d6c5b4a39281706f5e4d3c2b1a0', '    type: string\n'],
+  ])('an x-api-key header holding %s', async (literal, type) => {
+    const r = await fix(
+      service({
+        'functions/list.platform': FN(`  x-api-key:\n    location: header\n${type}    value: ${literal}\n`),
+      }),
+      'functions/list.platform',
+      'LITERAL_CREDENTIAL',
+    );
+    expect(r.finding.message).toContain("parameter 'x-api-key' is a credential by its name");
+    expect(r.after).toBe(FN(`  x-api-key:\n    location: header\n    type: secret\n    value: x-api-key\n`));
+    expect(r.found).toEqual([]);
+    expect(JSON.stringify([r.after, r.fix])).not.toContain(literal);
+  });
+
+  test('a credential-typed parameter naming a key, and names that only contain a word of one, are not flagged', async () => {
+    const s = service({
+      'functions/list.platform': FN(
+        '  x-api-key:\n    location: header\n    type: secret\n    value: crm-key\n  pageToken:\n    location: query\n    value: first\n  author:\n    location: query\n    value: ann\n',
+      ),
+    });
+    const path = at('functions/list.platform');
+    expect((await s.diagnostics([path])).get(path)).toEqual([]);
+  });
+
+  // Finding 11: the stored keys of the same kind are offered too, keys only.
+  test('a stored credential key is offered in place of a new one', async () => {
+    const s = service({
+      'functions/list.platform': FN('  x-api-key:\n    location: header\n    value: k-123\n'),
+    });
+    s.setCredentialKeys(() => [
+      { key: 'crm-key', kind: 'secret', origin: 'local' },
+      { key: 'crm-key', kind: 'secret', origin: 'platform' },
+      { key: 'crm-oauth', kind: 'oauth', origin: 'local' },
+    ]);
+    const path = at('functions/list.platform');
+    const finding = (await s.diagnostics([path])).get(path)!.find((d) => d.code === 'LITERAL_CREDENTIAL')!;
+    const text = s.text(path)!;
+    const fixes = await quickFixesAt(s, path, diagnosticRange(finding, text));
+    expect(fixes.map((f) => f.title)).toEqual([
+      "Store this credential as 'x-api-key' (then run: restfn credentials set x-api-key --kind secret --origin https://crm.example.com)",
+      "Use the stored credential 'crm-key' (its value replaces this one)",
+    ]);
+    const after = applyEdits(text, fixes[1]!.edits);
+    expect(after).toBe(FN('  x-api-key:\n    location: header\n    type: secret\n    value: crm-key\n'));
+    expect(fixes[1]!.command).toBeUndefined();
+    s.setText(path, after);
+    expect((await s.diagnostics([path])).get(path)).toEqual([]);
   });
 });
