@@ -130,6 +130,45 @@ describe('did-you-mean quick fixes replace exactly the misspelt word', () => {
     expect(r.found).toEqual([]);
   });
 
+  // Finding 7: a parameter the action does not declare.
+  test("an action's undeclared parameter", async () => {
+    const action = (name: string) => `action:
+  type: action.execute-entity
+  options:
+    provider: DATA_PROVIDER_REST
+    entity: customers
+    method: functionCall
+    function: get-customer
+    parameters:
+      id: =@ctx.action.parameters.id
+      region: =@ctx.action.parameters.${name}
+parameters:
+  id: { type: string }
+  name: { type: string }
+  email: { type: string }
+`;
+    const r = await fix(
+      service({ 'actions/open.platform': action('nme') }),
+      'actions/open.platform',
+      'CONTEXT_PATH',
+    );
+    expect(r.finding.message).toBe(
+      "@ctx.action.parameters.nme: the action declares no parameter 'nme' (did you mean 'name'?), so it reads nothing",
+    );
+    expect(r.fix.title).toBe("Change to 'name'");
+    expect(r.after).toBe(action('name'));
+    expect(r.found).toEqual([]);
+  });
+
+  test('an action that declares no parameters: @ctx.action.parameters is not checked', async () => {
+    const s = service({
+      'actions/open.platform':
+        'type: action.execute-entity\noptions:\n  provider: DATA_PROVIDER_REST\n  entity: customers\n  method: functionCall\n  function: get-customer\n  parameters:\n    id: =@ctx.action.parameters.anything\n    region: eu\n',
+    });
+    const path = at('actions/open.platform');
+    expect((await s.diagnostics([path])).get(path)).toEqual([]);
+  });
+
   test('an unknown function name in a datasource', async () => {
     const r = await fix(
       service({
@@ -333,6 +372,32 @@ ${entity}  query: SELECT id, data FROM [customers]
     );
     expect(r.after).toContain('    parameters: { id: =@ctx.current.item.id, region: <TODO> }\n');
     expect(r.found.map((d) => d.code)).toEqual(['TODO_VALUE']);
+  });
+
+  // Finding 12: in an action declaring the parameter, the advice is the caller's value.
+  test("in an action declaring the parameter, TODO_VALUE's advice reads the action's parameter", async () => {
+    const action = `action:
+  type: action.execute-entity
+  options:
+    provider: DATA_PROVIDER_REST
+    entity: customers
+    method: functionCall
+    function: get-customer
+    parameters:
+      id: =@ctx.action.parameters.id
+parameters:
+  id: { type: string }
+  region: { type: string }
+`;
+    const r = await fix(
+      service({ 'actions/open.platform': action }),
+      'actions/open.platform',
+      'CALL_PARAMETER_MISSING',
+    );
+    expect(r.after).toContain('      id: =@ctx.action.parameters.id\n      region: <TODO>\n');
+    expect(r.found.map((d) => d.message)).toEqual([
+      'region is <TODO>, a placeholder to fill in: give the value (a literal, or an expression such as =@ctx.action.parameters.region), or remove the line if the function has a default for it',
+    ]);
   });
 });
 
