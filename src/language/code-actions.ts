@@ -7,6 +7,7 @@ import { suggestFileName } from '../definition/naming.js';
 import { callsOf, missingParameters } from '../definition/rules/call-parameters.js';
 import type { FunctionDefinition, ParameterDefinition } from '../definition/schema/index.js';
 import type { Solution, SourceFile } from '../definition/solution.js';
+import { unquotedExpression } from '../definition/unquoted-expression.js';
 import type { PropertyPath } from '../definition/yaml-file.js';
 import { functionOrigin } from '../runtime/credential-origins.js';
 import type { CredentialKey } from './completion/index.js';
@@ -33,7 +34,8 @@ export interface QuickFix {
  * The quick fixes for the findings of `file` that touch `range`: each did-you-mean (the misspelt
  * word replaced), a call's missing required parameters (added as `<TODO>` under the parameters it
  * passes, which TODO_VALUE then points at), and a literal credential (its value replaced by a
- * credential key, with the `restfn credentials set` command that stores the value).
+ * credential key, with the `restfn credentials set` command that stores the value), and an
+ * expression YAML could not read as written (quoted).
  */
 export function quickFixes(
   file: SourceFile,
@@ -49,6 +51,7 @@ export function quickFixes(
     const suggested = suggestionFix(d, text);
     if (suggested) fixes.push(suggested);
     if (d.code === 'CALL_PARAMETER_MISSING') fixes.push(...missingParameterFixes(file, d, solution));
+    if (d.code === 'YAML_SYNTAX') fixes.push(...quoteFixes(d, text));
     if (d.code === 'LITERAL_CREDENTIAL') fixes.push(...credentialFixes(file, d, solution, storedKeys));
   }
   return fixes;
@@ -86,6 +89,29 @@ function suggestionFix(d: Diagnostic, text: string): QuickFix | undefined {
     diagnostic: d,
     edits: [{ range: { start, end }, newText: s.text }],
   };
+}
+
+/**
+ * A YAML error on a line holding an expression written plain (`outputTransform: =$merge([$, {...}])`):
+ * the value in single quotes, a `'` in it doubled. Not when a ` #` in it may start a comment.
+ */
+function quoteFixes(d: Diagnostic, text: string): QuickFix[] {
+  const lineText = text.split('\n', d.line)[d.line - 1] ?? '';
+  const plain = unquotedExpression(lineText);
+  if (!plain || plain.value.includes(' #')) return [];
+  const line = d.line - 1;
+  return [
+    {
+      title: 'Quote the expression',
+      diagnostic: d,
+      edits: [
+        {
+          range: { start: { line, character: plain.start }, end: { line, character: plain.end } },
+          newText: `'${plain.value.replaceAll("'", "''")}'`,
+        },
+      ],
+    },
+  ];
 }
 
 /** Where a path's node is in the text, as offsets; undefined when the path is not there. */

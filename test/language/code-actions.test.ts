@@ -401,6 +401,42 @@ parameters:
   });
 });
 
+// Finding 8: an expression YAML cannot read as written is said to need quotes, and the fix quotes it.
+describe('quote an expression YAML could not read', () => {
+  const FN = (transform: string) =>
+    `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: https://crm.example.com/c\noutputTransform: ${transform}\n`;
+
+  test.each([
+    ['=$merge([$, { "updated": true }])', `'=$merge([$, { "updated": true }])'`],
+    ["$merge([$, { 'updated': true }])", "'$merge([$, { ''updated'': true }])'"],
+  ])('%s', async (plain, quoted) => {
+    const r = await fix(
+      service({ 'functions/list.platform': FN(plain) }),
+      'functions/list.platform',
+      'YAML_SYNTAX',
+    );
+    expect(r.finding.message).toContain(
+      `quote it (outputTransform: '=$merge([$, { "updated": true }])', a ' inside written '') or write it as a block scalar (outputTransform: | and the expression on the next line, indented)`,
+    );
+    expect(r.fix.title).toBe('Quote the expression');
+    expect(r.after).toBe(FN(quoted));
+    expect(r.found).toEqual([]);
+  });
+
+  test('a YAML error elsewhere keeps its advice, and gets no such fix', async () => {
+    const s = service({
+      'functions/list.platform':
+        'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: https://crm.example.com/c\ndescription: a { b: c }\n',
+    });
+    const path = at('functions/list.platform');
+    const found = (await s.diagnostics([path])).get(path)!;
+    expect(found.map((d) => d.code)).toContain('YAML_SYNTAX');
+    for (const d of found) expect(d.message).not.toContain('quote it');
+    const fixes = await quickFixesAt(s, path, diagnosticRange(found[0]!, s.text(path)!));
+    expect(fixes).toEqual([]);
+  });
+});
+
 describe('store this literal credential', () => {
   const FN = (parameter: string) => `provider: DATA_PROVIDER_REST
 method: GET
