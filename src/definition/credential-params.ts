@@ -30,6 +30,18 @@ export function credentialKind(name: string, parameter: ParameterDefinition): Cr
 export const CREDENTIAL_NAME = /(api[-_]?key|apikey|token|secret|password|passwd|credential|auth)/i;
 
 /**
+ * Names that say the parameter is a credential, whatever its value looks like (`x-api-key`,
+ * `apikey`, `access_token`, `Authorization`, `client_secret`...), compared without case, `-` or
+ * `_`; names that merely contain a word of one (`pageToken`, `author`) are not among them.
+ */
+const CREDENTIAL_PARAMETER =
+  /^x?(?:(?:api|app|client|access|auth|bearer|private|subscription|ocpapimsubscription)?(?:token|secret|password|passwd)|(?:api|app|client|access|auth|private|subscription|ocpapimsubscription)key|authorization)$/;
+
+export function isCredentialParameterName(name: string): boolean {
+  return CREDENTIAL_PARAMETER.test(name.toLowerCase().replace(/[-_\s]/g, ''));
+}
+
+/**
  * A literal that looks like a real secret rather than a key name: a known token prefix, or a long run
  * mixing upper case, lower case and digits with no spaces. Credential keys (`crm-api-key`) do not match.
  */

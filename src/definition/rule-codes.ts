@@ -174,7 +174,7 @@ export const RULES = {
   TODO_VALUE: {
     severity: 'error',
     summary:
-      "A value `<TODO>` that `restfn new` left for the author (an action's path parameter that is not the record's id): as written it would be sent.",
+      'A value `<TODO>` left for the author to fill in (by `restfn new`, or the missing-parameter quick fix): as written it would be sent.',
   },
   UNKNOWN_FUNCTION: {
     severity: 'error',

@@ -15,6 +15,7 @@ import {
   type SolutionDefinition,
 } from './schema/index.js';
 import { schemaDiagnostics } from './schema-issues.js';
+import { quoteAdvice, unquotedExpression } from './unquoted-expression.js';
 import { YamlFile } from './yaml-file.js';
 
 export { EXTENSION } from './definition-files.js';
@@ -163,7 +164,12 @@ export function parseFile<K extends FileKind>(
 ): { source: SourceFile<K>; diagnostics: Diagnostic[] } {
   const yaml = new YamlFile(display, text);
   const diagnostics: Diagnostic[] = [
-    ...yaml.syntaxErrors().map((e) => diagnostic('YAML_SYNTAX', `${e.message}; fix the YAML`, e.at)),
+    ...yaml.syntaxErrors().map((e) => {
+      // An expression written plain (`outputTransform: =$merge([$, { "a": 1 }])`): say to quote it.
+      const plain = unquotedExpression(text.split('\n', e.at.line)[e.at.line - 1] ?? '');
+      const fix = plain ? quoteAdvice(plain.key) : 'fix the YAML';
+      return diagnostic('YAML_SYNTAX', `${e.message}; ${fix}`, e.at);
+    }),
     ...yaml.aliasErrors().map((e) => diagnostic('YAML_ALIAS', e.message, e.at)),
   ];
   const data = diagnostics.length === 0 ? yaml.toJS() : undefined;

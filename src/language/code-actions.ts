@@ -5,9 +5,12 @@ import type { Diagnostic } from '../definition/diagnostic.js';
 import { TODO } from '../definition/file-templates.js';
 import { suggestFileName } from '../definition/naming.js';
 import { callsOf, missingParameters } from '../definition/rules/call-parameters.js';
-import type { ParameterDefinition } from '../definition/schema/index.js';
+import type { FunctionDefinition, ParameterDefinition } from '../definition/schema/index.js';
 import type { Solution, SourceFile } from '../definition/solution.js';
+import { unquotedExpression } from '../definition/unquoted-expression.js';
 import type { PropertyPath } from '../definition/yaml-file.js';
+import { functionOrigin } from '../runtime/credential-origins.js';
+import type { CredentialKey } from './completion/index.js';
 import { diagnosticRange, type TextRange } from './range.js';
 import type { LanguageService } from './service.js';
 import { editAt, type TextEdit } from './text-edit.js';
@@ -31,13 +34,15 @@ export interface QuickFix {
  * The quick fixes for the findings of `file` that touch `range`: each did-you-mean (the misspelt
  * word replaced), a call's missing required parameters (added as `<TODO>` under the parameters it
  * passes, which TODO_VALUE then points at), and a literal credential (its value replaced by a
- * credential key, with the `restfn credentials set` command that stores the value).
+ * credential key, with the `restfn credentials set` command that stores the value), and an
+ * expression YAML could not read as written (quoted).
  */
 export function quickFixes(
   file: SourceFile,
   findings: readonly Diagnostic[],
   range: TextRange,
   solution: Solution,
+  storedKeys: () => readonly CredentialKey[] = () => [],
 ): QuickFix[] {
   const text = file.yaml.text;
   const fixes: QuickFix[] = [];
@@ -46,7 +51,8 @@ export function quickFixes(
     const suggested = suggestionFix(d, text);
     if (suggested) fixes.push(suggested);
     if (d.code === 'CALL_PARAMETER_MISSING') fixes.push(...missingParameterFixes(file, d, solution));
-    if (d.code === 'LITERAL_CREDENTIAL') fixes.push(...credentialFixes(file, d, solution));
+    if (d.code === 'YAML_SYNTAX') fixes.push(...quoteFixes(d, text));
+    if (d.code === 'LITERAL_CREDENTIAL') fixes.push(...credentialFixes(file, d, solution, storedKeys));
   }
   return fixes;
 }
@@ -60,7 +66,7 @@ export async function quickFixesAt(
   const file = service.source(path);
   if (!file) return [];
   const findings = (await service.diagnostics([path])).get(path) ?? [];
-  return quickFixes(file, findings, range, service.solution());
+  return quickFixes(file, findings, range, service.solution(), () => service.knownCredentialKeys());
 }
 
 function overlaps(a: TextRange, b: TextRange): boolean {
@@ -83,6 +89,29 @@ function suggestionFix(d: Diagnostic, text: string): QuickFix | undefined {
     diagnostic: d,
     edits: [{ range: { start, end }, newText: s.text }],
   };
+}
+
+/**
+ * A YAML error on a line holding an expression written plain (`outputTransform: =$merge([$, {...}])`):
+ * the value in single quotes, a `'` in it doubled. Not when a ` #` in it may start a comment.
+ */
+function quoteFixes(d: Diagnostic, text: string): QuickFix[] {
+  const lineText = text.split('\n', d.line)[d.line - 1] ?? '';
+  const plain = unquotedExpression(lineText);
+  if (!plain || plain.value.includes(' #')) return [];
+  const line = d.line - 1;
+  return [
+    {
+      title: 'Quote the expression',
+      diagnostic: d,
+      edits: [
+        {
+          range: { start: { line, character: plain.start }, end: { line, character: plain.end } },
+          newText: `'${plain.value.replaceAll("'", "''")}'`,
+        },
+      ],
+    },
+  ];
 }
 
 /** Where a path's node is in the text, as offsets; undefined when the path is not there. */
@@ -174,7 +203,12 @@ function keyText(name: string): string {
  * the prompt (the edit removes it from the file; the command never holds it). A literal in the
  * url's query, or an OAuth parameter's (a login, not a pasted value), gets no fix.
  */
-function credentialFixes(file: SourceFile, d: Diagnostic, solution: Solution): QuickFix[] {
+function credentialFixes(
+  file: SourceFile,
+  d: Diagnostic,
+  solution: Solution,
+  storedKeys: () => readonly CredentialKey[],
+): QuickFix[] {
   const text = file.yaml.text;
   const parameters = (file.data as { parameters?: Record<string, ParameterDefinition> } | null)?.parameters;
   if (!parameters || typeof parameters !== 'object') return [];
@@ -186,30 +220,52 @@ function credentialFixes(file: SourceFile, d: Diagnostic, solution: Solution): Q
   const parameter = parameters[name]!;
   const kind = credentialKind(name, parameter);
   if (kind === 'oauth' || typeof parameter.value !== 'string') return [];
-  const store = storedAs(name, parameter.value, { taken: keysInUse(solution, file), fn: file.name });
+  const definition =
+    file.kind === 'function' ? (file.definition as FunctionDefinition | undefined) : undefined;
+  const origin = definition
+    ? functionOrigin(definition, solution.settings?.definition?.settings?.custom ?? {})
+    : undefined;
+  const store = storedAs(name, parameter.value, { taken: keysInUse(solution, file), fn: file.name, origin });
   const map = nodeAt(file, ['parameters', name]);
   const value = nodeAt(file, ['parameters', name, 'value']);
   if (!map || !isMap(map) || !value?.range) return [];
-  const edits = [editAt(text, value.range[0], value.range[1], store.key)];
+  const typeEdits: TextEdit[] = [];
   if (kind === undefined) {
     const type = pairOf(map, 'type');
     const valueKey = pairOf(map, 'value')?.key as Node | undefined;
     if (type && (type.value as Node | null)?.range) {
       const at = (type.value as Node).range!;
-      edits.push(editAt(text, at[0], at[1], 'secret'));
+      typeEdits.push(editAt(text, at[0], at[1], 'secret'));
     } else if (valueKey?.range) {
       const at = valueKey.range[0];
       const inserted = map.flow ? 'type: secret, ' : `type: secret\n${' '.repeat(columnOf(text, at))}`;
-      edits.push(editAt(text, at, at, inserted));
+      typeEdits.push(editAt(text, at, at, inserted));
     } else return [];
   }
+  const keyEdits = (key: string) => [editAt(text, value.range![0], value.range![1], key), ...typeEdits];
+  // A credential already stored (of the kind this one would be stored as) may be this one: its key
+  // instead, each offered by key alone (the source gives no value).
+  const stored = [
+    ...new Set(
+      storedKeys()
+        .filter((k) => k.kind === store.kind)
+        .map((k) => k.key),
+    ),
+  ];
   return [
     {
       title: `Store this credential as '${store.key}' (then run: ${store.command})`,
       diagnostic: d,
-      edits,
+      edits: keyEdits(store.key),
       command: store.command,
     },
+    ...stored
+      .filter((key) => /^[\w.-]+$/.test(key))
+      .map((key) => ({
+        title: `Use the stored credential '${key}' (its value replaces this one)`,
+        diagnostic: d,
+        edits: keyEdits(key),
+      })),
   ];
 }
 
@@ -222,20 +278,22 @@ function credentialFixes(file: SourceFile, d: Diagnostic, solution: Solution): Q
 function storedAs(
   name: string,
   value: string,
-  { taken, fn }: { taken: ReadonlySet<string>; fn: string },
-): { key: string; command: string } {
+  { taken, fn, origin }: { taken: ReadonlySet<string>; fn: string; origin: string | undefined },
+): { key: string; kind: string; command: string } {
   const scheme = /^(bearer|token|basic)\s/i.exec(value)?.[1]?.toLowerCase();
   const authorization = /^authorization$/i.test(name);
-  const [key, kind] =
+  const [key, stored, kind] =
     scheme === 'basic'
-      ? ['basic-auth', '--kind basic --username <USERNAME>']
+      ? ['basic-auth', 'basic', '--kind basic --username <USERNAME>']
       : scheme || authorization
-        ? ['bearer-token', '--kind bearer']
-        : [suggestFileName(name) || 'secret', '--kind secret'];
+        ? ['bearer-token', 'bearer', '--kind bearer']
+        : [suggestFileName(name) || 'secret', 'secret', '--kind secret'];
   // A key other functions already name may hold another service's credential: storing this one
   // under it would replace that one. Then the key is this function's own.
   const own = taken.has(key) ? `${fn}-${key}` : key;
-  return { key: own, command: `restfn credentials set ${own} ${kind}` };
+  // Bound to where the function sends it, as `restfn credentials set` advises (when the file says where).
+  const bound = origin === undefined ? '' : ` --origin ${origin}`;
+  return { key: own, kind: stored, command: `restfn credentials set ${own} ${kind}${bound}` };
 }
 
 /** The credential keys the solution's other functions name. */

@@ -118,6 +118,11 @@ export class LanguageService {
     this.credentialKeys = source;
   }
 
+  /** The stored credentials' keys as the source gives them now (keys and kinds, never values). */
+  knownCredentialKeys(): readonly CredentialKey[] {
+    return this.credentialKeys();
+  }
+
   private display(path: string): string {
     return relative(this.root, path);
   }

@@ -55,7 +55,7 @@ function namesCredential(definition: FunctionDefinition, key: string): boolean {
 }
 
 /** The origin of a function's url when its definition fixes it; undefined when a caller could choose. */
-function functionOrigin(
+export function functionOrigin(
   definition: FunctionDefinition,
   custom: Readonly<Record<string, unknown>>,
 ): string | undefined {

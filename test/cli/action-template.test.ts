@@ -87,7 +87,7 @@ describe('restfn new --template action', () => {
     const flagged = await restfn('validate');
     expect(flagged.code).toBe(3);
     expect(flagged.stdout + flagged.stderr).toMatch(
-      /actions\/move-ticket\.platform:\d+:\d+: error TODO_VALUE: project is <TODO>, a placeholder restfn new left/,
+      /actions\/move-ticket\.platform:\d+:\d+: error TODO_VALUE: project is <TODO>, a placeholder to fill in: give the value \(a literal, or an expression such as =@ctx\.record\.project\)/,
     );
   });
 

@@ -337,14 +337,18 @@ describe('restfn lsp commands', { timeout: 60_000 }, () => {
     }>;
     expect(actions.map((a) => [a.title, a.command])).toEqual([
       [
-        "Store this credential as 'api-key' (then run: restfn credentials set api-key --kind secret)",
+        "Store this credential as 'api-key' (then run: restfn credentials set api-key --kind secret --origin https://crm.example.com)",
         {
           title: 'Show the command to run',
           command: 'restfn.showCommand',
-          arguments: ['restfn credentials set api-key --kind secret'],
+          arguments: ['restfn credentials set api-key --kind secret --origin https://crm.example.com'],
         },
       ],
+      // The local store's credential (its key read from the store, never its value).
+      ["Use the stored credential 'crm-key' (its value replaces this one)", undefined],
     ]);
+    const reused = applyEdits(literal, actions[1]!.edit.changes[uri]!);
+    expect(reused).toContain('  apiKey:\n    location: query\n    type: secret\n    value: crm-key\n');
     const after = applyEdits(literal, actions[0]!.edit.changes[uri]!);
     expect(after).toContain('  apiKey:\n    location: query\n    type: secret\n    value: api-key\n');
     const fixed = lsp.diagnostics(uri);
@@ -356,7 +360,7 @@ describe('restfn lsp commands', { timeout: 60_000 }, () => {
     // The editor runs the action's command once the edit is made.
     await execute(lsp, actions[0]!.command.command, actions[0]!.command.arguments);
     expect(seen.messages.map((m) => m.message)).toEqual([
-      'restfn: run this in a terminal (the value is asked at the prompt, never written in the file): restfn credentials set api-key --kind secret',
+      'restfn: run this in a terminal (the value is asked at the prompt, never written in the file): restfn credentials set api-key --kind secret --origin https://crm.example.com',
     ]);
     expect(JSON.stringify([actions, after, seen])).not.toContain(API_KEY);
   });

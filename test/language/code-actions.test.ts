@@ -130,6 +130,45 @@ describe('did-you-mean quick fixes replace exactly the misspelt word', () => {
     expect(r.found).toEqual([]);
   });
 
+  // Finding 7: a parameter the action does not declare.
+  test("an action's undeclared parameter", async () => {
+    const action = (name: string) => `action:
+  type: action.execute-entity
+  options:
+    provider: DATA_PROVIDER_REST
+    entity: customers
+    method: functionCall
+    function: get-customer
+    parameters:
+      id: =@ctx.action.parameters.id
+      region: =@ctx.action.parameters.${name}
+parameters:
+  id: { type: string }
+  name: { type: string }
+  email: { type: string }
+`;
+    const r = await fix(
+      service({ 'actions/open.platform': action('nme') }),
+      'actions/open.platform',
+      'CONTEXT_PATH',
+    );
+    expect(r.finding.message).toBe(
+      "@ctx.action.parameters.nme: the action declares no parameter 'nme' (did you mean 'name'?), so it reads nothing",
+    );
+    expect(r.fix.title).toBe("Change to 'name'");
+    expect(r.after).toBe(action('name'));
+    expect(r.found).toEqual([]);
+  });
+
+  test('an action that declares no parameters: @ctx.action.parameters is not checked', async () => {
+    const s = service({
+      'actions/open.platform':
+        'type: action.execute-entity\noptions:\n  provider: DATA_PROVIDER_REST\n  entity: customers\n  method: functionCall\n  function: get-customer\n  parameters:\n    id: =@ctx.action.parameters.anything\n    region: eu\n',
+    });
+    const path = at('actions/open.platform');
+    expect((await s.diagnostics([path])).get(path)).toEqual([]);
+  });
+
   test('an unknown function name in a datasource', async () => {
     const r = await fix(
       service({
@@ -334,6 +373,68 @@ ${entity}  query: SELECT id, data FROM [customers]
     expect(r.after).toContain('    parameters: { id: =@ctx.current.item.id, region: <TODO> }\n');
     expect(r.found.map((d) => d.code)).toEqual(['TODO_VALUE']);
   });
+
+  // Finding 12: in an action declaring the parameter, the advice is the caller's value.
+  test("in an action declaring the parameter, TODO_VALUE's advice reads the action's parameter", async () => {
+    const action = `action:
+  type: action.execute-entity
+  options:
+    provider: DATA_PROVIDER_REST
+    entity: customers
+    method: functionCall
+    function: get-customer
+    parameters:
+      id: =@ctx.action.parameters.id
+parameters:
+  id: { type: string }
+  region: { type: string }
+`;
+    const r = await fix(
+      service({ 'actions/open.platform': action }),
+      'actions/open.platform',
+      'CALL_PARAMETER_MISSING',
+    );
+    expect(r.after).toContain('      id: =@ctx.action.parameters.id\n      region: <TODO>\n');
+    expect(r.found.map((d) => d.message)).toEqual([
+      'region is <TODO>, a placeholder to fill in: give the value (a literal, or an expression such as =@ctx.action.parameters.region), or remove the line if the function has a default for it',
+    ]);
+  });
+});
+
+// Finding 8: an expression YAML cannot read as written is said to need quotes, and the fix quotes it.
+describe('quote an expression YAML could not read', () => {
+  const FN = (transform: string) =>
+    `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: https://crm.example.com/c\noutputTransform: ${transform}\n`;
+
+  test.each([
+    ['=$merge([$, { "updated": true }])', `'=$merge([$, { "updated": true }])'`],
+    ["$merge([$, { 'updated': true }])", "'$merge([$, { ''updated'': true }])'"],
+  ])('%s', async (plain, quoted) => {
+    const r = await fix(
+      service({ 'functions/list.platform': FN(plain) }),
+      'functions/list.platform',
+      'YAML_SYNTAX',
+    );
+    expect(r.finding.message).toContain(
+      `quote it (outputTransform: '=$merge([$, { "updated": true }])', a ' inside written '') or write it as a block scalar (outputTransform: | and the expression on the next line, indented)`,
+    );
+    expect(r.fix.title).toBe('Quote the expression');
+    expect(r.after).toBe(FN(quoted));
+    expect(r.found).toEqual([]);
+  });
+
+  test('a YAML error elsewhere keeps its advice, and gets no such fix', async () => {
+    const s = service({
+      'functions/list.platform':
+        'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: https://crm.example.com/c\ndescription: a { b: c }\n',
+    });
+    const path = at('functions/list.platform');
+    const found = (await s.diagnostics([path])).get(path)!;
+    expect(found.map((d) => d.code)).toContain('YAML_SYNTAX');
+    for (const d of found) expect(d.message).not.toContain('quote it');
+    const fixes = await quickFixesAt(s, path, diagnosticRange(found[0]!, s.text(path)!));
+    expect(fixes).toEqual([]);
+  });
 });
 
 describe('store this literal credential', () => {
@@ -357,7 +458,9 @@ ${parameter}outputTransform: $
     expect(r.after).toBe(
       FN('  Authorization:\n    location: header\n    type: secret\n    value: bearer-token\n'),
     );
-    expect(r.fix.command).toBe('restfn credentials set bearer-token --kind bearer');
+    expect(r.fix.command).toBe(
+      'restfn credentials set bearer-token --kind bearer --origin https://crm.example.com',
+    );
     expect(r.found).toEqual([]);
     // The secret is gone from the file, and neither the title nor the command holds it.
     expect(JSON.stringify([r.after, r.fix.title, r.fix.command])).not.toContain(BEARER);
@@ -372,7 +475,9 @@ ${parameter}outputTransform: $
       'LITERAL_CREDENTIAL',
     );
     expect(r.after).toBe(FN('  apiKey: { location: query, type: secret, value: api-key }\n'));
-    expect(r.fix.command).toBe('restfn credentials set api-key --kind secret');
+    expect(r.fix.command).toBe(
+      'restfn credentials set api-key --kind secret --origin https://crm.example.com',
+    );
     expect(r.found).toEqual([]);
     expect(JSON.stringify([r.after, r.fix])).not.toContain(SECRET);
   });
@@ -391,7 +496,9 @@ ${parameter}outputTransform: $
       'LITERAL_CREDENTIAL',
     );
     expect(r.after).toContain('    value: list-bearer-token\n');
-    expect(r.fix.command).toBe('restfn credentials set list-bearer-token --kind bearer');
+    expect(r.fix.command).toBe(
+      'restfn credentials set list-bearer-token --kind bearer --origin https://crm.example.com',
+    );
     expect(r.found).toEqual([]);
   });
 
@@ -406,7 +513,62 @@ ${parameter}outputTransform: $
       'LITERAL_CREDENTIAL',
     );
     expect(r.after).toBe(FN('  X-Api-Key:\n    location: header\n    type: secret\n    value: x-api-key\n'));
-    expect(r.fix.command).toBe('restfn credentials set x-api-key --kind secret');
+    expect(r.fix.command).toBe(
+      'restfn credentials set x-api-key --kind secret --origin https://crm.example.com',
+    );
     expect(r.found).toEqual([]);
+  });
+
+  // Finding 6: a literal under a credential's name, whatever it looks like, is found and fixed.
+  test.each([
+    ['k-123', ''],
+    ['9f8e7d6c5b4a39281706f5e4d3c2b1a0', '    type: string\n'],
+  ])('an x-api-key header holding %s', async (literal, type) => {
+    const r = await fix(
+      service({
+        'functions/list.platform': FN(`  x-api-key:\n    location: header\n${type}    value: ${literal}\n`),
+      }),
+      'functions/list.platform',
+      'LITERAL_CREDENTIAL',
+    );
+    expect(r.finding.message).toContain("parameter 'x-api-key' is a credential by its name");
+    expect(r.after).toBe(FN(`  x-api-key:\n    location: header\n    type: secret\n    value: x-api-key\n`));
+    expect(r.found).toEqual([]);
+    expect(JSON.stringify([r.after, r.fix])).not.toContain(literal);
+  });
+
+  test('a credential-typed parameter naming a key, and names that only contain a word of one, are not flagged', async () => {
+    const s = service({
+      'functions/list.platform': FN(
+        '  x-api-key:\n    location: header\n    type: secret\n    value: crm-key\n  pageToken:\n    location: query\n    value: first\n  author:\n    location: query\n    value: ann\n',
+      ),
+    });
+    const path = at('functions/list.platform');
+    expect((await s.diagnostics([path])).get(path)).toEqual([]);
+  });
+
+  // Finding 11: the stored keys of the same kind are offered too, keys only.
+  test('a stored credential key is offered in place of a new one', async () => {
+    const s = service({
+      'functions/list.platform': FN('  x-api-key:\n    location: header\n    value: k-123\n'),
+    });
+    s.setCredentialKeys(() => [
+      { key: 'crm-key', kind: 'secret', origin: 'local' },
+      { key: 'crm-key', kind: 'secret', origin: 'platform' },
+      { key: 'crm-oauth', kind: 'oauth', origin: 'local' },
+    ]);
+    const path = at('functions/list.platform');
+    const finding = (await s.diagnostics([path])).get(path)!.find((d) => d.code === 'LITERAL_CREDENTIAL')!;
+    const text = s.text(path)!;
+    const fixes = await quickFixesAt(s, path, diagnosticRange(finding, text));
+    expect(fixes.map((f) => f.title)).toEqual([
+      "Store this credential as 'x-api-key' (then run: restfn credentials set x-api-key --kind secret --origin https://crm.example.com)",
+      "Use the stored credential 'crm-key' (its value replaces this one)",
+    ]);
+    const after = applyEdits(text, fixes[1]!.edits);
+    expect(after).toBe(FN('  x-api-key:\n    location: header\n    type: secret\n    value: crm-key\n'));
+    expect(fixes[1]!.command).toBeUndefined();
+    s.setText(path, after);
+    expect((await s.diagnostics([path])).get(path)).toEqual([]);
   });
 });

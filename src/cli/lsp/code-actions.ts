@@ -2,12 +2,13 @@ import { CodeActionKind, type Diagnostic as LspDiagnostic } from 'vscode-languag
 import { quickFixesAt } from '../../language/code-actions.js';
 import { COMMANDS } from '../../language/code-lenses.js';
 import { diagnosticRange } from '../../language/range.js';
+import { credentialKeysOf } from './credential-keys.js';
 import type { Feature } from './feature.js';
 import { pathOf } from './uri.js';
 
 /**
  * `textDocument/codeAction`: the service's quick fixes (did-you-mean, a missing required parameter,
- * a literal credential), each tied to the finding it fixes (the editor's own copy of it when it
+ * a literal credential, and the stored credential keys in its place), each tied to the finding it fixes (the editor's own copy of it when it
  * sent one), its edits a WorkspaceEdit of the file. A fix with a terminal command to run after
  * (storing a credential) shows it through `restfn.showCommand` once the edit is made.
  */
@@ -20,7 +21,14 @@ export const codeActions: Feature = {
       if (context.only && !context.only.some((k) => CodeActionKind.QuickFix.startsWith(k))) return [];
       const path = pathOf(textDocument.uri);
       const text = s.text(path) ?? '';
-      const fixes = await quickFixesAt(s, path, range);
+      const keys = credentialKeysOf(s);
+      keys.takeAsked();
+      let fixes = await quickFixesAt(s, path, range);
+      // A literal credential's fixes offer the stored keys: read them (never values) when stale.
+      if (keys.takeAsked() && keys.stale()) {
+        await keys.refresh();
+        fixes = await quickFixesAt(s, path, range);
+      }
       return fixes.map((fix) => {
         const own = diagnosticRange(fix.diagnostic, text);
         const sent = context.diagnostics.find(

@@ -5,8 +5,7 @@ import {
   MarkupKind,
 } from 'vscode-languageserver/node';
 import type { CompletionEntry, CompletionKind } from '../../language/completion/index.js';
-import type { LanguageService } from '../../language/service.js';
-import { CredentialKeys } from './credential-keys.js';
+import { type CredentialKeys, credentialKeysOf } from './credential-keys.js';
 import type { Feature } from './feature.js';
 import { pathOf } from './uri.js';
 
@@ -48,12 +47,6 @@ export const completion: Feature = {
     });
   },
 };
-
-function credentialKeysOf(s: LanguageService): CredentialKeys {
-  const keys = new CredentialKeys(s.root, () => s.solution().name, process.env);
-  s.setCredentialKeys(() => keys.current());
-  return keys;
-}
 
 function toItem(c: CompletionEntry, position: { line: number; character: number }): CompletionItem {
   const text = c.insertText ?? c.label;

@@ -1,5 +1,6 @@
 import { PlatformClient, SERVER_ENV } from '../../client/platform-client.js';
 import type { CredentialKey } from '../../language/completion/index.js';
+import type { LanguageService } from '../../language/service.js';
 import { openCredentials } from '../credentials.js';
 import { platformTarget, readLogins } from '../platform-logins.js';
 
@@ -95,4 +96,21 @@ export class CredentialKeys {
       if (timer) clearTimeout(timer);
     }
   }
+}
+
+const SERVICES = new WeakMap<LanguageService, CredentialKeys>();
+
+/**
+ * The one reader of credential keys for a service (completion and quick fixes share it): made,
+ * and given to the service as its source, on first use.
+ */
+export function credentialKeysOf(s: LanguageService): CredentialKeys {
+  let keys = SERVICES.get(s);
+  if (!keys) {
+    const made = new CredentialKeys(s.root, () => s.solution().name, process.env);
+    s.setCredentialKeys(() => made.current());
+    SERVICES.set(s, made);
+    keys = made;
+  }
+  return keys;
 }

@@ -45,16 +45,33 @@ export function queueActionIds(file: SourceFile, r: Reporter): void {
  * parameter of an action's function that is not the record's id): as written it would be sent.
  */
 export function todoValues(file: SourceFile, r: Reporter): void {
+  // `restfn new` leaves it, and so does the missing-parameter quick fix: the message says neither.
+  const declared = declaredActionParameters(file) ?? [];
   walk(file.data, [], (o, path) => {
     for (const [key, value] of Object.entries(o)) {
       if (value !== TODO) continue;
+      // In an action declaring a parameter of that name, the caller's value is the likely one.
+      const example = declared.includes(key) ? `=@ctx.action.parameters.${key}` : `=@ctx.record.${key}`;
       r.report(
         'TODO_VALUE',
-        `${key} is ${TODO}, a placeholder restfn new left: give the value (a literal, or an expression such as =@ctx.record.${key}), or remove the line if the function has a default for it`,
+        `${key} is ${TODO}, a placeholder to fill in: give the value (a literal, or an expression such as ${example}), or remove the line if the function has a default for it`,
         [...path, key],
       );
     }
   });
+}
+
+/**
+ * The parameters an action file declares (`action:` wrapped with `parameters:`), read there as
+ * `@ctx.action.parameters.<name>`; undefined when the file declares none (any may be given then).
+ */
+export function declaredActionParameters(file: SourceFile): string[] | undefined {
+  if (file.kind !== 'action') return undefined;
+  const data = file.data as { action?: unknown; parameters?: unknown } | null | undefined;
+  if (!data || typeof data !== 'object' || !('action' in data)) return undefined;
+  const parameters = data.parameters;
+  if (!parameters || typeof parameters !== 'object' || Array.isArray(parameters)) return undefined;
+  return Object.keys(parameters);
 }
 
 /** Calls `visit` with every map in `value`, and its path. */

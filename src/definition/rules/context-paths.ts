@@ -1,6 +1,7 @@
 import { expressionSource } from '../../expression/source.js';
 import type { Solution, SourceFile } from '../solution.js';
 import { closest, meantText } from '../suggest.js';
+import { declaredActionParameters } from './actions.js';
 import { isAlwaysJsonata, walk } from './expressions.js';
 import type { FunctionRule, Reporter } from './reporter.js';
 
@@ -102,6 +103,8 @@ function problemOf(
   /** The function's parameters; undefined outside a function file (nothing to check them against). */
   parameters: readonly string[] | undefined,
   custom: readonly string[] | undefined,
+  /** An action file's declared parameters; undefined where there are none to hold `@ctx.action.parameters` to. */
+  actionParameters?: readonly string[],
 ): PathProblem | undefined {
   const [first, second, third, fourth] = names;
   if (first === undefined) return undefined;
@@ -121,6 +124,20 @@ function problemOf(
     return {
       message: `@ctx.parameters.${second}: the function has no parameter '${second}'${hint ? ` (did you mean '${hint}'?)` : ''}, so it reads nothing`,
       step: 1,
+      hint,
+    };
+  }
+  if (
+    actionParameters &&
+    first === 'action' &&
+    second === 'parameters' &&
+    third !== undefined &&
+    !actionParameters.includes(third)
+  ) {
+    const hint = closest(third, actionParameters);
+    return {
+      message: `@ctx.action.parameters.${third}: the action declares no parameter '${third}'${hint ? ` (did you mean '${hint}'?)` : ` (it declares ${actionParameters.join(', ') || 'none'})`}, so it reads nothing`,
+      step: 2,
       hint,
     };
   }
@@ -149,7 +166,8 @@ function problemOf(
 /**
  * The same checks in datasources, actions and solution.yaml (no function's parameters to hold
  * `@ctx.parameters` to there): a misspelt first name, the fixed parts (`@ctx.system.timezon`),
- * `settings.custom` keys and named expressions.
+ * `settings.custom` keys and named expressions; in an action file declaring its parameters,
+ * `@ctx.action.parameters.<name>` held to them.
  */
 export function contextPathsOutsideFunctions(file: SourceFile, r: Reporter, solution: Solution): void {
   if (file.kind === 'function') return;
@@ -157,11 +175,12 @@ export function contextPathsOutsideFunctions(file: SourceFile, r: Reporter, solu
     ? Object.keys(solution.settings.definition?.settings?.custom ?? {})
     : undefined;
   const named = solution.settings ? Object.keys(solution.settings.definition?.expressions ?? {}) : undefined;
+  const actionParameters = declaredActionParameters(file);
   walk(file.data, [], (value, path) => {
     const source = expressionSource(value, false);
     if (!source) return;
     for (const { names, index } of contextReads(source.body)) {
-      const problem = problemOf(names, undefined, custom) ?? unknownNamed(names, named);
+      const problem = problemOf(names, undefined, custom, actionParameters) ?? unknownNamed(names, named);
       if (problem)
         r.report('CONTEXT_PATH', problem.message, path, {
           index: source.offset + index,

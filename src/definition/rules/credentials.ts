@@ -2,7 +2,13 @@ import { eachAstNode } from '../../expression/ast.js';
 import { analyse } from '../../expression/compile.js';
 import { expressionSource, isExpression } from '../../expression/source.js';
 import { parseUrlTemplate } from '../../http/url-template.js';
-import { CREDENTIAL_NAME, credentialKind, looksLikeSecret } from '../credential-params.js';
+import {
+  CREDENTIAL_NAME,
+  credentialKind,
+  isCredentialParameterName,
+  looksLikeSecret,
+} from '../credential-params.js';
+import { TODO } from '../file-templates.js';
 import type { FunctionRule } from './reporter.js';
 
 /**
@@ -37,6 +43,20 @@ export const literalCredential: FunctionRule = (file, r) => {
         name,
         'value',
       ]);
+    } else if (
+      kind === undefined &&
+      value.trim() !== '' &&
+      value !== TODO &&
+      ['header', 'query'].includes(parameter.location ?? 'header') &&
+      isCredentialParameterName(name)
+    ) {
+      // Named as a credential and sent as written: whatever the value looks like, it is the secret
+      // itself (with `type: secret` the value is a stored credential's key, checked above).
+      r.report(
+        'LITERAL_CREDENTIAL',
+        `parameter '${name}' is a credential by its name, and its value is written in the file and sent as it is; store the value (restfn credentials set) and give this parameter 'type: secret' and the credential's key as value`,
+        ['parameters', name, 'value'],
+      );
     }
   }
   if (!isExpression(url)) {
