@@ -11,7 +11,8 @@ import type { SolutionIndex } from './solution-index.js';
 /** Keys whose value is always JSONata, with or without a leading `=`. */
 export const JSONATA_KEYS: ReadonlySet<string> = new Set(['inputTransform', 'outputTransform', 'records']);
 
-const CONTEXT_PATH = /@(?:ctx)?((?:\.[\w-]+)*)\.([\w-]*)$/;
+// A step may be indexed or filtered (`customers[0].`, `customers[status = 'open'].`): the same fields.
+const CONTEXT_PATH = /@(?:ctx)?((?:\.[\w-]+(?:\[[^[\]]*\])*)*)\.([\w-]*)$/;
 const CONTEXT_ROOT = /(?<![\w@$])@c?t?x?$/;
 const SCRIPT_CALL = /\$([A-Za-z_]\w*)\.(\w*)$/;
 const VARIABLE = /\$(\w*)$/;
@@ -31,7 +32,10 @@ export function expressionCompletions(
 ): CompletionEntry[] {
   const path = CONTEXT_PATH.exec(before);
   if (path) {
-    const steps = path[1]!.split('.').filter(Boolean);
+    const steps = path[1]!
+      .replace(/\[[^[\]]*\]/g, '')
+      .split('.')
+      .filter(Boolean);
     const from = offset + before.length - path[2]!.length;
     return contextFields(steps, file, solution, index).map((e) => ({ ...e, from }));
   }

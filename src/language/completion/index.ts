@@ -8,7 +8,7 @@ import { PASSED_PARAMETERS, parameterNames, parameterTypes } from './parameters.
 import { nodesAt, valuesOf } from './schema.js';
 import { templateSnippets } from './snippets.js';
 import { solutionIndex } from './solution-index.js';
-import { type Ancestor, siblings, type YamlPosition, yamlPosition } from './yaml-position.js';
+import { type Ancestor, siblings, writtenTypes, type YamlPosition, yamlPosition } from './yaml-position.js';
 
 export type { CompletionEntry, CompletionKind } from './entry.js';
 export type { CredentialKey } from './names.js';
@@ -64,7 +64,8 @@ function atKey(
   if (position.inItem && holder && ACTION_KEYS.has(String(holder.step)))
     out.push(...actionNames(index, file, from));
   const written = new Set(siblings(lines, line, position.column).keys());
-  out.push(...keyCompletions(file.kind, steps, written).map((k) => ({ ...k, from })));
+  const data = writtenTypes(lines, position.ancestors, line, position.column);
+  out.push(...keyCompletions(file.kind, steps, written, data).map((k) => ({ ...k, from })));
   return out;
 }
 
