@@ -1,6 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { type CompletionItem, CompletionRequest } from 'vscode-languageserver-protocol/node';
+import {
+  type CompletionItem,
+  CompletionRequest,
+  InsertTextFormat,
+} from 'vscode-languageserver-protocol/node';
 import { CRM, cursor } from '../helpers/completion-solution.js';
 import { type LspClient, openDocument, startLsp } from '../helpers/lsp-client.js';
 import { tempSolution } from '../helpers/temp-solution.js';
@@ -65,5 +69,24 @@ describe('restfn lsp completion gaps', { timeout: 60_000 }, () => {
     expect(await at('customers.')).toEqual(['id', 'data']);
     expect(await at('customers[0].')).toEqual(['id', 'data']);
     expect(await at("customers[data = 'x'].")).toEqual(['id', 'data']);
+  });
+
+  test("an empty datasource or action file: 'restfn new -t datasource|action' as a snippet", async () => {
+    const root = tempSolution(CRM);
+    const lsp = await startLsp(root);
+    for (const [path, label] of [
+      [join(root, 'datasources', 'invoices.platform'), 'template: datasource'],
+      [join(root, 'actions', 'add-invoice.platform'), 'template: action'],
+    ] as const) {
+      const { uri } = await openDocument(lsp, path, '');
+      const answer = await lsp.client.sendRequest(CompletionRequest.type, {
+        textDocument: { uri },
+        position: { line: 0, character: 0 },
+      });
+      const items = Array.isArray(answer) ? answer : (answer?.items ?? []);
+      expect(items[0]).toMatchObject({ label, kind: 15, insertTextFormat: InsertTextFormat.Snippet });
+      expect(items.map((i) => i.label)).toContain('type');
+    }
+    expect(lsp.stderr()).toBe('');
   });
 });

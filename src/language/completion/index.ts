@@ -6,7 +6,7 @@ import { keyCompletions } from './keys.js';
 import { actionNames, type CredentialKey, credentialKeys, entityNames, functionNames } from './names.js';
 import { PASSED_PARAMETERS, parameterNames, parameterTypes } from './parameters.js';
 import { nodesAt, valuesOf } from './schema.js';
-import { templateSnippets } from './snippets.js';
+import { fileTemplateSnippet, templateSnippets } from './snippets.js';
 import { solutionIndex } from './solution-index.js';
 import { type Ancestor, siblings, writtenTypes, type YamlPosition, yamlPosition } from './yaml-position.js';
 
@@ -22,8 +22,8 @@ const ACTION_KEYS: ReadonlySet<string> = new Set(['onSuccess', 'onError', 'onCan
 /**
  * What may be typed at a position (0-based line, UTF-16 character) of a definition file, read
  * from the text (a file being typed is rarely valid) and the solution: at a key, the schema's keys,
- * the parameters of the function (or action) the block names, and in an empty function file the
- * templates as snippets; at a value, inside an expression the context, functions and scripts, else
+ * the parameters of the function (or action) the block names, and in an empty function, datasource
+ * or action file the templates as snippets; at a value, inside an expression the context, functions and scripts, else
  * the names the key takes (functions, tables, actions, credential keys) or the schema's values.
  */
 export function completions(
@@ -49,11 +49,15 @@ function atKey(
   steps: ReadonlyArray<string | number>,
   solution: Solution,
 ): CompletionEntry[] {
-  if (position.column === 0 && file.kind === 'function' && isEmpty(lines, line)) return templateSnippets();
+  const out: CompletionEntry[] = [];
+  if (position.column === 0 && isEmpty(lines, line)) {
+    if (file.kind === 'function') return templateSnippets();
+    // An empty datasource or action file: `restfn new -t datasource|action`'s text, then the keys.
+    out.push(...fileTemplateSnippet(file, solution));
+  }
   const index = solutionIndex(solution);
   const holder = lastNamed(position.ancestors);
   const from = position.column;
-  const out: CompletionEntry[] = [];
   if (holder && PASSED_PARAMETERS.has(String(holder.step)) && !position.inItem && file.kind !== 'solution') {
     const names = parameterNames(lines, line, position.column, holder, solution, index);
     if (names.length > 0) return names.map((n) => ({ ...n, from }));
