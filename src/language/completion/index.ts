@@ -1,7 +1,7 @@
 import { credentialKind } from '../../definition/credential-params.js';
 import type { Solution, SourceFile } from '../../definition/solution.js';
 import type { CompletionEntry } from './entry.js';
-import { expressionCompletions, JSONATA_KEYS } from './expressions.js';
+import { expressionCompletions, expressionTokenAt, JSONATA_KEYS } from './expressions.js';
 import { keyCompletions } from './keys.js';
 import { actionNames, type CredentialKey, credentialKeys, entityNames, functionNames } from './names.js';
 import { PASSED_PARAMETERS, parameterNames, parameterTypes } from './parameters.js';
@@ -83,11 +83,7 @@ function atValue(
 ): CompletionEntry[] {
   const { key, typed, from } = position;
   const index = solutionIndex(solution);
-  const isExpression =
-    position.block !== undefined
-      ? position.block.startsWith('=') || JSONATA_KEYS.has(key ?? '')
-      : typed.startsWith('=') || (key !== undefined && JSONATA_KEYS.has(key));
-  if (isExpression) return expressionCompletions(typed, from, file, solution, index);
+  if (isExpression(position)) return expressionCompletions(typed, from, file, solution, index);
   // SQL (a datasource's `query`, a function's query `statement`): tables are written `[name]`.
   const table = SQL_KEYS.has(key ?? '') ? /\[([\w-]*)$/.exec(typed) : null;
   if (table) return entityNames(index, file, table[1]!, from + typed.length - table[1]!.length);
@@ -110,6 +106,35 @@ function atValue(
     ...(v.description ? { documentation: v.description } : {}),
     from,
   }));
+}
+
+/** The value being typed is JSONata: `=...` (a block scalar's first line too), or a key that always is. */
+function isExpression(position: Extract<YamlPosition, { at: 'value' }>): boolean {
+  const { key, typed, block } = position;
+  return block !== undefined
+    ? block.startsWith('=') || JSONATA_KEYS.has(key ?? '')
+    : typed.startsWith('=') || (key !== undefined && JSONATA_KEYS.has(key));
+}
+
+/**
+ * What completion says of the name at a position inside an expression (a context field of
+ * `@ctx.a.b`, a `$function`, a script's export), with the name's span on the line: hover shows it.
+ */
+export function expressionEntryAt(
+  file: SourceFile,
+  line: number,
+  character: number,
+  solution: Solution,
+): { entry: CompletionEntry; start: number; end: number } | undefined {
+  const lines = linesOf(file);
+  const token = expressionTokenAt(lines[line] ?? '', character);
+  if (!token) return undefined;
+  const position = yamlPosition(lines, line, token.end);
+  if (position?.at !== 'value' || !isExpression(position)) return undefined;
+  const entry = expressionCompletions(token.before, 0, file, solution, solutionIndex(solution)).find(
+    (e) => e.label === token.name,
+  );
+  return entry && { entry, start: token.start, end: token.end };
 }
 
 /** `value:` of a parameter whose type (or name) makes it a credential: its value is a credential key. */
