@@ -28,14 +28,19 @@ const yaml = (value: unknown, indent: string) =>
     .map((line) => `${indent}${line}`)
     .join('\n');
 
+/** The parameters a caller must give: required, without a default, not a credential. */
+export function neededParameters(definition: FunctionDefinition): string[] {
+  return Object.entries(definition.parameters ?? {})
+    .filter(([name, p]) => p.required === true && p.value === undefined && !credentialKind(name, p))
+    .map(([name]) => name);
+}
+
 /**
  * A datasource filling `entity` from the function `fn` (every continuation page), with a query that
  * lists the table. Required parameters without a default are listed for the author to give.
  */
 export function renderDatasource(entity: string, fn: string, definition: FunctionDefinition): string {
-  const needed = Object.entries(definition.parameters ?? {})
-    .filter(([name, p]) => p.required === true && p.value === undefined && !credentialKind(name, p))
-    .map(([name]) => name);
+  const needed = neededParameters(definition);
   // Left commented: a made-up value would validate and be sent. Until given, the sync says which.
   const parameters =
     needed.length === 0

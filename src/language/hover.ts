@@ -1,7 +1,8 @@
 import { relative } from 'node:path';
 import type { Diagnostic } from '../definition/diagnostic.js';
 import { RULES } from '../definition/rule-codes.js';
-import type { SourceFile } from '../definition/solution.js';
+import type { Solution, SourceFile } from '../definition/solution.js';
+import { expressionEntryAt } from './completion/index.js';
 import { entityDeclarations } from './definition.js';
 import { keyDoc } from './key-doc.js';
 import { nameAt } from './name-at.js';
@@ -63,13 +64,27 @@ export function hover(
     range = named.range ?? range;
   } else {
     const file = service.source(path);
-    const key = file && keyAt(file, position);
+    const inExpression = file && expressionAt(file, position, solution);
+    const key = inExpression ?? (file && keyAt(file, position));
     if (key) {
       parts.push(key.markdown);
       range ??= key.range;
     }
   }
   return parts.length > 0 ? { markdown: parts.join('\n\n---\n\n'), ...(range ? { range } : {}) } : undefined;
+}
+
+/** What completion's entry says of the name at a position inside an expression, as Markdown. */
+function expressionAt(file: SourceFile, position: TextPosition, solution: Solution): HoverAnswer | undefined {
+  const found = expressionEntryAt(file, position.line, position.character, solution);
+  if (!found) return undefined;
+  const { entry, start, end } = found;
+  const lines = [`**\`${entry.label}\`**${entry.detail ? ` · \`${entry.detail}\`` : ''}`];
+  if (entry.documentation) lines.push('', entry.documentation);
+  return {
+    markdown: lines.join('\n'),
+    range: { start: { line: position.line, character: start }, end: { line: position.line, character: end } },
+  };
 }
 
 /** The reference's text for the key at a position, as Markdown. */

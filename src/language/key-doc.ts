@@ -1,7 +1,13 @@
-import { jsonSchema } from '../definition/json-schema.js';
 import { type Schema, typeOf } from '../definition/reference-doc.js';
 import type { FileKind } from '../definition/schema/index.js';
 import type { PropertyPath } from '../definition/yaml-file.js';
+import {
+  alternatives as alternativesOf,
+  childValue,
+  type Schema as Raw,
+  schemaOf as rawSchemaOf,
+  resolve as resolveNode,
+} from './completion/schema.js';
 
 /** What docs/reference.md says of one key: its type, whether it is required, its meaning, its default. */
 export interface KeyDoc {
@@ -12,15 +18,8 @@ export interface KeyDoc {
   readonly default?: unknown;
 }
 
-const SCHEMAS = new Map<FileKind, Schema>();
-
 function schemaOf(kind: FileKind): Schema {
-  let schema = SCHEMAS.get(kind);
-  if (!schema) {
-    schema = jsonSchema(kind) as Schema;
-    SCHEMAS.set(kind, schema);
-  }
-  return schema;
+  return rawSchemaOf(kind) as Schema;
 }
 
 /**
@@ -70,8 +69,7 @@ export function keyDoc(kind: FileKind, data: unknown, path: PropertyPath): KeyDo
     }
     if (!next) return undefined;
     node = next;
-    value =
-      value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[step] : undefined;
+    value = childValue(value, step);
   }
   return found;
 }
@@ -82,26 +80,11 @@ function referenced(node: Schema): Schema {
   return all?.length === 1 && all[0]!.$ref ? all[0]! : node;
 }
 
+/** The schema walk completion makes (completion/schema.ts), on reference-doc.ts's schema type. */
 function resolve(root: Schema, node: Schema): Schema {
-  const ref = node.$ref;
-  if (typeof ref !== 'string' || !ref.startsWith('#/')) return node;
-  let at: unknown = root;
-  for (const part of ref.slice(2).split('/')) at = (at as Record<string, unknown> | undefined)?.[part];
-  return at && typeof at === 'object' ? resolve(root, at as Schema) : node;
+  return resolveNode(root as Raw, node as Raw) as Schema;
 }
 
-/**
- * The object shapes a node stands for (its anyOf/oneOf branches flattened); of branches told apart
- * by a `type` constant, the one the data names, when it names one.
- */
 function alternatives(root: Schema, node: Schema, value: unknown): Schema[] {
-  const n = resolve(root, node);
-  const branches = [...(n.anyOf ?? []), ...(n.oneOf ?? []), ...((n as { allOf?: Schema[] }).allOf ?? [])];
-  if (branches.length === 0) return [n];
-  const all = branches.flatMap((b) => alternatives(root, b, value));
-  const type = value !== null && typeof value === 'object' ? (value as { type?: unknown }).type : undefined;
-  const chosen = all.filter(
-    (b) => b.properties?.type?.const !== undefined && b.properties.type.const === type,
-  );
-  return chosen.length > 0 ? chosen : all;
+  return alternativesOf(root as Raw, node as Raw, value) as Schema[];
 }

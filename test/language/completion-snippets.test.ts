@@ -37,7 +37,48 @@ describe('snippets for the templates', () => {
     const s = crmService();
     const keys = completeAt(s, 'functions/rest-new.platform', 'method: GET\n‸');
     expect(keys.map((c) => c.kind)).not.toContain('snippet');
-    const datasource = completeAt(s, 'datasources/new.platform', '‸');
-    expect(datasource.map((c) => c.label)).toEqual(['type', 'options']);
+    const datasource = completeAt(s, 'datasources/new.platform', 'type: datasource.sqlite\n‸');
+    expect(datasource.map((c) => c.label)).toEqual(['options']);
+  });
+
+  test("an empty datasource or action file offers 'restfn new -t datasource|action' as a snippet, then the keys", async () => {
+    const s = crmService({
+      'functions/rest-get-invoices.platform':
+        'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: https://crm.example.com/invoices\n',
+    });
+    const datasource = completeAt(s, 'datasources/invoices.platform', '‸');
+    expect(datasource.map((c) => c.label)).toEqual(['template: datasource', 'type', 'options']);
+    expect(datasource[0]).toMatchObject({
+      kind: 'snippet',
+      snippet: true,
+      detail: 'restfn new invoices -t datasource --function rest-get-invoices',
+    });
+    const $ = '$';
+    expect(datasource[0]!.insertText).toContain(`- entity: ${$}{1:invoices}`);
+    expect(datasource[0]!.insertText).toContain(`function: ${$}{2:rest-get-invoices}`);
+    const action = completeAt(s, 'actions/new-customer.platform', '# an action\n‸');
+    expect(action[0]).toMatchObject({
+      label: 'template: action',
+      detail: 'restfn new new-customer -t action --function rest-create-customer --entity new-customer',
+    });
+    expect(action[0]!.insertText).toContain(`method: ${$}{3|create,update,save,delete,functionCall|}`);
+    // Expanded with its defaults each is what `restfn new` writes, and validates without findings.
+    for (const [path, entry] of [
+      ['/nowhere/crm/datasources/invoices.platform', datasource[0]!],
+      ['/nowhere/crm/actions/new-customer.platform', action[0]!],
+    ] as const) {
+      s.setText(path, expand(entry.insertText!));
+      expect((await s.diagnostics([path])).get(path)).toEqual([]);
+    }
+    // Without a valid function there is nothing to fill: the keys alone.
+    const bare = completeAt(
+      crmService({
+        'functions/rest-get-customers.platform': 'x: [',
+        'functions/rest-create-customer.platform': 'x: [',
+      }),
+      'datasources/d.platform',
+      '‸',
+    );
+    expect(bare.map((c) => c.label)).toEqual(['type', 'options']);
   });
 });

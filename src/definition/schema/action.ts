@@ -143,7 +143,11 @@ const recordOptions = {
 
 /** Changes a local record and queues the remote call that changes the remote one (spec 4.4). */
 const executeEntity = strict({
-  type: z.literal('action.execute-entity'),
+  type: z
+    .literal('action.execute-entity')
+    .describe(
+      'Changes one local record here at once and queues the function that changes it on the service.',
+    ),
   options: strict({
     ...common,
     ...recordOptions,
@@ -154,7 +158,9 @@ const executeEntity = strict({
 
 /** The same for several records, in order: `data` is their list. */
 const executeEntities = strict({
-  type: z.literal('action.execute-entities'),
+  type: z
+    .literal('action.execute-entities')
+    .describe('execute-entity for several records, in order: `data` is their list.'),
   options: strict({
     ...common,
     ...recordOptions,
@@ -169,7 +175,11 @@ const executeEntities = strict({
 
 /** A form's values created or updated through a function: execute-entity over the form's values. */
 const submitForm = strict({
-  type: z.literal('action.submit-form'),
+  type: z
+    .literal('action.submit-form')
+    .describe(
+      "A form's values created or updated through a function: execute-entity over the form's values.",
+    ),
   options: strict({
     ...common,
     ...recordOptions,
@@ -190,7 +200,11 @@ const syncEntity = strict({
 
 /** Runs each entity's function and writes its result into the local table, as a datasource sync does. */
 const syncEntities = strict({
-  type: z.literal('action.sync-entities'),
+  type: z
+    .literal('action.sync-entities')
+    .describe(
+      "Runs each entity's function and writes its result into the local table, as a datasource sync does.",
+    ),
   options: strict({
     ...common,
     provider: z
@@ -204,7 +218,7 @@ const syncEntities = strict({
 });
 
 const actionList = strict({
-  type: z.literal('action.action-list'),
+  type: z.literal('action.action-list').describe('Runs the actions of `actions` in order.'),
   options: strict({
     ...common,
     actions: z.array(step).describe('The actions, run in order.'),
@@ -219,7 +233,9 @@ const actionList = strict({
 });
 
 const executeAction = strict({
-  type: z.literal('action.execute-action'),
+  type: z
+    .literal('action.execute-action')
+    .describe('Runs a global action (a file in actions/), with parameters.'),
   options: strict({
     ...common,
     action: z.string().describe("A global action's name (a file in actions/)."),
@@ -232,7 +248,11 @@ const executeAction = strict({
 
 /** A screen asks first; here the answer is yes: onConfirmed runs, and the question is a step for a screen. */
 const confirm = strict({
-  type: z.literal('action.confirm'),
+  type: z
+    .literal('action.confirm')
+    .describe(
+      'A screen asks first; here the answer is yes: `onConfirmed` runs, the question is a step for a screen.',
+    ),
   options: strict({
     ...common,
     isConfirmedAutomatically: condition.optional(),
@@ -259,7 +279,11 @@ const queueOptions = strict({
 });
 
 const screenStep = z.looseObject({
-  type: z.enum(SCREEN_STEP_TYPES),
+  type: z
+    .enum(SCREEN_STEP_TYPES)
+    .describe(
+      'A step only a screen carries out (navigate, show, reset what it holds): reported as a step for a screen, nothing runs here.',
+    ),
   options: z.record(z.string(), z.unknown()).optional(),
   ...stepKeys,
 });
@@ -281,7 +305,15 @@ const stepSchema = z
       executeAction,
       confirm,
       ...QUEUE_ACTION_TYPES.map((type) =>
-        strict({ type: z.literal(type), options: queueOptions, ...stepKeys }),
+        strict({
+          type: z
+            .literal(type)
+            .describe(
+              "An error screen's command-queue action: retry a queued command, delete it, or clear the queue.",
+            ),
+          options: queueOptions,
+          ...stepKeys,
+        }),
       ),
       screenStep,
     ] as unknown as [typeof executeEntity, ...Array<typeof executeEntity>]),

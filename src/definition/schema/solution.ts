@@ -122,7 +122,11 @@ export const solutionDefinition = strict({
       .describe(
         'Run the solution against a platform: the calls go there with its credentials (token: RESTFN_TOKEN, or the device credential `platform-token`).',
       ),
-  }).optional(),
+  })
+    .optional()
+    .describe(
+      "The solution's settings: `custom` values (@ctx.solution.settings.custom.<name>), expression limits, outbound HTTP, run and sync limits, the platform.",
+    ),
 });
 
 export type SolutionDefinition = z.output<typeof solutionDefinition>;

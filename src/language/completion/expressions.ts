@@ -11,7 +11,8 @@ import type { SolutionIndex } from './solution-index.js';
 /** Keys whose value is always JSONata, with or without a leading `=`. */
 export const JSONATA_KEYS: ReadonlySet<string> = new Set(['inputTransform', 'outputTransform', 'records']);
 
-const CONTEXT_PATH = /@(?:ctx)?((?:\.[\w-]+)*)\.([\w-]*)$/;
+// A step may be indexed or filtered (`customers[0].`, `customers[status = 'open'].`): the same fields.
+const CONTEXT_PATH = /@(?:ctx)?((?:\.[\w-]+(?:\[[^[\]]*\])*)*)\.([\w-]*)$/;
 const CONTEXT_ROOT = /(?<![\w@$])@c?t?x?$/;
 const SCRIPT_CALL = /\$([A-Za-z_]\w*)\.(\w*)$/;
 const VARIABLE = /\$(\w*)$/;
@@ -31,7 +32,10 @@ export function expressionCompletions(
 ): CompletionEntry[] {
   const path = CONTEXT_PATH.exec(before);
   if (path) {
-    const steps = path[1]!.split('.').filter(Boolean);
+    const steps = path[1]!
+      .replace(/\[[^[\]]*\]/g, '')
+      .split('.')
+      .filter(Boolean);
     const from = offset + before.length - path[2]!.length;
     return contextFields(steps, file, solution, index).map((e) => ({ ...e, from }));
   }
@@ -176,4 +180,30 @@ function settingsOf(solution: Solution): Record<string, unknown> {
 
 function namedExpressions(solution: Solution): Record<string, unknown> {
   return objectOr(settingsOf(solution).expressions);
+}
+
+/**
+ * The name at `character` of an expression's line, as completion would have offered it: `before`,
+ * what is typed before it (`@ctx.action.parameters.`, `$`, `$format.`), and the label (`id`,
+ * `$substring`, `fullName`), with its span.
+ */
+export function expressionTokenAt(
+  text: string,
+  character: number,
+): { before: string; name: string; start: number; end: number } | undefined {
+  for (const m of text.matchAll(/@(?:ctx)?(?:\.[\w-]+(?:\[[^[\]]*\])*)+/g))
+    for (const step of m[0].matchAll(/\.([\w-]+)/g)) {
+      const start = m.index + step.index + 1;
+      const end = start + step[1]!.length;
+      if (character >= start && character <= end)
+        return { before: text.slice(m.index, start), name: step[1]!, start, end };
+    }
+  for (const m of text.matchAll(/\$([A-Za-z_]\w*)(?:\.(\w+))?/g)) {
+    const nameEnd = m.index + 1 + m[1]!.length;
+    if (character >= m.index && character <= nameEnd)
+      return { before: '$', name: `$${m[1]}`, start: m.index, end: nameEnd };
+    if (m[2] && character > nameEnd && character <= m.index + m[0].length)
+      return { before: `$${m[1]}.`, name: m[2], start: nameEnd + 1, end: m.index + m[0].length };
+  }
+  return undefined;
 }

@@ -1,14 +1,14 @@
 import { credentialKind } from '../../definition/credential-params.js';
 import type { Solution, SourceFile } from '../../definition/solution.js';
 import type { CompletionEntry } from './entry.js';
-import { expressionCompletions, JSONATA_KEYS } from './expressions.js';
+import { expressionCompletions, expressionTokenAt, JSONATA_KEYS } from './expressions.js';
 import { keyCompletions } from './keys.js';
 import { actionNames, type CredentialKey, credentialKeys, entityNames, functionNames } from './names.js';
 import { PASSED_PARAMETERS, parameterNames, parameterTypes } from './parameters.js';
 import { nodesAt, valuesOf } from './schema.js';
-import { templateSnippets } from './snippets.js';
+import { fileTemplateSnippet, templateSnippets } from './snippets.js';
 import { solutionIndex } from './solution-index.js';
-import { type Ancestor, siblings, type YamlPosition, yamlPosition } from './yaml-position.js';
+import { type Ancestor, siblings, writtenTypes, type YamlPosition, yamlPosition } from './yaml-position.js';
 
 export type { CompletionEntry, CompletionKind } from './entry.js';
 export type { CredentialKey } from './names.js';
@@ -22,8 +22,8 @@ const ACTION_KEYS: ReadonlySet<string> = new Set(['onSuccess', 'onError', 'onCan
 /**
  * What may be typed at a position (0-based line, UTF-16 character) of a definition file, read
  * from the text (a file being typed is rarely valid) and the solution: at a key, the schema's keys,
- * the parameters of the function (or action) the block names, and in an empty function file the
- * templates as snippets; at a value, inside an expression the context, functions and scripts, else
+ * the parameters of the function (or action) the block names, and in an empty function, datasource
+ * or action file the templates as snippets; at a value, inside an expression the context, functions and scripts, else
  * the names the key takes (functions, tables, actions, credential keys) or the schema's values.
  */
 export function completions(
@@ -49,11 +49,15 @@ function atKey(
   steps: ReadonlyArray<string | number>,
   solution: Solution,
 ): CompletionEntry[] {
-  if (position.column === 0 && file.kind === 'function' && isEmpty(lines, line)) return templateSnippets();
+  const out: CompletionEntry[] = [];
+  if (position.column === 0 && isEmpty(lines, line)) {
+    if (file.kind === 'function') return templateSnippets();
+    // An empty datasource or action file: `restfn new -t datasource|action`'s text, then the keys.
+    out.push(...fileTemplateSnippet(file, solution));
+  }
   const index = solutionIndex(solution);
   const holder = lastNamed(position.ancestors);
   const from = position.column;
-  const out: CompletionEntry[] = [];
   if (holder && PASSED_PARAMETERS.has(String(holder.step)) && !position.inItem && file.kind !== 'solution') {
     const names = parameterNames(lines, line, position.column, holder, solution, index);
     if (names.length > 0) return names.map((n) => ({ ...n, from }));
@@ -64,7 +68,8 @@ function atKey(
   if (position.inItem && holder && ACTION_KEYS.has(String(holder.step)))
     out.push(...actionNames(index, file, from));
   const written = new Set(siblings(lines, line, position.column).keys());
-  out.push(...keyCompletions(file.kind, steps, written).map((k) => ({ ...k, from })));
+  const data = writtenTypes(lines, position.ancestors, line, position.column);
+  out.push(...keyCompletions(file.kind, steps, written, data).map((k) => ({ ...k, from })));
   return out;
 }
 
@@ -78,11 +83,7 @@ function atValue(
 ): CompletionEntry[] {
   const { key, typed, from } = position;
   const index = solutionIndex(solution);
-  const isExpression =
-    position.block !== undefined
-      ? position.block.startsWith('=') || JSONATA_KEYS.has(key ?? '')
-      : typed.startsWith('=') || (key !== undefined && JSONATA_KEYS.has(key));
-  if (isExpression) return expressionCompletions(typed, from, file, solution, index);
+  if (isExpression(position)) return expressionCompletions(typed, from, file, solution, index);
   // SQL (a datasource's `query`, a function's query `statement`): tables are written `[name]`.
   const table = SQL_KEYS.has(key ?? '') ? /\[([\w-]*)$/.exec(typed) : null;
   if (table) return entityNames(index, file, table[1]!, from + typed.length - table[1]!.length);
@@ -105,6 +106,35 @@ function atValue(
     ...(v.description ? { documentation: v.description } : {}),
     from,
   }));
+}
+
+/** The value being typed is JSONata: `=...` (a block scalar's first line too), or a key that always is. */
+function isExpression(position: Extract<YamlPosition, { at: 'value' }>): boolean {
+  const { key, typed, block } = position;
+  return block !== undefined
+    ? block.startsWith('=') || JSONATA_KEYS.has(key ?? '')
+    : typed.startsWith('=') || (key !== undefined && JSONATA_KEYS.has(key));
+}
+
+/**
+ * What completion says of the name at a position inside an expression (a context field of
+ * `@ctx.a.b`, a `$function`, a script's export), with the name's span on the line: hover shows it.
+ */
+export function expressionEntryAt(
+  file: SourceFile,
+  line: number,
+  character: number,
+  solution: Solution,
+): { entry: CompletionEntry; start: number; end: number } | undefined {
+  const lines = linesOf(file);
+  const token = expressionTokenAt(lines[line] ?? '', character);
+  if (!token) return undefined;
+  const position = yamlPosition(lines, line, token.end);
+  if (position?.at !== 'value' || !isExpression(position)) return undefined;
+  const entry = expressionCompletions(token.before, 0, file, solution, solutionIndex(solution)).find(
+    (e) => e.label === token.name,
+  );
+  return entry && { entry, start: token.start, end: token.end };
 }
 
 /** `value:` of a parameter whose type (or name) makes it a credential: its value is a credential key. */

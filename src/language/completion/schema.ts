@@ -17,12 +17,25 @@ export function schemaOf(kind: FileKind): Schema {
   return schema;
 }
 
-/** The schema nodes a key path leads to (several where a union allows several shapes). */
-export function nodesAt(kind: FileKind, path: ReadonlyArray<string | number>): Schema[] {
+/**
+ * The schema nodes a key path leads to (several where a union allows several shapes). `data`, the
+ * file's data (or what the text says of it), picks the branch its `type` names where the schema
+ * has branches told apart by `type` (an action's options): the same walk hover's key-doc.ts makes.
+ */
+export function nodesAt(kind: FileKind, path: ReadonlyArray<string | number>, data?: unknown): Schema[] {
   const root = schemaOf(kind);
   let nodes = [root];
-  for (const step of path) nodes = nodes.flatMap((n) => childSchemas(root, n, step));
+  let value = data;
+  for (const step of path) {
+    nodes = nodes.flatMap((n) => childSchemas(root, n, step, value));
+    value = childValue(value, step);
+  }
   return nodes;
+}
+
+/** The value under `step` of a file's data, if any. */
+export function childValue(value: unknown, step: string | number): unknown {
+  return value !== null && typeof value === 'object' ? (value as Record<string, unknown>)[step] : undefined;
 }
 
 export function resolve(root: Schema, node: Schema): Schema {
@@ -33,23 +46,31 @@ export function resolve(root: Schema, node: Schema): Schema {
   return at && typeof at === 'object' ? resolve(root, at as Schema) : node;
 }
 
-/** The alternatives a schema node stands for (anyOf/oneOf/allOf flattened). */
-export function alternatives(root: Schema, node: Schema): Schema[] {
+/**
+ * The alternatives a schema node stands for (anyOf/oneOf/allOf flattened); of branches told apart by
+ * a `type` constant, only the one `value` (the data there) names, when it names one.
+ */
+export function alternatives(root: Schema, node: Schema, value?: unknown): Schema[] {
   const n = resolve(root, node);
   const parts = [n.anyOf, n.oneOf, n.allOf].flatMap((a) => (Array.isArray(a) ? (a as Schema[]) : []));
-  return parts.length > 0 ? [n, ...parts.flatMap((p) => alternatives(root, p))] : [n];
+  if (parts.length === 0) return [n];
+  const all = [n, ...parts.flatMap((p) => alternatives(root, p, value))];
+  const type = childValue(value, 'type');
+  const typeOf = (b: Schema) => ((b.properties as Record<string, Schema> | undefined)?.type as Schema)?.const;
+  if (type === undefined || !all.some((b) => typeOf(b) === type)) return all;
+  return all.filter((b) => typeOf(b) === undefined || typeOf(b) === type);
 }
 
-export function propertiesOf(root: Schema, node: Schema): Record<string, unknown> {
+export function propertiesOf(root: Schema, node: Schema, value?: unknown): Record<string, unknown> {
   const all: Record<string, unknown> = {};
-  for (const alt of alternatives(root, node))
+  for (const alt of alternatives(root, node, value))
     if (alt.properties && typeof alt.properties === 'object') Object.assign(all, alt.properties);
   return all;
 }
 
-function childSchemas(root: Schema, node: Schema, step: string | number): Schema[] {
+function childSchemas(root: Schema, node: Schema, step: string | number, value: unknown): Schema[] {
   const out: Schema[] = [];
-  for (const alt of alternatives(root, node)) {
+  for (const alt of alternatives(root, node, value)) {
     if (typeof step === 'number') {
       if (alt.items && typeof alt.items === 'object') out.push(alt.items as Schema);
     } else {

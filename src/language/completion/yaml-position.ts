@@ -126,7 +126,14 @@ export function ancestorsAt(
       continue;
     }
     const at = m[1]!.length + (m[2]?.length ?? 0);
-    if (at >= limit) continue;
+    if (at >= limit) {
+      // `- entity: x` above a later key of the same item: the key is a sibling, the item an ancestor.
+      if (m[2] && m[1]!.length < limit) {
+        path.unshift({ step: 0, line: i, column: m[1]!.length });
+        limit = m[1]!.length;
+      }
+      continue;
+    }
     path.unshift({ step: m[3]!.trim(), line: i, column: at });
     if (m[2]) path.unshift({ step: 0, line: i, column: m[1]!.length });
     limit = m[2] ? m[1]!.length : at;
@@ -199,4 +206,28 @@ function blockScalarAt(
     limit = indent;
   }
   return undefined;
+}
+
+/**
+ * What the text says of the mappings along a key path: each one's `type:` as written, nested as the
+ * file's data would be (`{ action: { type: 'action.execute-entity', options: {} } }`), so the schema
+ * branch a type names is found while the file does not parse. `line` and `column`: the cursor's key.
+ */
+export function writtenTypes(
+  lines: readonly string[],
+  ancestors: readonly Ancestor[],
+  line: number,
+  column: number,
+): unknown {
+  const mapping = (at: { line: number; column: number }): Record<string, unknown> => {
+    const type = siblings(lines, at.line, at.column).get('type');
+    return type ? { type } : {};
+  };
+  let value: unknown = mapping({ line, column });
+  for (let i = ancestors.length - 1; i >= 0; i--) {
+    const { step } = ancestors[i]!;
+    if (typeof step === 'number') value = [value];
+    else value = { ...mapping(ancestors[i]!), [step]: value };
+  }
+  return value;
 }
