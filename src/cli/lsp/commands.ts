@@ -24,7 +24,8 @@ import { pathOf } from './uri.js';
 export const commands: Feature = {
   capabilities: { executeCommandProvider: { commands: Object.values(COMMANDS) } },
   register(context) {
-    context.connection.onExecuteCommand(async ({ command, arguments: args = [] }, _token, progress) => {
+    context.connection.onExecuteCommand(async ({ command, arguments: given }, _token, progress) => {
+      const args: readonly unknown[] = Array.isArray(given) ? given : [];
       const s = context.service();
       if (!s) return new ResponseError(ErrorCodes.ServerNotInitialized, 'restfn lsp is not initialized');
       const title = TITLES[command as CommandName] ?? command;
@@ -57,7 +58,7 @@ async function execute(
   command: string,
   args: readonly unknown[],
   service: LanguageService,
-  { connection, publish }: FeatureContext,
+  { connection, publish, refresh }: FeatureContext,
 ): Promise<unknown> {
   switch (command) {
     case COMMANDS.run: {
@@ -86,6 +87,8 @@ async function execute(
       return answer;
     }
     case COMMANDS.validate: {
+      // As `restfn validate` sees the disk (files created, changed or deleted outside the editor).
+      refresh();
       const found = await service.diagnostics();
       publish(found.keys());
       const all = [...found.values()].flat();
