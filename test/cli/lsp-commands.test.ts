@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
@@ -192,7 +192,7 @@ describe('restfn lsp commands', { timeout: 60_000 }, () => {
     const server = await crm();
     const { root, env } = await solution(server.url);
     const lsp = await startLsp(root, { env });
-    record(lsp);
+    const seen = record(lsp);
     // Progress, when the editor gives a token for it.
     const progress: string[] = [];
     lsp.client.onProgress(WorkDoneProgress.type, 'sync-1', (p) => {
@@ -224,6 +224,30 @@ describe('restfn lsp commands', { timeout: 60_000 }, () => {
       ['c-2', 'Grace'],
     ]);
     expect(JSON.stringify(answer)).not.toContain(API_KEY);
+    // Each datasource once, its records counted (its one entity has its name).
+    expect(seen.messages.map((m) => m.message)).toEqual(['restfn: synced customers: 2 records']);
+  });
+
+  test('Sync with no argument syncs every datasource, as restfn sync does in a terminal', async () => {
+    const server = await crm();
+    const { root, env } = await solution(server.url);
+    writeFileSync(
+      join(root, 'datasources', 'everyone.platform'),
+      DATASOURCE.replace('entity: customers', 'entity: people').replace('[customers]', '[people]'),
+    );
+    const lsp = await startLsp(root, { env });
+    const seen = record(lsp);
+    const answer = (await execute(lsp, 'restfn.sync')) as { datasources: Array<{ datasource: string }> };
+    expect(answer.datasources.map((d) => d.datasource)).toEqual(['customers', 'everyone']);
+    expect(seen.messages.map((m) => m.message)).toEqual([
+      'restfn: synced customers: 2 records; everyone: 2 records (people 2 records)',
+    ]);
+    const db = new Database(join(root, '.restfn', 'local.db'), { readonly: true });
+    const counts = ['customers', 'people'].map(
+      (t) => (db.prepare(`SELECT count(*) AS n FROM ${t}`).get() as { n: number }).n,
+    );
+    db.close();
+    expect(counts).toEqual([2, 2]);
   });
 
   test('Publish sends the saved solution to the platform of RESTFN_SERVER and RESTFN_TOKEN', async () => {
@@ -258,7 +282,10 @@ describe('restfn lsp commands', { timeout: 60_000 }, () => {
       (error: { message: string; data: unknown }) => error,
     );
     expect(failed?.data).toEqual({ code: 'USAGE' });
-    expect(failed?.message).toContain('RESTFN_SERVER');
+    // What to do from an editor: there is no --server to pass.
+    expect(failed?.message).toBe(
+      "which platform? set the restfn.server.url setting (VS Code) or RESTFN_SERVER in the editor's environment, or run 'restfn login --server URL' in a terminal once",
+    );
   });
 
   test('code lenses: Run and Publish above a function, Sync above a datasource, Validate on solution.yaml', async () => {

@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { pathToFileURL } from 'node:url';
 import { onTestFinished } from 'vitest';
 import {
+  type ClientCapabilities,
   createProtocolConnection,
   DidOpenTextDocumentNotification,
   ExitNotification,
@@ -9,6 +10,8 @@ import {
   InitializeRequest,
   PublishDiagnosticsNotification,
   type PublishDiagnosticsParams,
+  type Registration,
+  RegistrationRequest,
   ShutdownRequest,
   StreamMessageReader,
   StreamMessageWriter,
@@ -27,7 +30,13 @@ export type LspClient = Awaited<ReturnType<typeof startLsp>>;
  */
 export async function startLsp(
   root: string,
-  options: { args?: string[]; env?: NodeJS.ProcessEnv; entry?: string[] } = {},
+  options: {
+    args?: string[];
+    env?: NodeJS.ProcessEnv;
+    entry?: string[];
+    /** What the client says it can do (none by default). */
+    capabilities?: ClientCapabilities;
+  } = {},
 ) {
   const entry = options.entry ?? [CLI, 'lsp'];
   const child = spawn(process.execPath, [...entry, '--stdio', '--delay', '0', ...(options.args ?? [])], {
@@ -54,6 +63,13 @@ export async function startLsp(
         w.done(p);
       }
   });
+  // What the server registers dynamically (client/registerCapability), accepted.
+  const registrations: Registration[] = [];
+  let registered: () => void = () => {};
+  client.onRequest(RegistrationRequest.type, (params) => {
+    registrations.push(...params.registrations);
+    registered();
+  });
   client.listen();
   const exited = new Promise<number | null>((done) => child.on('close', done));
   onTestFinished(async () => {
@@ -63,13 +79,20 @@ export async function startLsp(
   await client.sendRequest(InitializeRequest.type, {
     processId: process.pid,
     rootUri: pathToFileURL(root).href,
-    capabilities: {},
+    capabilities: options.capabilities ?? {},
     workspaceFolders: [{ uri: pathToFileURL(root).href, name: 'shop' }],
   });
   await client.sendNotification(InitializedNotification.type, {});
   return {
     client,
     stderr: () => stderr,
+    /** The server's dynamic registrations, once it has made one. */
+    registrations(): Promise<Registration[]> {
+      if (registrations.length > 0) return Promise.resolve(registrations);
+      return new Promise((done) => {
+        registered = () => done(registrations);
+      });
+    },
     /** The next findings published for `uri` that `accept` takes. */
     diagnostics(uri: string, accept: (p: PublishDiagnosticsParams) => boolean = () => true) {
       return new Promise<PublishDiagnosticsParams>((done) => waiting.push({ uri, accept, done }));

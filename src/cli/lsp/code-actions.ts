@@ -2,8 +2,12 @@ import { CodeActionKind, type Diagnostic as LspDiagnostic } from 'vscode-languag
 import { quickFixesAt } from '../../language/code-actions.js';
 import { COMMANDS } from '../../language/code-lenses.js';
 import { diagnosticRange } from '../../language/range.js';
+<<<<<<< HEAD
 import { credentialKeysOf } from './credential-keys.js';
 import type { Feature } from './feature.js';
+=======
+import { type Feature, isPosition, requireParams } from './feature.js';
+>>>>>>> f39-server
 import { pathOf } from './uri.js';
 
 /**
@@ -15,10 +19,18 @@ import { pathOf } from './uri.js';
 export const codeActions: Feature = {
   capabilities: { codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] } },
   register({ connection, service }) {
-    connection.onCodeAction(async ({ textDocument, range, context }) => {
+    connection.onCodeAction(async (params) => {
+      requireParams('textDocument/codeAction', params, ['textDocument', 'range']);
+      const { textDocument, range } = params;
       const s = service();
       if (!s) return [];
-      if (context.only && !context.only.some((k) => CodeActionKind.QuickFix.startsWith(k))) return [];
+      const only = Array.isArray(params.context?.only) ? params.context.only : undefined;
+      if (only && !only.some((k) => typeof k === 'string' && CodeActionKind.QuickFix.startsWith(k)))
+        return [];
+      // The editor's copies of the findings, those with a place (a copy without one matches none).
+      const given = (Array.isArray(params.context?.diagnostics) ? params.context.diagnostics : []).filter(
+        (d: LspDiagnostic | undefined) => isPosition(d?.range?.start),
+      );
       const path = pathOf(textDocument.uri);
       const text = s.text(path) ?? '';
       const keys = credentialKeysOf(s);
@@ -31,7 +43,7 @@ export const codeActions: Feature = {
       }
       return fixes.map((fix) => {
         const own = diagnosticRange(fix.diagnostic, text);
-        const sent = context.diagnostics.find(
+        const sent = given.find(
           (d: LspDiagnostic) =>
             d.code === fix.diagnostic.code &&
             d.range.start.line === own.start.line &&

@@ -10,6 +10,7 @@ import {
 import { UsageError } from '../../errors/restfn-error.js';
 import { COMMANDS, type CommandName } from '../../language/code-lenses.js';
 import type { LanguageService } from '../../language/service.js';
+import type { SyncAnswer } from './commands/sync-datasource.js';
 import type { Feature, FeatureContext } from './feature.js';
 import { pathOf } from './uri.js';
 
@@ -24,7 +25,8 @@ import { pathOf } from './uri.js';
 export const commands: Feature = {
   capabilities: { executeCommandProvider: { commands: Object.values(COMMANDS) } },
   register(context) {
-    context.connection.onExecuteCommand(async ({ command, arguments: args = [] }, _token, progress) => {
+    context.connection.onExecuteCommand(async ({ command, arguments: given }, _token, progress) => {
+      const args: readonly unknown[] = Array.isArray(given) ? given : [];
       const s = context.service();
       if (!s) return new ResponseError(ErrorCodes.ServerNotInitialized, 'restfn lsp is not initialized');
       const title = TITLES[command as CommandName] ?? command;
@@ -57,7 +59,7 @@ async function execute(
   command: string,
   args: readonly unknown[],
   service: LanguageService,
-  { connection, publish }: FeatureContext,
+  { connection, publish, refresh }: FeatureContext,
 ): Promise<unknown> {
   switch (command) {
     case COMMANDS.run: {
@@ -75,17 +77,16 @@ async function execute(
       return { ...answer, document };
     }
     case COMMANDS.sync: {
-      const name = nameArgument(command, args, 'datasource', service);
+      // No argument: every datasource, as `restfn sync` in a terminal.
+      const name = args[0] == null ? undefined : nameArgument(command, args, 'datasource', service);
       const { syncDatasource } = await import('./commands/sync-datasource.js');
       const answer = await syncDatasource(service.solution(), name);
-      const lines = answer.datasources.map(
-        (d) =>
-          `${d.datasource}: ${d.entities.map((e) => `${e.entity} ${e.records} records`).join(', ') || 'no functions'}`,
-      );
-      say(connection, MessageType.Info, `restfn: Sync ${name}: ${lines.join('; ')}`);
+      say(connection, MessageType.Info, `restfn: ${syncSummary(answer)}`);
       return answer;
     }
     case COMMANDS.validate: {
+      // As `restfn validate` sees the disk (files created, changed or deleted outside the editor).
+      refresh();
       const found = await service.diagnostics();
       publish(found.keys());
       const all = [...found.values()].flat();
@@ -143,6 +144,25 @@ function nameArgument(
   throw new UsageError(
     `${command} takes the ${what}'s name${what === 'command' ? '' : `, or { uri } of its file (${file ? `this one is a ${file.kind}` : 'open one'})`} as its argument`,
   );
+}
+
+/** `synced customers: 2 records; orders: 5 records (orders 3 records, lines 2 records)`, and what was not. */
+function syncSummary(answer: SyncAnswer): string {
+  const records = (n: number) => `${n} record${n === 1 ? '' : 's'}`;
+  const synced = answer.datasources.map((d) => {
+    const total = d.entities.reduce((sum, e) => sum + e.records, 0);
+    // Each entity is named when it is not the datasource's one entity of the same name.
+    const each =
+      d.entities.length > 1 || (d.entities.length === 1 && d.entities[0]!.entity !== d.datasource)
+        ? ` (${d.entities.map((e) => `${e.entity} ${records(e.records)}`).join(', ')})`
+        : '';
+    return `${d.datasource}: ${d.entities.length === 0 ? 'no entities' : `${records(total)}${each}`}`;
+  });
+  const parts = [
+    synced.length > 0 ? `synced ${synced.join('; ')}` : 'nothing synced',
+    ...(answer.skipped ?? []).map((s) => `${s.datasource} not synced: ${s.reason}`),
+  ];
+  return parts.join('; ');
 }
 
 async function show(connection: Connection, name: string, answer: unknown): Promise<string> {

@@ -5,8 +5,14 @@ import {
   MarkupKind,
 } from 'vscode-languageserver/node';
 import type { CompletionEntry, CompletionKind } from '../../language/completion/index.js';
+<<<<<<< HEAD
 import { type CredentialKeys, credentialKeysOf } from './credential-keys.js';
 import type { Feature } from './feature.js';
+=======
+import type { LanguageService } from '../../language/service.js';
+import { CredentialKeys } from './credential-keys.js';
+import { type Feature, requireParams } from './feature.js';
+>>>>>>> f39-server
 import { pathOf } from './uri.js';
 
 const KINDS: Readonly<Record<CompletionKind, CompletionItemKind>> = {
@@ -32,7 +38,9 @@ export const completion: Feature = {
   capabilities: { completionProvider: { triggerCharacters: [':', ' ', '.', '$', '@', '-'] } },
   register({ connection, service }) {
     let keys: CredentialKeys | undefined;
-    connection.onCompletion(async ({ textDocument, position }) => {
+    connection.onCompletion(async (params) => {
+      requireParams('textDocument/completion', params, ['textDocument', 'position']);
+      const { textDocument, position } = params;
       const s = service();
       if (!s) return [];
       if (!keys) keys = credentialKeysOf(s);

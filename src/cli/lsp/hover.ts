@@ -1,6 +1,6 @@
 import { MarkupKind } from 'vscode-languageserver/node';
 import { hover as hoverAt } from '../../language/hover.js';
-import type { Feature } from './feature.js';
+import { type Feature, requireParams } from './feature.js';
 import { pathOf } from './uri.js';
 
 /**
@@ -10,7 +10,9 @@ import { pathOf } from './uri.js';
 export const hover: Feature = {
   capabilities: { hoverProvider: true },
   register({ connection, service }) {
-    connection.onHover(async ({ textDocument, position }) => {
+    connection.onHover(async (params) => {
+      requireParams('textDocument/hover', params, ['textDocument', 'position']);
+      const { textDocument, position } = params;
       const s = service();
       if (!s) return null;
       const path = pathOf(textDocument.uri);

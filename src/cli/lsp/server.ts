@@ -1,8 +1,11 @@
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   createConnection,
   DiagnosticSeverity,
+  DidChangeWatchedFilesNotification,
+  FileChangeType,
   type InitializeParams,
   type Diagnostic as LspDiagnostic,
   ProposedFeatures,
@@ -19,6 +22,9 @@ import type { FeatureContext } from './feature.js';
 import { FEATURES } from './features.js';
 import { readSolutionTexts, readText } from './solution-texts.js';
 import { pathOf, uriOf } from './uri.js';
+
+/** The files whose changes on disk the server is told of, when the editor watches files for it. */
+const WATCHED = ['**/*.platform', '**/solution.yaml', '**/scripts/expressions/*.js'];
 
 export interface ServerOptions {
   /** `--solution`: used instead of the editor's workspace folder. */
@@ -38,9 +44,12 @@ export function startServer(options: ServerOptions): Promise<void> {
   const documents = new TextDocuments(TextDocument);
   let service: LanguageService | undefined;
   const pending = new Set<string>();
+  let watch = false;
   let timer: NodeJS.Timeout | undefined;
   // Checks run one at a time, in order: a late answer never overwrites a newer one.
   let queue: Promise<void> = Promise.resolve();
+  // Each open document's version whose text is the disk's (as opened, or as last saved).
+  const clean = new Map<string, number>();
 
   const publish = (paths: Iterable<string>) => {
     const wanted = [...paths];
@@ -91,7 +100,53 @@ export function startServer(options: ServerOptions): Promise<void> {
     }, options.delay);
   };
 
+  /** Findings of files no longer in the solution: none (in turn, after any check under way). */
+  const clear = (paths: readonly string[]) => {
+    if (paths.length === 0) return;
+    queue = queue
+      .then(async () => {
+        for (const path of paths) await connection.sendDiagnostics({ uri: uriOf(path), diagnostics: [] });
+      })
+      .catch(() => undefined);
+  };
+  const openDocuments = () => new Map(documents.all().map((d) => [pathOf(d.uri), d]));
+  /** An open document is dropped when its file is gone unless it has unsaved changes. */
+  const unsaved = (document: TextDocument | undefined) =>
+    document !== undefined && clean.get(document.uri) !== document.version;
+
+  /**
+   * The disk read again for every file of the solution not open in the editor (new, changed,
+   * deleted ones), and open documents without unsaved changes whose file is gone dropped. Returns
+   * the paths whose findings may have changed; the dropped files' findings are cleared.
+   */
+  const refresh = (): Set<string> => {
+    const s = service;
+    const affected = new Set<string>();
+    if (!s) return affected;
+    const open = openDocuments();
+    const disk = readSolutionTexts(s.root);
+    for (const [path, text] of disk)
+      if (!open.has(path) && s.text(path) !== text) for (const p of s.setText(path, text)) affected.add(p);
+    const held = [
+      ...s.solution().files.map((f) => f.path),
+      ...(s.solution().settings ? [s.solution().settings!.path] : []),
+      ...s.scriptTexts().keys(),
+    ];
+    const dropped: string[] = [];
+    for (const path of held) {
+      if (disk.has(path) || unsaved(open.get(path))) continue;
+      // A file still there but unreadable: an open document keeps the editor's text.
+      if (open.has(path) && existsSync(path)) continue;
+      for (const p of s.remove(path)) affected.add(p);
+      dropped.push(path);
+    }
+    for (const path of dropped) affected.delete(path);
+    clear(dropped);
+    return affected;
+  };
+
   connection.onInitialize((params: InitializeParams) => {
+    watch = params.capabilities?.workspace?.didChangeWatchedFiles?.dynamicRegistration === true;
     const root = solutionRoot(options.solution, workspaceFolder(params));
     service = new LanguageService(root, readSolutionTexts(root));
     return {
@@ -107,6 +162,43 @@ export function startServer(options: ServerOptions): Promise<void> {
     };
   });
 
+  connection.onInitialized(() => {
+    if (!watch) return;
+    connection.client
+      .register(DidChangeWatchedFilesNotification.type, {
+        watchers: WATCHED.map((globPattern) => ({ globPattern })),
+      })
+      .catch((error: unknown) => connection.console.error(`restfn lsp: file watching: ${String(error)}`));
+  });
+  // Files created, changed or deleted on disk (a terminal's `restfn new`, a git checkout): the
+  // disk's text counts for a file not open in the editor; an open one keeps the editor's text
+  // (dropped when deleted without unsaved changes).
+  connection.onDidChangeWatchedFiles(({ changes }) => {
+    const s = service;
+    if (!s || !Array.isArray(changes)) return;
+    const open = openDocuments();
+    const affected = new Set<string>();
+    const dropped: string[] = [];
+    for (const change of changes) {
+      if (typeof change?.uri !== 'string') continue;
+      const path = pathOf(change.uri);
+      if (!s.kindOf(path)) continue;
+      const text = change.type === FileChangeType.Deleted ? undefined : readText(path);
+      if (open.has(path) && (text !== undefined || unsaved(open.get(path)))) continue;
+      if (text === undefined) {
+        if (s.text(path) === undefined) continue;
+        for (const p of s.remove(path)) affected.add(p);
+        dropped.push(path);
+      } else if (s.text(path) !== text) for (const p of s.setText(path, text)) affected.add(p);
+    }
+    for (const path of dropped) affected.delete(path);
+    clear(dropped);
+    schedule(affected);
+  });
+
+  documents.onDidOpen(({ document }) => {
+    clean.set(document.uri, document.version);
+  });
   documents.onDidChangeContent(({ document }) => {
     if (!service) return;
     schedule(service.setText(pathOf(document.uri), document.getText()));
@@ -114,15 +206,18 @@ export function startServer(options: ServerOptions): Promise<void> {
   documents.onDidClose(({ document }) => {
     if (!service) return;
     // Back to what the disk holds (an edit given up), or gone if it was never saved.
+    clean.delete(document.uri);
     const path = pathOf(document.uri);
     const text = readText(path);
     schedule(text === undefined ? service.remove(path) : service.setText(path, text));
   });
-  documents.onDidSave(() => {
+  documents.onDidSave(({ document }) => {
     if (!service) return;
+    clean.set(document.uri, document.version);
     if (timer) clearTimeout(timer);
     timer = undefined;
     pending.clear();
+    refresh();
     publish(
       service
         .solution()
@@ -131,7 +226,7 @@ export function startServer(options: ServerOptions): Promise<void> {
     );
   });
 
-  const context: FeatureContext = { connection, documents, service: () => service, publish };
+  const context: FeatureContext = { connection, documents, service: () => service, publish, refresh };
   for (const feature of FEATURES) feature.register(context);
 
   documents.listen(connection);

@@ -1,6 +1,6 @@
 import { type DocumentSymbol, SymbolKind } from 'vscode-languageserver/node';
 import { documentSymbols, type OutlineKind, type OutlineSymbol } from '../../language/symbols.js';
-import type { Feature } from './feature.js';
+import { type Feature, requireParams } from './feature.js';
 import { pathOf } from './uri.js';
 
 const KINDS: Readonly<Record<OutlineKind, SymbolKind>> = {
@@ -21,7 +21,9 @@ const KINDS: Readonly<Record<OutlineKind, SymbolKind>> = {
 export const symbols: Feature = {
   capabilities: { documentSymbolProvider: true },
   register({ connection, service }) {
-    connection.onDocumentSymbol(({ textDocument }) => {
+    connection.onDocumentSymbol((params) => {
+      requireParams('textDocument/documentSymbol', params, ['textDocument']);
+      const { textDocument } = params;
       const file = service()?.source(pathOf(textDocument.uri));
       return file ? documentSymbols(file).map(toLsp) : [];
     });

@@ -2,6 +2,7 @@ import type { Diagnostic } from '../../../definition/diagnostic.js';
 import { loadSolution } from '../../../definition/solution.js';
 import { validateSolution } from '../../../definition/validate.js';
 import { DefinitionError } from '../../../errors/definition-error.js';
+import { UsageError } from '../../../errors/restfn-error.js';
 import { solutionUpload } from '../../commands/platform-action.js';
 import { platformClient } from '../../platform-logins.js';
 import { counted } from '../../plural.js';
@@ -24,7 +25,7 @@ export interface PublishAnswer {
  * solution has errors.
  */
 export async function publishSolution(root: string, env: NodeJS.ProcessEnv): Promise<PublishAnswer> {
-  const client = platformClient({ server: true }, env);
+  const client = editorPlatformClient(env);
   const solution = loadSolution(root, { displayBase: root });
   const { diagnostics, errors } = await validateSolution(solution);
   if (errors > 0)
@@ -46,4 +47,25 @@ export async function publishSolution(root: string, env: NodeJS.ProcessEnv): Pro
     server: client.url,
     findings: unseenFindings(answer.findings, diagnostics, solution.root, root),
   };
+}
+
+/**
+ * The platform client as the CLI finds it; its "which platform?" and token errors say what to do
+ * from an editor (where there is no --server or --token to pass).
+ */
+function editorPlatformClient(env: NodeJS.ProcessEnv) {
+  try {
+    return platformClient({ server: true }, env);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    if (error.message.startsWith('which platform?'))
+      throw new UsageError(
+        "which platform? set the restfn.server.url setting (VS Code) or RESTFN_SERVER in the editor's environment, or run 'restfn login --server URL' in a terminal once",
+      );
+    if (error.message.startsWith('the platform needs an API token'))
+      throw new UsageError(
+        "the platform needs an API token: run 'restfn login --server URL' in a terminal, or set RESTFN_TOKEN in the editor's environment ('restfn tokens create' makes one)",
+      );
+    throw error;
+  }
 }
