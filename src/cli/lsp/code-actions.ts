@@ -2,12 +2,8 @@ import { CodeActionKind, type Diagnostic as LspDiagnostic } from 'vscode-languag
 import { quickFixesAt } from '../../language/code-actions.js';
 import { COMMANDS } from '../../language/code-lenses.js';
 import { diagnosticRange } from '../../language/range.js';
-<<<<<<< HEAD
 import { credentialKeysOf } from './credential-keys.js';
-import type { Feature } from './feature.js';
-=======
 import { type Feature, isPosition, requireParams } from './feature.js';
->>>>>>> f39-server
 import { pathOf } from './uri.js';
 
 /**

@@ -5,14 +5,8 @@ import {
   MarkupKind,
 } from 'vscode-languageserver/node';
 import type { CompletionEntry, CompletionKind } from '../../language/completion/index.js';
-<<<<<<< HEAD
 import { type CredentialKeys, credentialKeysOf } from './credential-keys.js';
-import type { Feature } from './feature.js';
-=======
-import type { LanguageService } from '../../language/service.js';
-import { CredentialKeys } from './credential-keys.js';
 import { type Feature, requireParams } from './feature.js';
->>>>>>> f39-server
 import { pathOf } from './uri.js';
 
 const KINDS: Readonly<Record<CompletionKind, CompletionItemKind>> = {
