@@ -1,10 +1,7 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, test } from 'vitest';
-import { CLI, runCli } from '../helpers/cli.js';
+import { runCli } from '../helpers/cli.js';
 import { DATASOURCE, FUNCTION } from '../helpers/language-solution.js';
+import { runNeovim } from '../helpers/neovim.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
 // Neovim 0.7 (as neovim.test.ts runs it, docs/editor.md's setup) renaming a function's file:
@@ -12,38 +9,8 @@ import { tempSolution } from '../helpers/temp-solution.js';
 // and Validate: the editor agrees with `restfn validate` (Neovim 0.7 sends no didClose for the old
 // name and watches no files). The waits are Neovim's (`vim.wait`), generous; nothing measures time.
 
-/** The documented configuration: the lua block after docs/editor.md's "Neovim 0.7" line. */
-function documentedSetup(): string {
-  const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'editor.md'), 'utf8');
-  const block = /^Neovim 0\.7[\s\S]*?```lua\n([\s\S]*?)```/m.exec(doc);
-  if (!block) throw new Error('docs/editor.md has no lua block for Neovim 0.7');
-  return block[1]!;
-}
-
-// Before the documented block: the server's exit is noted, so that a server failing to start ends
-// the wait at once rather than at its timeout.
-const PRELUDE = `
-local exited
-local start_client = vim.lsp.start_client
-vim.lsp.start_client = function(config)
-  local on_exit = config.on_exit
-  config.on_exit = function(code, ...)
-    exited = code
-    if on_exit then on_exit(code, ...) end
-  end
-  return start_client(config)
-end
-`;
-
 const HARNESS = `
-local root, out = os.getenv('RESTFN_ROOT'), os.getenv('RESTFN_OUT')
-
-local function finish(result)
-  local f = assert(io.open(out, 'w'))
-  f:write(vim.fn.json_encode(result))
-  f:close()
-  vim.cmd('qall!')
-end
+local root = os.getenv('RESTFN_ROOT')
 
 local ok, err = pcall(function()
   local old = root .. '/functions/rest-get-customers.platform'
@@ -86,39 +53,12 @@ describe('Neovim 0.7 with restfn lsp: a file renamed', { timeout: 240_000 }, () 
       'datasources/customers.platform': DATASOURCE('rest-get-customers'),
       'solution.yaml': 'name: shop\ntitle: Shop\n',
     });
-    const init = join(root, 'init.lua');
-    const out = join(root, 'nvim-result.json');
-    writeFileSync(init, PRELUDE + documentedSetup() + HARNESS);
-    const bin = join(root, '.bin');
-    mkdirSync(bin);
-    writeFileSync(
-      join(bin, 'restfn'),
-      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`,
-      {
-        mode: 0o755,
-      },
-    );
-    const run = await promisify(execFile)('nvim', ['--headless', '--clean', '-u', init], {
-      cwd: root,
-      env: {
-        ...process.env,
-        PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`,
-        RESTFN_ROOT: root,
-        RESTFN_OUT: out,
-        XDG_CACHE_HOME: join(root, '.nvim'),
-        XDG_STATE_HOME: join(root, '.nvim'),
-        XDG_DATA_HOME: join(root, '.nvim'),
-      },
-      timeout: 200_000,
-    });
-    const result = JSON.parse(readFileSync(out, 'utf8')) as {
-      error?: string;
+    const result = await runNeovim<{
       codes: string[];
       validate: unknown;
       completion: string[];
       line: string;
-    };
-    expect(result.error, run.stderr).toBeUndefined();
+    }>(root, HARNESS, { RESTFN_ROOT: root });
     const cli = await runCli(['validate', '--format', 'json'], { cwd: root });
     const expected = (JSON.parse(cli.stdout).diagnostics as Array<{ code: string }>).map((d) => d.code);
     expect(expected).toEqual(['UNKNOWN_FUNCTION']);

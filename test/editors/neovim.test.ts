@@ -1,10 +1,8 @@
-import { execFile } from 'node:child_process';
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
-import { promisify } from 'node:util';
+import { realpathSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { CLI } from '../helpers/cli.js';
 import { DATASOURCE, FUNCTION } from '../helpers/language-solution.js';
+import { runNeovim } from '../helpers/neovim.js';
 import { tempSolution } from '../helpers/temp-solution.js';
 
 // A real editor on `restfn lsp`: Neovim headless (Debian's 0.7, installed by .ci/run), configured
@@ -14,40 +12,9 @@ import { tempSolution } from '../helpers/temp-solution.js';
 // the harness below writes both as JSON for the test to read. The waits are Neovim's
 // (`vim.wait`), generous; nothing here measures time.
 
-/** The documented configuration: the lua block after docs/editor.md's "Neovim 0.7" line. */
-function documentedSetup(): string {
-  const doc = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'editor.md'), 'utf8');
-  const block = /^Neovim 0\.7[\s\S]*?```lua\n([\s\S]*?)```/m.exec(doc);
-  if (!block) throw new Error('docs/editor.md has no lua block for Neovim 0.7');
-  return block[1]!;
-}
-
-// Before the documented block: the server's exit is noted, so that a server failing to start ends
-// the wait at once rather than at its timeout.
-const PRELUDE = `
-local exited, started
-local start_client = vim.lsp.start_client
-vim.lsp.start_client = function(config)
-  started = true
-  local on_exit = config.on_exit
-  config.on_exit = function(code, ...)
-    exited = code
-    if on_exit then on_exit(code, ...) end
-  end
-  return start_client(config)
-end
-`;
-
 // After it: open the file (the autocommands start and attach the server), read what arrives.
 const HARNESS = `
-local file, out = os.getenv('RESTFN_FILE'), os.getenv('RESTFN_OUT')
-
-local function finish(result)
-  local f = assert(io.open(out, 'w'))
-  f:write(vim.fn.json_encode(result))
-  f:close()
-  vim.cmd('qall!')
-end
+local file = os.getenv('RESTFN_FILE')
 
 local ok, err = pcall(function()
   vim.cmd('edit ' .. vim.fn.fnameescape(file))
@@ -82,14 +49,7 @@ if not ok then finish({ error = tostring(err) }) end
 // Or: open a file not written yet (a new solution.yaml, a new function in a folder with no
 // solution.yaml), wait for the server to attach and start, and ask it for completion at the start.
 const HARNESS_NEW = `
-local file, out = os.getenv('RESTFN_FILE'), os.getenv('RESTFN_OUT')
-
-local function finish(result)
-  local f = assert(io.open(out, 'w'))
-  f:write(vim.fn.json_encode(result))
-  f:close()
-  vim.cmd('qall!')
-end
+local file = os.getenv('RESTFN_FILE')
 
 -- After start-up, as a user opens a file: Neovim turns filetype detection on after the init file
 -- (the .platform autocommand alone set the filetype above), and a new solution.yaml needs it;
@@ -120,40 +80,6 @@ if not ok then finish({ error = tostring(err) }) end
 end })
 `;
 
-/** Runs headless Neovim 0.7 in `root` on the documented setup and `harness`; what it wrote. */
-async function runNeovim<T>(root: string, harness: string, file: string): Promise<T & { error?: string }> {
-  const init = join(root, '.init.lua');
-  const out = join(root, '.nvim-result.json');
-  writeFileSync(init, PRELUDE + documentedSetup() + harness);
-  // \`restfn\` on the PATH, as an installed restfn puts it: the checkout's build.
-  const bin = join(root, '.bin');
-  mkdirSync(bin, { recursive: true });
-  writeFileSync(
-    join(bin, 'restfn'),
-    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`,
-    {
-      mode: 0o755,
-    },
-  );
-  const run = await promisify(execFile)('nvim', ['--headless', '--clean', '-u', init], {
-    cwd: root,
-    env: {
-      ...process.env,
-      PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`,
-      RESTFN_FILE: file,
-      RESTFN_OUT: out,
-      // Neovim's log (lsp.log) and state in the test's folder, not the user's.
-      XDG_CACHE_HOME: join(root, '.nvim'),
-      XDG_STATE_HOME: join(root, '.nvim'),
-      XDG_DATA_HOME: join(root, '.nvim'),
-    },
-    timeout: 200_000,
-  });
-  const result = JSON.parse(readFileSync(out, 'utf8')) as T & { error?: string };
-  expect(result.error, run.stderr).toBeUndefined();
-  return result;
-}
-
 interface Result {
   error?: string;
   line: string;
@@ -180,35 +106,9 @@ describe('Neovim 0.7 with restfn lsp', { timeout: 240_000 }, () => {
       'datasources/customers.platform': DATASOURCE('rest-get-cusomers'),
       'solution.yaml': 'name: shop\ntitle: Shop\n',
     });
-    const init = join(root, 'init.lua');
-    const out = join(root, 'nvim-result.json');
-    writeFileSync(init, PRELUDE + documentedSetup() + HARNESS);
-    // \`restfn\` on the PATH, as an installed restfn puts it: the checkout's build.
-    const bin = join(root, '.bin');
-    mkdirSync(bin);
-    writeFileSync(
-      join(bin, 'restfn'),
-      `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`,
-      {
-        mode: 0o755,
-      },
-    );
-    const run = await promisify(execFile)('nvim', ['--headless', '--clean', '-u', init], {
-      cwd: root,
-      env: {
-        ...process.env,
-        PATH: `${bin}${delimiter}${process.env.PATH ?? ''}`,
-        RESTFN_FILE: join(root, 'datasources', 'customers.platform'),
-        RESTFN_OUT: out,
-        // Neovim's log (lsp.log) and state in the test's folder, not the user's.
-        XDG_CACHE_HOME: join(root, '.nvim'),
-        XDG_STATE_HOME: join(root, '.nvim'),
-        XDG_DATA_HOME: join(root, '.nvim'),
-      },
-      timeout: 200_000,
+    const result = await runNeovim<Result>(root, HARNESS, {
+      RESTFN_FILE: join(root, 'datasources', 'customers.platform'),
     });
-    const result = JSON.parse(readFileSync(out, 'utf8')) as Result;
-    expect(result.error, run.stderr).toBeUndefined();
     expect(result.filetype).toBe('yaml');
     expect(result.omnifunc).toBe('v:lua.vim.lsp.omnifunc');
     expect(result.line).toBe('      function: rest-get-cusomers');
@@ -238,7 +138,7 @@ describe('Neovim 0.7 with restfn lsp', { timeout: 240_000 }, () => {
       const result = await runNeovim<{ roots: string[]; completion: string[]; exists: number }>(
         root,
         HARNESS_NEW,
-        file,
+        { RESTFN_FILE: file },
       );
       // Attached with the solution's folder as the root (before, findfile found no solution.yaml).
       expect(result.exists, name).toBe(0);
