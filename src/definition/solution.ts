@@ -166,7 +166,11 @@ export function parseFile<K extends FileKind>(
   const diagnostics: Diagnostic[] = [
     ...yaml.syntaxErrors().map((e) => {
       // An expression written plain (`outputTransform: =$merge([$, { "a": 1 }])`): say to quote it.
-      const plain = unquotedExpression(text.split('\n', e.at.line)[e.at.line - 1] ?? '');
+      // (A repeated key is not about quoting.)
+      const repeated = e.message.startsWith('Map keys must be unique');
+      const plain = repeated
+        ? undefined
+        : unquotedExpression(text.split('\n', e.at.line)[e.at.line - 1] ?? '');
       const fix = plain ? quoteAdvice(plain.key) : 'fix the YAML';
       return diagnostic('YAML_SYNTAX', `${e.message}; ${fix}`, e.at);
     }),

@@ -29,6 +29,9 @@ export function unquotedExpression(line: string): UnquotedExpression | undefined
   const [, lead, key, value] = match as unknown as [string, string, string, string];
   if (/^['"|>]/.test(value)) return undefined;
   if (!value.startsWith('=') && !TRANSFORM_KEYS.has(key)) return undefined;
+  // Only text YAML reads as more than a scalar: other YAML errors on such a line (a duplicate
+  // key) are not about quoting.
+  if (!/: |[{}[\]]| #/.test(value)) return undefined;
   // After the key's colon and the blanks following it.
   const colon = lead.length + key.length;
   const start = colon + 1 + line.slice(colon + 1).search(/\S/);

@@ -7,10 +7,17 @@ export interface TextRange {
 }
 
 /**
- * Where a finding points (validate's `line:col`, 1-based) as a range an editor can underline: from
- * there to the end of the word (a key, a name, an expression's token), at least one character.
+ * Where a finding points (validate's `line:col`, 1-based) as a range an editor can underline: the
+ * misspelt word when the finding has a did-you-mean (inside an expression, that word, not the whole
+ * expression the finding's place starts); else from its place to the end of the word there (a key,
+ * a name, an expression's token), at least one character.
  */
-export function diagnosticRange(d: Pick<Diagnostic, 'line' | 'col'>, text: string): TextRange {
+export function diagnosticRange(d: Pick<Diagnostic, 'line' | 'col' | 'suggestion'>, text: string): TextRange {
+  const s = d.suggestion;
+  if (s && s.length > 0) {
+    const at = { line: Math.max(0, s.line - 1), character: Math.max(0, s.col - 1) };
+    return { start: at, end: { line: at.line, character: at.character + s.length } };
+  }
   const line = Math.max(0, d.line - 1);
   const start = Math.max(0, d.col - 1);
   const lineText = lineAt(text, line);
