@@ -263,8 +263,8 @@ class Outline {
   }
 
   /**
-   * An action: its type, what it names (function, entity, action), and as children the actions it
-   * runs (a list's, a confirm's, those written in place in onSuccess/onError) and the action files
+   * An action: its type, what it names (entity, function or action), and as children the values it
+   * passes (`parameters`/`functionParameters`), the actions it runs (a list's, a confirm's, those written in place in onSuccess/onError) and the action files
    * its follow-ups name.
    */
   step(map: YAMLMap, range: TextRange, pair: Pair | undefined): OutlineSymbol {
@@ -274,9 +274,17 @@ class Outline {
     const children: OutlineSymbol[] = [];
     let detail: string | undefined;
     if (isMap(options)) {
-      detail = scalarOf(options, 'function') ?? scalarOf(options, 'action') ?? scalarOf(options, 'entity');
+      // The table it writes and the function or action it calls: `tasks · rest-create-task`.
+      const names = [
+        scalarOf(options, 'entity'),
+        scalarOf(options, 'function') ?? scalarOf(options, 'action'),
+      ];
+      detail = names.filter((n) => n !== undefined).join(' · ') || undefined;
       for (const p of options.items as Pair[]) {
         const key = keyOf(p);
+        // The values it passes, each with what it is given.
+        if ((key === 'parameters' || key === 'functionParameters') && isMap(p.value))
+          children.push(this.entry(p, 'object', undefined, this.named(p.value, 'variable', scalarDetail)));
         if (key === 'actions' && isSeq(p.value))
           for (const item of p.value.items)
             if (isMap(item)) children.push(this.step(item, this.range(item as Node), undefined));

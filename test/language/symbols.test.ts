@@ -102,6 +102,8 @@ describe('document symbols', () => {
     entity: tasks
     method: create
     function: rest-create-task
+    parameters:
+      title: =@ctx.action.parameters.title
     onSuccess:
       - refresh
       - type: action.go-back
@@ -114,7 +116,13 @@ parameters:
       at('actions/add.platform'),
     )!;
     expect(tree(documentSymbols(file))).toEqual([
-      { 'action.execute-entity (rest-create-task)': ['onSuccess: refresh', 'action.go-back'] },
+      {
+        'action.execute-entity (tasks · rest-create-task)': [
+          { parameters: ['title (=@ctx.action.parameters.title)'] },
+          'onSuccess: refresh',
+          'action.go-back',
+        ],
+      },
       { parameters: ['title (string, required)'] },
     ]);
   });
