@@ -113,6 +113,37 @@ export function platformTarget(
   return { ...(server ? { server } : {}), ...(token ? { token } : {}) };
 }
 
+/** The platform an editor's setting names (VS Code's `restfn.server.url`), for `restfn lsp` only. */
+export const EDITOR_SERVER_ENV = 'RESTFN_LSP_SERVER';
+
+/**
+ * The platform and token of `restfn lsp` (credential keys, Publish). A workspace can choose the
+ * editor's setting, so with `RESTFN_LSP_SERVER` the token is only that platform's stored login, or
+ * `RESTFN_TOKEN` when `RESTFN_SERVER` (the environment's own) is the same platform: the token of
+ * one platform never goes to another. Without it: as the CLI, `RESTFN_SERVER`/`RESTFN_TOKEN`, else
+ * the last login.
+ */
+export function editorPlatformTarget(
+  env: NodeJS.ProcessEnv,
+  logins: PlatformLogins,
+): { server?: string; token?: string } {
+  const server = env[EDITOR_SERVER_ENV] || undefined;
+  if (!server) return platformTarget({}, env, logins);
+  const keyOf = (url: string | undefined): string | undefined => {
+    if (!url) return undefined;
+    try {
+      return platformKey(url);
+    } catch {
+      return undefined;
+    }
+  };
+  const key = keyOf(server);
+  if (key === undefined) return { server };
+  const envToken = keyOf(env[SERVER_ENV]) === key ? env[TOKEN_ENV] || undefined : undefined;
+  const token = envToken ?? logins.platforms[key]?.token;
+  return { server, ...(token ? { token } : {}) };
+}
+
 /** The client of `--server [url]`/`--token` as every platform command takes them (a bare `--server`: the default). */
 export function platformClient(
   options: { server?: string | true; token?: string },

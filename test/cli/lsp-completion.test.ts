@@ -1,3 +1,4 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import {
@@ -85,6 +86,39 @@ describe('restfn lsp completion', { timeout: 60_000 }, () => {
     // The platform was asked (for solution s's credentials), and its failure stayed quiet.
     expect(down.requests.map((r) => r.url)).toEqual(['/api/v1/solutions/s/credentials']);
     expect(lsp.stderr()).toBe('');
+  });
+
+  test("the editor's server setting (RESTFN_LSP_SERVER) never gets RESTFN_TOKEN, only that platform's own login", async () => {
+    const answer = (_req: unknown, res: Parameters<typeof json>[0]) =>
+      json(res, 200, { credentials: [{ key: 'from-platform', kind: 'secret' }] });
+    const fake = await testServer(answer);
+    const real = await testServer(answer);
+    const root = tempSolution({ 'solution.yaml': 'name: s\n' });
+    const config = join(root, 'config');
+    const file = join(root, 'functions', 'rest-get-customers.platform');
+    const base = { XDG_CONFIG_HOME: config, RESTFN_SERVER: real.url, RESTFN_TOKEN: 'real-token' };
+    // A workspace's setting names another server: no token goes there.
+    const lsp = await startLsp(root, { env: { ...base, RESTFN_LSP_SERVER: fake.url } });
+    expect((await completeIn(lsp, file, FUNCTION)).map((i) => i.label)).toEqual([]);
+    expect(fake.requests.map((r) => r.headers.authorization)).toEqual([]);
+    expect(real.requests).toEqual([]);
+    // The same platform as RESTFN_SERVER: RESTFN_TOKEN is sent.
+    const same = await startLsp(root, { env: { ...base, RESTFN_LSP_SERVER: real.url } });
+    expect((await completeIn(same, file, FUNCTION)).map((i) => i.label)).toEqual(['from-platform']);
+    expect(real.requests.map((r) => r.headers.authorization)).toEqual(['Bearer real-token']);
+    // A platform signed in to ('restfn login'): its own token, never RESTFN_TOKEN.
+    mkdirSync(join(config, 'restfn'), { recursive: true });
+    writeFileSync(
+      join(config, 'restfn', 'platforms.json'),
+      JSON.stringify({
+        platforms: {
+          [fake.url]: { user: 'a', role: 'author', token: 'its-own', at: '2026-11-28T00:00:00Z' },
+        },
+      }),
+    );
+    const loggedIn = await startLsp(root, { env: { ...base, RESTFN_LSP_SERVER: fake.url } });
+    expect((await completeIn(loggedIn, file, FUNCTION)).map((i) => i.label)).toEqual(['from-platform']);
+    expect(fake.requests.map((r) => r.headers.authorization)).toEqual(['Bearer its-own']);
   });
 
   test('values, expressions and snippets as LSP items: kinds, edits, snippet format', async () => {

@@ -1,7 +1,8 @@
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { answerDocument, commandArguments } from '../../editors/vscode/src/command-answer.js';
-import { findOnPath, serverLaunch } from '../../editors/vscode/src/server-launch.js';
+import { findOnPath, serverEnv, serverLaunch } from '../../editors/vscode/src/server-launch.js';
 
 // The VS Code extension's two decisions of its own (VS Code cannot run here): which `restfn lsp` it
 // starts, and what it sends and opens for a palette command. The rest is the language server's.
@@ -10,6 +11,25 @@ const BUNDLED = '/ext/dist/server/bin/lsp.js';
 const packages = (files: Record<string, string>) => (file: string) => files[file];
 
 describe('the VS Code extension', () => {
+  test('a workspace cannot choose the program run or the platform the token goes to', () => {
+    const manifest = JSON.parse(readFileSync(join('editors', 'vscode', 'package.json'), 'utf8'));
+    const properties = manifest.contributes.configuration.properties;
+    expect(properties['restfn.path'].scope).toBe('machine');
+    expect(properties['restfn.server.url'].scope).toBe('machine');
+    expect(manifest.capabilities.untrustedWorkspaces).toMatchObject({
+      supported: 'limited',
+      restrictedConfigurations: ['restfn.path', 'restfn.server.url'],
+    });
+    // The setting is its own variable: the environment's RESTFN_SERVER/RESTFN_TOKEN stay as they are.
+    const env = serverEnv({ RESTFN_SERVER: 'https://real', RESTFN_TOKEN: 't' }, 'https://other');
+    expect(env).toEqual({
+      RESTFN_SERVER: 'https://real',
+      RESTFN_TOKEN: 't',
+      RESTFN_LSP_SERVER: 'https://other',
+    });
+    expect(serverEnv({ A: '1' }, '')).toEqual({ A: '1' });
+  });
+
   test("starts restfn.path, else the workspace's restfn (found upward), else its bundled server", () => {
     const installed = packages({
       [join('/repo', 'node_modules', 'restfn', 'package.json')]: JSON.stringify({

@@ -7,7 +7,7 @@ import {
   TransportKind,
 } from 'vscode-languageclient/node';
 import { answerDocument, commandArguments, PALETTE_COMMANDS } from './command-answer.js';
-import { findOnPath, type ServerLaunch, serverLaunch } from './server-launch.js';
+import { findOnPath, type ServerLaunch, serverEnv, serverLaunch } from './server-launch.js';
 
 // A thin client: it starts `restfn lsp` and forwards. Findings, completion, code lenses and the
 // commands' work are the language server's (src/cli/lsp/ and src/language/ in restfn).
@@ -66,7 +66,7 @@ async function start(context: ExtensionContext): Promise<void> {
   });
   output?.info(`restfn lsp from ${launch.from}`);
   const url = settings.get<string>('server.url') ?? '';
-  const env = { ...process.env, ...(url ? { RESTFN_SERVER: url } : {}) };
+  const env = serverEnv(process.env, url);
   const clientOptions: LanguageClientOptions = {
     // The server judges a file by its path (functions/, datasources/, actions/, solution.yaml).
     documentSelector: [

@@ -109,3 +109,12 @@ export function findOnPath(
   }
   return undefined;
 }
+
+/**
+ * The server's environment: VS Code's, with the `restfn.server.url` setting as `RESTFN_LSP_SERVER`
+ * (not `RESTFN_SERVER`: the server sends `RESTFN_TOKEN` only to `RESTFN_SERVER`'s platform, and to
+ * the setting's only that platform's stored login, or `RESTFN_TOKEN` when both name the same).
+ */
+export function serverEnv(env: NodeJS.ProcessEnv, url: string): NodeJS.ProcessEnv {
+  return { ...env, ...(url ? { RESTFN_LSP_SERVER: url } : {}) };
+}

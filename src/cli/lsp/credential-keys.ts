@@ -2,7 +2,7 @@ import { PlatformClient, SERVER_ENV } from '../../client/platform-client.js';
 import type { CredentialKey } from '../../language/completion/index.js';
 import type { LanguageService } from '../../language/service.js';
 import { openCredentials } from '../credentials.js';
-import { platformTarget, readLogins } from '../platform-logins.js';
+import { EDITOR_SERVER_ENV, editorPlatformTarget, readLogins } from '../platform-logins.js';
 
 /** How long the keys read are used before they are read again (when completion next needs them). */
 export const CREDENTIAL_KEYS_MAX_AGE_MS = 30_000;
@@ -11,8 +11,9 @@ const PLATFORM_WAIT_MS = 2_000;
 
 /**
  * The credential keys completion offers, for `restfn lsp`: the solution's local store (what
- * `restfn credentials list` reads: keys and kinds, never a value) and, when `RESTFN_SERVER` is set
- * with a token (`RESTFN_TOKEN` or the stored login), the platform's credentials of this solution.
+ * `restfn credentials list` reads: keys and kinds, never a value) and, when `RESTFN_LSP_SERVER` (the
+ * editor's setting) or `RESTFN_SERVER` is set with a token for it (`editorPlatformTarget`), the
+ * platform's credentials of this solution.
  * Read lazily, when completion first asks and again once older than the max age; a store that
  * cannot be read, or a platform that is down, gives no keys from there and never an error.
  */
@@ -66,8 +67,7 @@ export class CredentialKeys {
   }
 
   private async platform(): Promise<CredentialKey[]> {
-    const server = this.env[SERVER_ENV];
-    if (!server) return [];
+    if (!this.env[EDITOR_SERVER_ENV] && !this.env[SERVER_ENV]) return [];
     let timer: NodeJS.Timeout | undefined;
     try {
       let logins: ReturnType<typeof readLogins> = { platforms: {} };
@@ -76,9 +76,9 @@ export class CredentialKeys {
       } catch {
         // An unreadable logins file: RESTFN_TOKEN alone may still do.
       }
-      const target = platformTarget({ server }, this.env, logins);
-      if (!target.token) return [];
-      const client = new PlatformClient(server, target.token);
+      const target = editorPlatformTarget(this.env, logins);
+      if (!target.server || !target.token) return [];
+      const client = new PlatformClient(target.server, target.token);
       const path = `/api/v1/solutions/${encodeURIComponent(this.solutionName())}/credentials`;
       const answer = await Promise.race([
         client.request<{ credentials?: Array<{ key?: unknown; kind?: unknown }> }>('GET', path),

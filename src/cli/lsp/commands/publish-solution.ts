@@ -1,10 +1,11 @@
+import { PlatformClient } from '../../../client/platform-client.js';
 import type { Diagnostic } from '../../../definition/diagnostic.js';
 import { loadSolution } from '../../../definition/solution.js';
 import { validateSolution } from '../../../definition/validate.js';
 import { DefinitionError } from '../../../errors/definition-error.js';
 import { UsageError } from '../../../errors/restfn-error.js';
 import { solutionUpload } from '../../commands/platform-action.js';
-import { platformClient } from '../../platform-logins.js';
+import { editorPlatformTarget, readLogins } from '../../platform-logins.js';
 import { counted } from '../../plural.js';
 import { unseenFindings } from '../../server-findings.js';
 
@@ -21,7 +22,8 @@ export interface PublishAnswer {
 /**
  * `restfn.publish`: `restfn publish` of the solution's saved files (not the editor's unsaved
  * texts: what is published is what is on disk, as from a terminal), to the platform of
- * RESTFN_SERVER/RESTFN_TOKEN, else of the last `restfn login --server`. Nothing is sent when the
+ * `editorPlatformTarget` (the editor's setting with that platform's own token, else
+ * RESTFN_SERVER/RESTFN_TOKEN, else the last `restfn login --server`). Nothing is sent when the
  * solution has errors.
  */
 export async function publishSolution(root: string, env: NodeJS.ProcessEnv): Promise<PublishAnswer> {
@@ -55,7 +57,7 @@ export async function publishSolution(root: string, env: NodeJS.ProcessEnv): Pro
  */
 function editorPlatformClient(env: NodeJS.ProcessEnv) {
   try {
-    return platformClient({ server: true }, env);
+    return PlatformClient.from(editorPlatformTarget(env, readLogins(env)), {});
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     if (error.message.startsWith('which platform?'))
