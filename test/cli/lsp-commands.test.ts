@@ -185,6 +185,9 @@ describe('restfn lsp commands', { timeout: 60_000 }, () => {
     );
     expect(notAFunction.data).toEqual({ code: 'USAGE' });
     expect(notAFunction.message).toContain('this one is a datasource');
+    // A uri that is no local path: the argument is wrong (USAGE), not a bug of the server.
+    const otherHost = await execute(lsp, 'restfn.run', [{ uri: 'file://host/x' }]).catch((e) => e);
+    expect(otherHost.data).toEqual({ code: 'USAGE' });
     expect(server.requests).toHaveLength(0);
   });
 

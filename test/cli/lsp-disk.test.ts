@@ -57,8 +57,12 @@ describe('restfn lsp: the disk', { timeout: 60_000 }, () => {
     const created = join(root, 'functions', 'rest-all-customers.platform');
     writeFileSync(created, FUNCTION);
     const cleared = lsp.diagnostics(opened.uri, (p) => p.diagnostics.length === 0);
+    // A uri that is no local path (another host) is skipped; the rest of the batch still counts.
     await lsp.client.sendNotification(DidChangeWatchedFilesNotification.type, {
-      changes: [{ uri: pathToFileURL(created).href, type: FileChangeType.Created }],
+      changes: [
+        { uri: 'file://host/functions/x.platform', type: FileChangeType.Created },
+        { uri: pathToFileURL(created).href, type: FileChangeType.Created },
+      ],
     });
     await cleared;
     expect((await functionNames(lsp, opened.uri)).sort()).toEqual([

@@ -12,7 +12,7 @@ import { COMMANDS, type CommandName } from '../../language/code-lenses.js';
 import type { LanguageService } from '../../language/service.js';
 import type { SyncAnswer } from './commands/sync-datasource.js';
 import type { Feature, FeatureContext } from './feature.js';
-import { pathOf } from './uri.js';
+import { pathOrUndefined } from './uri.js';
 
 /**
  * `workspace/executeCommand`: Run, Sync, Validate solution, Publish (the lenses' commands, and an
@@ -139,7 +139,8 @@ function nameArgument(
   const [given] = args;
   if (typeof given === 'string' && given !== '') return given;
   const uri = (given as { uri?: unknown } | null | undefined)?.uri;
-  const file = typeof uri === 'string' ? service?.source(pathOf(uri)) : undefined;
+  const path = typeof uri === 'string' ? pathOrUndefined(uri) : undefined;
+  const file = path !== undefined ? service?.source(path) : undefined;
   if (file && file.kind === what) return file.name;
   throw new UsageError(
     `${command} takes the ${what}'s name${what === 'command' ? '' : `, or { uri } of its file (${file ? `this one is a ${file.kind}` : 'open one'})`} as its argument`,

@@ -21,7 +21,7 @@ import { LanguageService } from '../../language/service.js';
 import type { FeatureContext } from './feature.js';
 import { FEATURES } from './features.js';
 import { readSolutionTexts, readText } from './solution-texts.js';
-import { pathOf, uriOf } from './uri.js';
+import { pathOf, pathOrUndefined, uriOf } from './uri.js';
 
 /** The files whose changes on disk the server is told of, when the editor watches files for it. */
 const WATCHED = ['**/*.platform', '**/solution.yaml', '**/scripts/expressions/*.js'];
@@ -181,8 +181,9 @@ export function startServer(options: ServerOptions): Promise<void> {
     const dropped: string[] = [];
     for (const change of changes) {
       if (typeof change?.uri !== 'string') continue;
-      const path = pathOf(change.uri);
-      if (!s.kindOf(path)) continue;
+      // A uri that is no local path (`file://host/x`) is skipped; the rest of the batch still counts.
+      const path = pathOrUndefined(change.uri);
+      if (path === undefined || !s.kindOf(path)) continue;
       const text = change.type === FileChangeType.Deleted ? undefined : readText(path);
       if (open.has(path) && (text !== undefined || unsaved(open.get(path)))) continue;
       if (text === undefined) {
