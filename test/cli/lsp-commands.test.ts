@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import Database from 'better-sqlite3';
 import { describe, expect, test } from 'vitest';
@@ -154,9 +154,10 @@ describe('restfn lsp commands', { timeout: 60_000 }, () => {
     ]);
     for (const text of [JSON.stringify(answer), shown, JSON.stringify(seen), lsp.stderr()])
       expect(text).not.toContain(API_KEY);
-    await lsp.stop();
-    // The document lives as long as the server.
+    // The document lives as long as the server, also one killed (SIGTERM) rather than stopped.
+    await lsp.kill('SIGTERM');
     expect(existsSync(fileURLToPath(answer.document))).toBe(false);
+    expect(existsSync(dirname(fileURLToPath(answer.document)))).toBe(false);
   });
 
   test('Run of a function with a required parameter and no default: a coded error, nothing sent', async () => {

@@ -102,6 +102,11 @@ export async function startLsp(
       await client.sendNotification(ExitNotification.type);
       return exited;
     },
+    /** Ends the server with a signal (an editor killing it), and waits for it to be gone. */
+    kill(signal: NodeJS.Signals) {
+      child.kill(signal);
+      return exited;
+    },
   };
 }
 

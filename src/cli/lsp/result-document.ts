@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { lstatSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Connection } from 'vscode-languageserver/node';
@@ -17,7 +17,17 @@ export async function showAnswer(connection: Connection, name: string, answer: u
   if (!folder) {
     const made = mkdtempSync(join(tmpdir(), 'restfn-lsp-'));
     folder = made;
-    process.once('exit', () => rmSync(made, { recursive: true, force: true }));
+    const remove = () => rmSync(made, { recursive: true, force: true });
+    process.once('exit', remove);
+    // Killed (an editor stopping it): removed, then the exit the signal would have made.
+    for (const [signal, code] of [
+      ['SIGTERM', 143],
+      ['SIGINT', 130],
+    ] as const)
+      process.once(signal, () => {
+        remove();
+        process.exit(code);
+      });
   }
   const path = join(folder, `${name.replace(/[^\w.-]+/g, '_')}.json`);
   writeFileSync(path, `${JSON.stringify(answer, null, 2)}\n`, { mode: 0o600 });
@@ -28,4 +38,35 @@ export async function showAnswer(connection: Connection, name: string, answer: u
     // The editor does not open documents on request (LSP 3.16's showDocument): the result holds it.
   }
   return uri;
+}
+
+/** mkdtemp's name of an answer folder: only those are ever removed by `removeStaleAnswers`. */
+const ANSWER_FOLDER = /^restfn-lsp-[A-Za-z0-9]{6}$/;
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * At startup: this user's answer folders left by a server that was killed without exiting,
+ * older than a day (another server's may be in use), removed. Only folders named as this code
+ * names them and owned by this user; nothing that fails to be read or removed is an error.
+ */
+export function removeStaleAnswers(now: number = Date.now(), temp: string = tmpdir()): void {
+  const uid = process.getuid?.();
+  let names: string[];
+  try {
+    names = readdirSync(temp);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!ANSWER_FOLDER.test(name)) continue;
+    try {
+      const path = join(temp, name);
+      const stat = lstatSync(path);
+      if (!stat.isDirectory() || (uid !== undefined && stat.uid !== uid)) continue;
+      if (now - stat.mtimeMs < DAY_MS) continue;
+      rmSync(path, { recursive: true, force: true });
+    } catch {
+      // Gone meanwhile, or not ours to remove.
+    }
+  }
 }

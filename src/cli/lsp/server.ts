@@ -20,6 +20,7 @@ import { diagnosticRange } from '../../language/range.js';
 import { LanguageService } from '../../language/service.js';
 import type { FeatureContext } from './feature.js';
 import { FEATURES } from './features.js';
+import { removeStaleAnswers } from './result-document.js';
 import { readSolutionTexts, readText } from './solution-texts.js';
 import { pathOf, pathOrUndefined, uriOf } from './uri.js';
 
@@ -40,6 +41,7 @@ export interface ServerOptions {
  * every file of the solution on save. Resolves when the editor closes the connection.
  */
 export function startServer(options: ServerOptions): Promise<void> {
+  removeStaleAnswers();
   const connection = createConnection(ProposedFeatures.all, process.stdin, process.stdout);
   const documents = new TextDocuments(TextDocument);
   let service: LanguageService | undefined;
