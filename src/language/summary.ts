@@ -66,7 +66,7 @@ export function fileSummary(file: SourceFile, solution: Solution): string {
  */
 export function maskedUrl(url: string): string {
   if (isExpression(url)) return url;
-  const withoutPassword = url.replace(/^([a-z][\w+.-]*:\/\/[^/@:?#]*):[^/@?#]*@/i, `$1:${MASK}@`);
+  const withoutPassword = maskedUserinfo(url);
   const query = withoutPassword.indexOf('?');
   if (query === -1) return withoutPassword;
   const hash = withoutPassword.indexOf('#', query);
@@ -84,6 +84,27 @@ export function maskedUrl(url: string): string {
         : pair;
     });
   return `${withoutPassword.slice(0, query + 1)}${pairs.join('&')}${withoutPassword.slice(end)}`;
+}
+
+/**
+ * A url's userinfo masked: everything before the last `@` of the authority (`user:***@`, or `***@` for
+ * a token alone, as in `https://ghp_...@host`).
+ */
+function maskedUserinfo(url: string): string {
+  const scheme = /^[a-z][\w+.-]*:\/\//i.exec(url);
+  if (!scheme) return url;
+  const start = scheme[0].length;
+  let end = url.length;
+  for (const c of ['/', '?', '#']) {
+    const at = url.indexOf(c, start);
+    if (at !== -1 && at < end) end = at;
+  }
+  const at = url.lastIndexOf('@', end - 1);
+  if (at < start) return url;
+  const userinfo = url.slice(start, at);
+  const colon = userinfo.indexOf(':');
+  const shown = colon === -1 ? MASK : `${userinfo.slice(0, colon)}:${MASK}`;
+  return `${url.slice(0, start)}${shown}${url.slice(at)}`;
 }
 
 /** A parameter's default as shown: a value that looks like a secret (a literal credential) is masked. */
