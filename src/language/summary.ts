@@ -1,5 +1,10 @@
 import { relative } from 'node:path';
-import { CREDENTIAL_NAME, credentialKind, looksLikeSecret } from '../definition/credential-params.js';
+import {
+  CREDENTIAL_NAME,
+  credentialKind,
+  isCredentialParameterName,
+  looksLikeSecret,
+} from '../definition/credential-params.js';
 import type { ParameterDefinition } from '../definition/schema/index.js';
 import type { Solution, SourceFile } from '../definition/solution.js';
 import { isExpression } from '../expression/source.js';
@@ -26,7 +31,7 @@ export function functionSummary(file: SourceFile<'function'>, root: string): str
       const cell = (v: unknown) =>
         typeof v === 'string' || typeof v === 'boolean' || typeof v === 'number' ? String(v) : '';
       out.push(
-        `| \`${name}\` | ${cell(p?.type)} | ${cell(p?.location ?? (p && credentialKind(name, p as ParameterDefinition) ? 'header' : undefined))} | ${p?.required === true ? 'yes' : ''} | ${defaultOf(name, p?.value)} |`,
+        `| \`${name}\` | ${cell(p?.type)} | ${cell(p?.location ?? (p && credentialKind(name, p as ParameterDefinition) ? 'header' : undefined))} | ${p?.required === true ? 'yes' : ''} | ${defaultOf(name, p?.value, p !== undefined && credentialKind(name, p as ParameterDefinition) !== undefined)} |`,
       );
     }
   } else out.push('No parameters.');
@@ -66,7 +71,7 @@ export function fileSummary(file: SourceFile, solution: Solution): string {
  */
 export function maskedUrl(url: string): string {
   if (isExpression(url)) return url;
-  const withoutPassword = url.replace(/^([a-z][\w+.-]*:\/\/[^/@:?#]*):[^/@?#]*@/i, `$1:${MASK}@`);
+  const withoutPassword = maskedUserinfo(url);
   const query = withoutPassword.indexOf('?');
   if (query === -1) return withoutPassword;
   const hash = withoutPassword.indexOf('#', query);
@@ -86,11 +91,35 @@ export function maskedUrl(url: string): string {
   return `${withoutPassword.slice(0, query + 1)}${pairs.join('&')}${withoutPassword.slice(end)}`;
 }
 
+/**
+ * A url's userinfo masked: everything before the last `@` of the authority (`user:***@`, or `***@` for
+ * a token alone, as in `https://ghp_...@host`).
+ */
+function maskedUserinfo(url: string): string {
+  const scheme = /^[a-z][\w+.-]*:\/\//i.exec(url);
+  if (!scheme) return url;
+  const start = scheme[0].length;
+  let end = url.length;
+  for (const c of ['/', '?', '#']) {
+    const at = url.indexOf(c, start);
+    if (at !== -1 && at < end) end = at;
+  }
+  const at = url.lastIndexOf('@', end - 1);
+  if (at < start) return url;
+  const userinfo = url.slice(start, at);
+  const colon = userinfo.indexOf(':');
+  const shown = colon === -1 ? MASK : `${userinfo.slice(0, colon)}:${MASK}`;
+  return `${url.slice(0, start)}${shown}${url.slice(at)}`;
+}
+
 /** A parameter's default as shown: a value that looks like a secret (a literal credential) is masked. */
-function defaultOf(name: string, value: unknown): string {
+function defaultOf(name: string, value: unknown, isKey = false): string {
   if (value === undefined || value === null) return '';
   const text = typeof value === 'string' ? value : JSON.stringify(value);
   if (typeof value === 'string' && looksLikeSecret(value) && !isExpression(value)) return MASK;
+  // a literal under a credential name (`api_key: {value: hunter2}`) is a credential, however it looks
+  if (typeof value === 'string' && !isKey && isCredentialParameterName(name) && !isExpression(value))
+    return MASK;
   if (typeof value === 'string' && CREDENTIAL_NAME.test(name) && /^(bearer|basic|token)\s+\S/i.test(value))
     return MASK;
   return `\`${text.replaceAll('|', '\\|').replaceAll('`', "'")}\``;

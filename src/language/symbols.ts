@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import type { Node, Pair, YAMLMap } from 'yaml';
+import { isCredentialParameterName, looksLikeSecret } from '../definition/credential-params.js';
 import type { SourceFile } from '../definition/solution.js';
+import { MASK } from '../http/sensitive.js';
 import { rangeOf } from './position.js';
 import type { TextRange } from './range.js';
 import { maskedUrl } from './summary.js';
@@ -124,7 +126,7 @@ class Outline {
   named(
     value: unknown,
     kind: OutlineKind,
-    detail?: (value: unknown) => string | undefined,
+    detail?: (value: unknown, key: string) => string | undefined,
     deep = false,
   ): OutlineSymbol[] {
     if (!isMap(value)) return [];
@@ -136,7 +138,7 @@ class Outline {
             undefined,
             this.pairs(pair.value, (p) => this.plain(p, true)),
           )
-        : this.entry(pair, kind, detail?.(pair.value)),
+        : this.entry(pair, kind, detail?.(pair.value, keyOf(pair) ?? '')),
     );
   }
 
@@ -224,7 +226,7 @@ class Outline {
         if (k === 'entities') return this.entry(p, 'array', undefined, this.entities(p.value));
         if (k === 'query') return this.entry(p, 'string', scalarDetail(p.value));
         if (k === 'queryParameters')
-          return this.entry(p, 'namespace', undefined, this.named(p.value, 'variable', scalarDetail));
+          return this.entry(p, 'namespace', undefined, this.named(p.value, 'variable', passedDetail));
         return this.plain(p);
       }),
     );
@@ -284,7 +286,7 @@ class Outline {
         const key = keyOf(p);
         // The values it passes, each with what it is given.
         if ((key === 'parameters' || key === 'functionParameters') && isMap(p.value))
-          children.push(this.entry(p, 'object', undefined, this.named(p.value, 'variable', scalarDetail)));
+          children.push(this.entry(p, 'object', undefined, this.named(p.value, 'variable', passedDetail)));
         if (key === 'actions' && isSeq(p.value))
           for (const item of p.value.items)
             if (isMap(item)) children.push(this.step(item, this.range(item as Node), undefined));
@@ -337,6 +339,15 @@ function scalarDetail(value: unknown): string | undefined {
   if (!isScalar(value) || value.value === null || value.value === undefined) return undefined;
   const line = String(value.value).trim().split('\n')[0]!;
   return line.length > 60 ? `${line.slice(0, 59)}…` : line;
+}
+
+/** A value passed (a step's parameter, a query parameter): masked when its name or text says credential. */
+function passedDetail(value: unknown, key: string): string | undefined {
+  const shown = scalarDetail(value);
+  if (shown === undefined || !isScalar(value) || typeof value.value !== 'string') return shown;
+  const text = value.value.trim();
+  if (text.startsWith('@') || /^\{[^}]*\}$/.test(text)) return shown;
+  return isCredentialParameterName(key) || looksLikeSecret(text) ? MASK : shown;
 }
 
 /** `string, query, required`. */

@@ -153,6 +153,33 @@ parameters:
     expect(markdown).not.toContain('ghp_');
   });
 
+  test('a literal under a credential name is masked in hover (review finding 4)', () => {
+    const fn = `provider: DATA_PROVIDER_REST
+method: GET
+url: https://api.example.com/a
+parameters:
+  api_key:
+    location: query
+    value: hunter2
+  X-Api-Key:
+    location: header
+    value: plainsecret99
+`;
+    const s = service({
+      'functions/a.platform': fn,
+      'datasources/a.platform': FILES['datasources/task-lists.platform']!.replace('rest-get-task-lists', 'a'),
+    });
+    const ds = FILES['datasources/task-lists.platform']!.replace('rest-get-task-lists', 'a');
+    const p = where(ds, 'function: a');
+    const markdown = hover(s, at('datasources/a.platform'), {
+      line: p.line,
+      character: p.character + 'function: '.length,
+    })!.markdown;
+    expect(markdown).toContain('| `api_key` |');
+    expect(markdown).not.toContain('hunter2');
+    expect(markdown).not.toContain('plainsecret99');
+  });
+
   test('urls: a password and credential-named query values are masked; placeholders stay', () => {
     expect(maskedUrl('https://me:s3cret@api.example.com/a/{id}?token=xyz&q={q}&auth_key={key}#top')).toBe(
       'https://me:***@api.example.com/a/{id}?token=***&q={q}&auth_key={key}#top',

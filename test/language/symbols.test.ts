@@ -127,6 +127,29 @@ parameters:
     ]);
   });
 
+  test("an action step's literal credentials are masked in the outline (review finding 4)", () => {
+    const text = `action:
+  type: action.execute-entity
+  options:
+    entity: tasks
+    function: rest-create-task
+    parameters:
+      title: =@ctx.action.parameters.title
+      api_key: hunter2
+      X-Api-Key: plainsecret99
+      pageToken: next
+`;
+    const file = new LanguageService(ROOT, new Map([[at('actions/add.platform'), text]])).source(
+      at('actions/add.platform'),
+    )!;
+    const shown = JSON.stringify(tree(documentSymbols(file)));
+    expect(shown).not.toContain('hunter2');
+    expect(shown).not.toContain('plainsecret99');
+    expect(shown).toContain('api_key (***)');
+    expect(shown).toContain('pageToken (next)');
+    expect(shown).toContain('title (=@ctx.action.parameters.title)');
+  });
+
   test('solution.yaml: its settings and named expressions', () => {
     expect(tree(documentSymbols(s.source(at('solution.yaml'))!))).toEqual([
       'name (tasks)',

@@ -18,7 +18,12 @@ export function datasourceColumns(file: SourceFile<'datasource'>): string[] {
 }
 
 export function selectColumns(sql: string): string[] {
-  const list = /^\s*select\s+(?:distinct\s+)?([\s\S]*?)\s+from\s/i.exec(sql)?.[1];
+  const head = /^\s*select\s+(?:distinct\s+)?/i.exec(sql);
+  if (!head) return [];
+  // the first ` from ` after the select list, found by a scan (a lazy match before `\s+from\s` is quadratic)
+  const rest = sql.slice(head[0].length);
+  const from = /\sfrom\s/i.exec(rest);
+  const list = from ? rest.slice(0, from.index).trimEnd() : undefined;
   if (!list) return [];
   const columns: string[] = [];
   for (const part of splitTopLevel(list)) {

@@ -147,7 +147,8 @@ export function siblings(lines: readonly string[], line: number, column: number)
   const read = (i: number): 'stop' | 'item' | undefined => {
     const text = lines[i] ?? '';
     if (/^\s*(#.*)?$/.test(text)) return undefined;
-    const m = /^(\s*)(-\s+)?([^\s:#'"{}[\],][^:#]*?):(?:\s+(.*?))?\s*$/.exec(text);
+    // trimEnd first, and a value that ends on a non-space: no backtracking over a long run of spaces
+    const m = /^(\s*)(-\s+)?([^\s:#'"{}[\],][^:#]*?):(?:\s+(.*\S))?$/.exec(text.trimEnd());
     const indent = /^\s*/.exec(text)![0].length;
     if (m?.[2] && m[1]!.length + m[2].length === column) {
       found.set(m[3]!.trim(), unquote(m[4] ?? ''));
@@ -171,8 +172,15 @@ export function siblings(lines: readonly string[], line: number, column: number)
 }
 
 function unquote(value: string): string {
-  const v = value.replace(/\s+#.*$/, '');
+  const v = withoutComment(value);
   return /^(['"]).*\1$/.test(v) ? v.slice(1, -1) : v;
+}
+
+/** A value without its trailing ` # comment` (a `#` after whitespace), found by a scan, not a regex. */
+function withoutComment(value: string): string {
+  for (let at = value.indexOf('#'); at !== -1; at = value.indexOf('#', at + 1))
+    if (at > 0 && /\s/.test(value[at - 1]!)) return value.slice(0, at).trimEnd();
+  return value;
 }
 
 /**
