@@ -32,15 +32,7 @@ local ok, err = pcall(function()
   local answer
   for _, response in pairs(validated or {}) do answer = response.result or response.err end
   local line = vim.api.nvim_buf_get_lines(buf, 5, 6, false)[1]
-  local responses = vim.lsp.buf_request_sync(buf, 'textDocument/completion', {
-    textDocument = { uri = vim.uri_from_bufnr(buf) },
-    position = { line = 5, character = #'      function: ' },
-  }, 90000)
-  local labels = {}
-  for _, response in pairs(responses or {}) do
-    local items = response.result and (response.result.items or response.result) or {}
-    for _, item in ipairs(items) do table.insert(labels, item.label) end
-  end
+  local labels = completion_labels(buf, 5, #'      function: ')
   finish({ codes = codes, validate = answer, completion = labels, line = line })
 end)
 if not ok then finish({ error = tostring(err) }) end

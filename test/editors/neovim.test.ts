@@ -29,15 +29,7 @@ local ok, err = pcall(function()
     })
   end
   local line = vim.api.nvim_buf_get_lines(buf, 5, 6, false)[1]
-  local responses = vim.lsp.buf_request_sync(buf, 'textDocument/completion', {
-    textDocument = { uri = vim.uri_from_bufnr(buf) },
-    position = { line = 5, character = #line },
-  }, 90000)
-  local labels = {}
-  for _, response in pairs(responses or {}) do
-    local items = response.result and (response.result.items or response.result) or {}
-    for _, item in ipairs(items) do table.insert(labels, item.label) end
-  end
+  local labels = completion_labels(buf, 5, #line)
   finish({
     diagnostics = diagnostics, completion = labels, line = line,
     filetype = vim.bo[buf].filetype, omnifunc = vim.bo[buf].omnifunc,
@@ -65,15 +57,7 @@ local ok, err = pcall(function()
   if exited ~= nil then error('restfn lsp exited ' .. exited .. '; see ' .. vim.lsp.get_log_path()) end
   local roots = {}
   for _, client in pairs(vim.lsp.buf_get_clients(buf)) do table.insert(roots, client.config.root_dir) end
-  local responses = vim.lsp.buf_request_sync(buf, 'textDocument/completion', {
-    textDocument = { uri = vim.uri_from_bufnr(buf) },
-    position = { line = 0, character = 0 },
-  }, 90000)
-  local labels = {}
-  for _, response in pairs(responses or {}) do
-    local items = response.result and (response.result.items or response.result) or {}
-    for _, item in ipairs(items) do table.insert(labels, item.label) end
-  end
+  local labels = completion_labels(buf, 0, 0)
   finish({ roots = roots, completion = labels, exists = vim.fn.filereadable(file) })
 end)
 if not ok then finish({ error = tostring(err) }) end

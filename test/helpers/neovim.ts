@@ -8,7 +8,7 @@ import { CLI } from './cli.js';
 // A real editor on `restfn lsp`: Neovim headless (Debian's 0.7, installed by .ci/run), configured
 // with docs/editor.md's block for 0.7 as written, `restfn` on the PATH being the checkout's build.
 // A test gives the Lua that acts as the person would and writes what Neovim shows as JSON to
-// $RESTFN_OUT (a `finish(result)` is defined for it). The waits are Neovim's (`vim.wait`),
+// $RESTFN_OUT (`finish(result)` and `completion_labels(buf, line, character)` are defined for it). The waits are Neovim's (`vim.wait`),
 // generous; nothing here measures time.
 
 /** The documented configuration: the lua block after docs/editor.md's "Neovim 0.7" line. */
@@ -40,6 +40,20 @@ local function finish(result)
   f:write(vim.fn.json_encode(result))
   f:close()
   vim.cmd('qall!')
+end
+
+-- What Neovim's own client gets for a completion at line:character of a buffer: the labels.
+local function completion_labels(buf, line, character)
+  local responses = vim.lsp.buf_request_sync(buf, 'textDocument/completion', {
+    textDocument = { uri = vim.uri_from_bufnr(buf) },
+    position = { line = line, character = character },
+  }, 90000)
+  local labels = {}
+  for _, response in pairs(responses or {}) do
+    local items = response.result and (response.result.items or response.result) or {}
+    for _, item in ipairs(items) do table.insert(labels, item.label) end
+  end
+  return labels
 end
 `;
 
