@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { SqlDatabase, SqlStatement } from './database.js';
 import { TEMP_ID_PREFIX } from '../expression/functions.js';
 import { COMMAND_QUEUE_TABLE } from './stage.js';
 import type { JsonReplacement } from './temp-ids.js';
@@ -146,16 +146,16 @@ const Q = `[${COMMAND_QUEUE_TABLE}]`;
  * runtime's clock, so tests decide what time it is.
  */
 export class CommandQueue {
-  private readonly statements = new Map<string, Statement>();
+  private readonly statements = new Map<string, SqlStatement>();
 
   constructor(
-    readonly db: Database,
+    readonly db: SqlDatabase,
     private readonly now: () => string,
   ) {
     db.exec(COMMAND_QUEUE_SCHEMA);
   }
 
-  private sql(text: string): Statement {
+  private sql(text: string): SqlStatement {
     let statement = this.statements.get(text);
     if (!statement) {
       statement = this.db.prepare(text);
@@ -345,7 +345,7 @@ export class CommandQueue {
  * service's, so a sync leaves them as they are until the commands went through (or were dropped).
  * Empty when the database has no queue.
  */
-export function pendingRecords(db: Database): Map<string, string[]> {
+export function pendingRecords(db: SqlDatabase): Map<string, string[]> {
   const pending = new Map<string, string[]>();
   const exists = db
     .prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?")

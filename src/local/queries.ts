@@ -1,10 +1,10 @@
-import type { Database } from 'better-sqlite3';
+import type { SqlDatabase } from './database.js';
 import { sqlValue } from './stage.js';
 import { guarded, prepareChecked } from './statement-checks.js';
 
 /** What a query needs of a store: the local store, or the read-only one `restfn query` opens. */
 export interface QueryStore {
-  readonly db: Database;
+  readonly db: SqlDatabase;
   readonly file: string;
   /** Makes `[name]` readable when the table does not exist yet (created empty). */
   ensureTable(name: string): string;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Statement } from 'better-sqlite3';
+import type { SqlStatement as Statement } from './database.js';
 import type { RangeMatch, ValueMatch } from './scope.js';
 import { guarded, prepareChecked } from './statement-checks.js';
 import type { LocalStore } from './store.js';

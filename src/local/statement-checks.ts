@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { SqlDatabase as Database, SqlStatement as Statement } from './database.js';
 import { databaseError, QueryError, QueryNotAllowedError, QueryNotReadOnlyError } from './errors.js';
 
 // What restfn checks of a definition's (or a user's) SQL statement before and while SQLite runs it:
@@ -20,7 +20,7 @@ export function prepareChecked(
 ): Statement {
   const prepared = guarded(store, statement, () => store.db.prepare(statement));
   if (store.readOnly) refuseWrites(prepared, statement);
-  if (store.confined) refuseConnectionChanges(prepared, statement);
+  if (store.confined) refuseConnectionChanges(store.db, prepared, statement);
   return prepared;
 }
 
@@ -77,11 +77,11 @@ const PRAGMA_ASSIGNMENT = /^\s*PRAGMA\b[^;]*=/i;
  * bytecode tells every transaction statement (`controlsTransaction`). PRAGMA and VACUUM are known
  * by their first keyword, which better-sqlite3's one-statement rule makes the statement's kind.
  */
-export function refuseConnectionChanges(prepared: Statement, statement: string): void {
+export function refuseConnectionChanges(db: Database, prepared: Statement, statement: string): void {
   const keyword = /^[A-Za-z]+/.exec(withoutLeadingNoise(statement))?.[0]?.toUpperCase();
   const changesConnection =
     (prepared.readonly && !prepared.reader) ||
-    (!prepared.reader && controlsTransaction(prepared.database, statement));
+    (!prepared.reader && controlsTransaction(db, statement));
   if (!changesConnection && keyword !== 'PRAGMA' && keyword !== 'VACUUM') return;
   throw new QueryNotAllowedError(
     `the statement ${excerpt(statement)} changes the database connection (${keyword ?? 'unknown'}), which a preview on the platform does not run; keep a definition's SQL to SELECT, INSERT, UPDATE, DELETE and CREATE`,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type Database from 'better-sqlite3';
 import { isTempId } from '../expression/functions.js';
 import { COMMAND_QUEUE_SCHEMA } from './command-queue.js';
+import type { SqlDatabase, SqlStatement } from './database.js';
 import { privateFile } from './private-path.js';
 import { processAlive } from './process-alive.js';
 import { openDatabase } from './sqlite.js';
@@ -20,9 +20,9 @@ export { newTempId } from './temp-ids.js';
  * (`id TEXT PRIMARY KEY, data JSON`) created on first use.
  */
 export class LocalStore {
-  readonly db: Database.Database;
+  readonly db: SqlDatabase;
   private readonly known = new Set<string>();
-  private readonly statements = new Map<string, Database.Statement>();
+  private readonly statements = new Map<string, SqlStatement>();
 
   /** Refuses author SQL that would change the connection (see `refuseConnectionChanges`). */
   readonly confined: boolean;
@@ -69,7 +69,7 @@ export class LocalStore {
   }
 
   /** A prepared statement, prepared once per text (for statements run once per command or row). */
-  statement(sql: string): Database.Statement {
+  statement(sql: string): SqlStatement {
     let prepared = this.statements.get(sql);
     if (!prepared) {
       prepared = this.db.prepare(sql);
