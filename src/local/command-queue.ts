@@ -1,5 +1,5 @@
-import type { SqlDatabase, SqlStatement } from './database.js';
 import { TEMP_ID_PREFIX } from '../expression/functions.js';
+import type { SqlDatabase, SqlStatement } from './database.js';
 import { COMMAND_QUEUE_TABLE } from './stage.js';
 import type { JsonReplacement } from './temp-ids.js';
 

@@ -80,8 +80,7 @@ const PRAGMA_ASSIGNMENT = /^\s*PRAGMA\b[^;]*=/i;
 export function refuseConnectionChanges(db: Database, prepared: Statement, statement: string): void {
   const keyword = /^[A-Za-z]+/.exec(withoutLeadingNoise(statement))?.[0]?.toUpperCase();
   const changesConnection =
-    (prepared.readonly && !prepared.reader) ||
-    (!prepared.reader && controlsTransaction(db, statement));
+    (prepared.readonly && !prepared.reader) || (!prepared.reader && controlsTransaction(db, statement));
   if (!changesConnection && keyword !== 'PRAGMA' && keyword !== 'VACUUM') return;
   throw new QueryNotAllowedError(
     `the statement ${excerpt(statement)} changes the database connection (${keyword ?? 'unknown'}), which a preview on the platform does not run; keep a definition's SQL to SELECT, INSERT, UPDATE, DELETE and CREATE`,
