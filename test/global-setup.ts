@@ -19,13 +19,15 @@ function newest(dir: string): number {
  * build is redone here whenever a source is newer than it.
  */
 export default function setup(): void {
-  // Every part of the build: the library (tsc), the CLI bundle (scripts/build-cli.mjs), the console (vite).
+  // Every part of the build: the library (tsc), the CLI bundle (scripts/build-cli.mjs), the browser
+  // client (scripts/build-browser.mjs), the console (vite).
   let built = 0;
   try {
     built = Math.min(
       statSync(join(root, 'dist', 'index.js')).mtimeMs,
       statSync(join(root, 'dist', 'bin', 'restfn.js')).mtimeMs,
       statSync(join(root, 'dist', 'console', 'index.html')).mtimeMs,
+      statSync(join(root, 'dist', 'browser', 'worker.js')).mtimeMs,
     );
   } catch {
     // Not built yet.

@@ -1,7 +1,9 @@
 import { type Dirent, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-export const EXTENSION = '.platform';
+import { EXTENSION } from './source-file.js';
+
+export { EXTENSION };
 
 /** A path under a kind folder that was not read, and why. */
 export interface SkippedPath {

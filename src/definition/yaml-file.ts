@@ -1,11 +1,7 @@
-import { createRequire } from 'node:module';
 import type { Document, Node, Scalar as ScalarNode } from 'yaml';
+import { yamlLibrary } from './yaml-library.js';
 
-// Required rather than imported: `yaml` is CommonJS, and an `import` of it from an ES module first has
-// Node scan each of its files for export names (cjs-module-lexer), a third of loading it (issue 11).
-const { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, visit } = createRequire(
-  import.meta.url,
-)('yaml') as typeof import('yaml');
+const { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, Scalar, visit } = yamlLibrary;
 
 /**
  * Most alias expansions one file may have. Aliases may expand into aliases, so a few lines can stand

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../portable/random.js';
 import type { Clock } from './clock.js';
 
 /** An alert shown to the user (spec 7.2); the CLI prints it, the console will show it. */

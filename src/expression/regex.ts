@@ -1,5 +1,5 @@
-import { createRequire } from 'node:module';
 import type { Matcher, RE2JS } from 're2js';
+import { re2Library } from './re2-library.js';
 
 /**
  * Regular expressions in expressions (`$match(s, /^(a+)+$/)`, `$replace`, `$split`, `$contains`)
@@ -54,7 +54,7 @@ const programs = new WeakMap<RegExp, RE2JS>();
  */
 let engine: typeof RE2JS | undefined;
 function re2(): typeof RE2JS {
-  engine ??= (createRequire(import.meta.url)('re2js') as typeof import('re2js')).RE2JS;
+  engine ??= re2Library().RE2JS;
   return engine;
 }
 

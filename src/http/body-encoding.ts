@@ -1,5 +1,5 @@
-import { randomBytes } from 'node:crypto';
 import { RestfnError } from '../errors/restfn-error.js';
+import { randomHex } from '../portable/random.js';
 import { mediaTypeOf } from './media-type.js';
 
 /**
@@ -103,7 +103,7 @@ export function encodeMultipart(
     boundary === '' ||
     (given === undefined && fields.some(([, leaf]) => partBytes(leaf).includes(boundary)))
   )
-    boundary = `----restfn${randomBytes(12).toString('hex')}`;
+    boundary = `----restfn${randomHex(12)}`;
   const chunks: Buffer[] = [];
   for (const [name, leaf] of fields) {
     let head = `--${boundary}\r\nContent-Disposition: form-data; name="${quoted(name)}"`;

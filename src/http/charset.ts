@@ -1,4 +1,3 @@
-import { TextDecoder } from 'node:util';
 import { type RequestSummary, ResponseEncodingError } from './errors.js';
 
 /** `charset=` of a Content-Type, lower-cased, quotes taken off. */
@@ -17,10 +16,10 @@ const UTF8 = new Set([
   'x-unicode20utf8',
 ]);
 
-const decoders = new Map<string, TextDecoder>();
+const decoders = new Map<string, InstanceType<typeof TextDecoder>>();
 
 /** The decoder for a WHATWG encoding label, or undefined when there is no such encoding. */
-function decoderFor(label: string): TextDecoder | undefined {
+function decoderFor(label: string): InstanceType<typeof TextDecoder> | undefined {
   let decoder = decoders.get(label);
   if (decoder === undefined) {
     try {

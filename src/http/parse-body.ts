@@ -1,9 +1,9 @@
-import { createRequire } from 'node:module';
 import type { XMLParser } from 'fast-xml-parser';
 import { bodyText, isUtf8Encoding, textEncoding } from './charset.js';
 import type { RequestSummary } from './errors.js';
 import { ResponseFormatError, ResponseTooDeepError } from './errors.js';
 import { jsonDeeperThan } from './json-depth.js';
+import { fastXmlParser } from './xml-library.js';
 
 export type Format = 'json' | 'text' | 'xml' | 'pdf';
 
@@ -19,8 +19,7 @@ export interface BinaryBody {
  * functions never read XML, and loading it was a tenth of `restfn run`'s start-up (issue 11).
  */
 let xmlLibrary: typeof import('fast-xml-parser') | undefined;
-const xml = () =>
-  (xmlLibrary ??= createRequire(import.meta.url)('fast-xml-parser') as typeof import('fast-xml-parser'));
+const xml = () => (xmlLibrary ??= fastXmlParser());
 
 const xmlParsers = new Map<number, XMLParser>();
 

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomHex } from '../portable/random.js';
 import type { OutboundRequest } from './build-request.js';
 import { CredentialOriginError } from './errors.js';
 
@@ -23,7 +23,7 @@ const PREFIX = 'rfn-secret-';
  * it). The references are random per attempt, so no author can write one in advance.
  */
 export class SecretRefs {
-  private readonly nonce = randomBytes(12).toString('hex');
+  private readonly nonce = randomHex(12);
   private readonly bound = new Map<string, Bound>();
 
   /** A reference standing for `value` until the bytes are sent. */

@@ -43,7 +43,8 @@ class Queue {
   add(fire: () => void): Entry {
     const entry = new Entry(this, performance.now() + this.ms, fire);
     this.entries.push(entry);
-    if (this.pending++ === 0) this.timer?.ref();
+    // (`?.()`: in the browser client a timer is a number, with nothing to hold a process.)
+    if (this.pending++ === 0) this.timer?.ref?.();
     if (this.timer === undefined || entry.due < this.timerDue) this.arm(entry.due);
     return entry;
   }
@@ -53,7 +54,7 @@ class Queue {
       // Nothing pending: drop every entry, and let the process exit if nothing else holds it.
       this.entries = [];
       this.head = 0;
-      this.timer?.unref();
+      this.timer?.unref?.();
       return;
     }
     this.dropCleared();
@@ -77,7 +78,7 @@ class Queue {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timerDue = due;
     this.timer = setTimeout(() => this.run(), Math.max(1, Math.ceil(due - performance.now())));
-    if (this.pending === 0) this.timer.unref();
+    if (this.pending === 0) this.timer.unref?.();
   }
 
   private run(): void {

@@ -1,5 +1,10 @@
 import { readFileSync } from 'node:fs';
 
+/** This process's id (the browser build: its client's number). */
+export function currentProcessId(): number {
+  return process.pid;
+}
+
 /** Whether process `pid` still runs (EPERM: it does, as another user). */
 export function processAlive(pid: number): boolean {
   if (!Number.isInteger(pid) || pid <= 0) return false;

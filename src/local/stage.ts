@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID } from '../portable/random.js';
 import type { SqlStatement as Statement } from './database.js';
 import type { RangeMatch, ValueMatch } from './scope.js';
 import { guarded, prepareChecked } from './statement-checks.js';

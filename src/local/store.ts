@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { isTempId } from '../expression/functions.js';
+import { randomUUID } from '../portable/random.js';
 import { COMMAND_QUEUE_SCHEMA } from './command-queue.js';
 import type { SqlDatabase, SqlStatement } from './database.js';
 import { privateFile } from './private-path.js';
-import { processAlive } from './process-alive.js';
+import { currentProcessId, processAlive } from './process-alive.js';
 import { openDatabase } from './sqlite.js';
 import { COMMAND_QUEUE_TABLE } from './stage.js';
 import { quoteTable, STAGE_PREFIX } from './table-name.js';
@@ -29,12 +29,19 @@ export class LocalStore {
 
   constructor(
     readonly file: string,
-    options: { readonly confined?: boolean } = {},
+    options: {
+      readonly confined?: boolean;
+      /** An open connection to use instead of opening `file` (the browser client's, in its worker). */
+      readonly database?: SqlDatabase;
+    } = {},
   ) {
     this.confined = options.confined === true;
-    if (file !== ':memory:') privateFile(file);
-    this.db = openDatabase(file);
-    this.db.pragma('journal_mode = WAL');
+    if (options.database) this.db = options.database;
+    else {
+      if (file !== ':memory:') privateFile(file);
+      this.db = openDatabase(file);
+      this.db.pragma('journal_mode = WAL');
+    }
     this.db.pragma('synchronous = NORMAL');
     // Confined (a preview in a sandbox), temporary tables and sorts stay in memory, where the
     // process's data limit holds them, instead of filling the disk through temporary files.
@@ -166,7 +173,7 @@ export class LocalStore {
 
 /** A staging table's name: the prefix, this process (see `dropAbandonedStages`), then a fresh part. */
 function stageName(): string {
-  return `${STAGE_PREFIX}${process.pid}_${randomUUID().replaceAll('-', '')}`;
+  return `${STAGE_PREFIX}${currentProcessId()}_${randomUUID().replaceAll('-', '')}`;
 }
 
 function parseObject(text: unknown): Record<string, unknown> {

@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { TEMP_ID_PREFIX } from '../expression/functions.js';
+import { randomUUID } from '../portable/random.js';
 import type { CommandQueue } from './command-queue.js';
 import type { LocalStore } from './store.js';
 import { quoteTable } from './table-name.js';

@@ -1,5 +1,3 @@
-import { basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { ParameterDefinition } from '../definition/schema/index.js';
 import { RestfnError } from '../errors/restfn-error.js';
 import { bodyKind, FileValue } from '../http/body-encoding.js';
@@ -62,7 +60,7 @@ function fileOf(value: unknown, name: string, typed: boolean, files: FileStore |
         `body field '${name}' is a device's file (file://...), which this runtime cannot read: the device sends the file's bytes (base64 or a data URI) instead`,
       );
     }
-    return new FileValue(files.read(value), basename(fileURLToPath(value)));
+    return new FileValue(files.read(value), fileNameOf(value));
   }
   // A data URI is a file in any field: what a device sends for its file:// values (`remoteValue`).
   const dataUri = typeof value === 'string' ? DATA_URI.exec(value) : null;
@@ -102,9 +100,15 @@ export function remoteValue(value: unknown, files: FileStore | undefined): unkno
   let filename: string | undefined;
   if (typeof value === 'string' && value.startsWith('file://') && files) {
     bytes = files.read(value);
-    filename = basename(fileURLToPath(value));
+    filename = fileNameOf(value);
   } else if (value instanceof Uint8Array) bytes = Buffer.from(value);
   if (!bytes) return value;
   const name = filename ? `;name=${encodeURIComponent(filename)}` : '';
   return `data:${mediaTypeOf(bytes).mime}${name};base64,${bytes.toString('base64')}`;
+}
+
+/** The last segment of a `file:` URL's path, decoded: the file's name (what Node's basename(fileURLToPath()) gives). */
+function fileNameOf(url: string): string {
+  const path = new URL(url).pathname;
+  return decodeURIComponent(path.slice(path.lastIndexOf('/') + 1));
 }

@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto';
 import { printable } from '../errors/printable.js';
 import type { AbortLike } from '../http/abort.js';
 import { originOf } from '../http/build-request.js';
 import { CallError, TargetRefusedError } from '../http/errors.js';
 import { requestBudget } from '../http/request-budget.js';
+import { randomUUID } from '../portable/random.js';
 import { callWithRetries, type SecretCollector } from './call.js';
 import { createContext, type ExecutionContext } from './context.js';
 import type { Engine, FunctionFile, RemoteResponse } from './engine.js';

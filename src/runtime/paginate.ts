@@ -1,7 +1,7 @@
-import { createHash } from 'node:crypto';
 import { isTruthy } from '../expression/evaluate.js';
 import { RemoteError } from '../http/errors.js';
 import { type RequestBudget, requestBudget } from '../http/request-budget.js';
+import { sha256Hex } from '../portable/digest.js';
 import type { SecretCollector } from './call.js';
 import type { CallContext } from './context.js';
 import type { Engine, Execution, PageRequest } from './engine.js';
@@ -92,9 +92,7 @@ export async function paginate(
       return { pages: page - 1, stopped: page === 1 ? 'skipped' : 'done' };
     }
     const current = {
-      body: createHash('sha1')
-        .update(execution.bytes ?? '')
-        .digest('hex'),
+      body: sha256Hex(execution.bytes ?? ''),
       request: requestSignature(execution, pending.request),
     };
     if (previous?.request === current.request)

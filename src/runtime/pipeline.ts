@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Diagnostic } from '../definition/diagnostic.js';
 import type { FunctionDefinition } from '../definition/schema/index.js';
 import type { Solution, SourceFile } from '../definition/solution.js';
@@ -13,6 +12,7 @@ import type { RawResponse } from '../http/transport.js';
 import type { FileStore } from '../local/files.js';
 import { Stage, type StagedWrite } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
+import { randomUUID } from '../portable/random.js';
 import { remoteValue } from './body-files.js';
 import { callWithRetries, type SecretCollector } from './call.js';
 import type { ExecutionContext } from './context.js';

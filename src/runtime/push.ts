@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { type ErrorCode, isErrorCode } from '../errors/codes.js';
 import { type CommandFailure, decideCommandFailure } from '../errors/command-retry.js';
 import { CredentialError } from '../errors/credential-error.js';
@@ -6,10 +5,11 @@ import { parseRetryAfter } from '../errors/retry-after.js';
 import { isTempId, TEMP_ID_PREFIX } from '../expression/functions.js';
 import { AbortedError, NetworkError, RemoteError, TimeoutError } from '../http/errors.js';
 import type { Command, CommandError, CommandQueue } from '../local/command-queue.js';
-import { workerEnded, workerName } from '../local/process-alive.js';
+import { currentProcessId, workerEnded, workerName } from '../local/process-alive.js';
 import { Stage, type StagedWrite } from '../local/stage.js';
 import type { LocalStore } from '../local/store.js';
 import { replaceTempId } from '../local/temp-ids.js';
+import { randomUUID } from '../portable/random.js';
 import { Deadline } from './deadline.js';
 import type { Engine } from './engine.js';
 import { runFunction } from './pipeline.js';
@@ -122,7 +122,7 @@ async function pushAll(engine: QueueEngine, options: PushOptions): Promise<PushR
 /** A claim whose push is over: this process's that ended, or another process's that is gone. */
 function isGone(worker: string | null): boolean {
   if (worker === null) return true;
-  return Number(worker.split(':')[0]) === process.pid ? !running.has(worker) : workerEnded(worker);
+  return Number(worker.split(':')[0]) === currentProcessId() ? !running.has(worker) : workerEnded(worker);
 }
 
 function iso(ms: number): string {

@@ -1,6 +1,3 @@
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
 import type {
   InterruptHandler,
   QuickJSContext,
@@ -10,6 +7,7 @@ import type {
   QuickJSWASMModule,
 } from 'quickjs-emscripten-core';
 import { moduleFunctionVariable } from '../translate.js';
+import { dateFnsSource } from './date-fns-source.js';
 import { ScriptError } from './errors.js';
 
 /** One `scripts/expressions/<name>.js` module of a solution. */
@@ -295,12 +293,16 @@ export class ScriptSandbox {
 
   private async start(): Promise<void> {
     const { newModule, deadline } = await loadQuickJS();
+    // date-fns, which the platform gives expression scripts, only for a solution whose modules import it.
+    const dateFns = this.modules.some((m) => DATE_FNS_IMPORT.test(m.source))
+      ? await dateFnsSource()
+      : undefined;
     this.dispose();
     this.module ??= await newModule();
     if (this.closed) throw new ScriptError('SCRIPT_ERROR', 'the scripts were closed with their runtime');
     const rt = this.module.newRuntime();
     try {
-      this.live = this.populate(rt, deadline);
+      this.live = this.populate(rt, deadline, dateFns);
     } catch (error) {
       try {
         rt.dispose();
@@ -314,18 +316,20 @@ export class ScriptSandbox {
   }
 
   /** Bootstrap and modules into a fresh QuickJS runtime (its context is disposed with it). */
-  private populate(rt: QuickJSRuntime, deadline: (ms: number) => InterruptHandler): Live {
+  private populate(
+    rt: QuickJSRuntime,
+    deadline: (ms: number) => InterruptHandler,
+    dateFns: string | undefined,
+  ): Live {
     rt.setMemoryLimit(this.limits.memoryBytes);
     rt.setMaxStackSize(QUICKJS_STACK_BYTES);
     rt.setInterruptHandler(deadline(this.limits.timeoutMs));
     const ctx = rt.newContext();
     const drain = ctx.unwrapResult(ctx.evalCode(PRELUDE, 'restfn-prelude.js'));
-    // date-fns, which the platform gives expression scripts, before the built-ins are frozen (its
-    // namespace is frozen with them), only for a solution whose modules import it.
-    const dateFns = this.modules.some((m) => DATE_FNS_IMPORT.test(m.source));
-    if (dateFns) {
+    // date-fns before the built-ins are frozen (its namespace is frozen with them).
+    if (dateFns !== undefined) {
       ctx.unwrapResult(ctx.evalCode('globalThis.window = {};', 'restfn-date-fns.js')).dispose();
-      ctx.unwrapResult(ctx.evalCode(dateFnsSource(), 'date-fns.js')).dispose();
+      ctx.unwrapResult(ctx.evalCode(dateFns, 'date-fns.js')).dispose();
       const names = ctx.unwrapResult(ctx.evalCode('JSON.stringify(Object.keys(window.dateFns))'));
       const exported = JSON.parse(ctx.getString(names)) as string[];
       names.dispose();
@@ -449,28 +453,6 @@ function loadProblem(m: ScriptModule, thrown: unknown): ScriptLoadProblem {
 
 /** A module that imports date-fns (`from 'date-fns'`, `from "date-fns/format"`). */
 const DATE_FNS_IMPORT = /\bfrom\s*['"]date-fns(?:\/[\w-]+)?['"]|\bimport\s*\(\s*['"]date-fns/;
-
-let dateFnsText: string | undefined;
-
-/**
- * The date-fns package's own prebuilt bundle (`cdn.min.js`, all its functions in one script that
- * sets `window.dateFns`), read once per process. The build copies it to dist/vendor/ (issue 38:
- * the package is 11 MB installed, of which scripts read this 90 KB file), two folders up from both
- * this module's output and the CLI's bundles; a checkout's sources read the package (a dev
- * dependency).
- */
-function dateFnsSource(): string {
-  if (dateFnsText === undefined) {
-    try {
-      dateFnsText = readFileSync(new URL('../../vendor/date-fns.cdn.min.js', import.meta.url), 'utf8');
-    } catch {
-      const require = createRequire(import.meta.url);
-      const root = dirname(require.resolve('date-fns/package.json'));
-      dateFnsText = readFileSync(join(root, 'cdn.min.js'), 'utf8');
-    }
-  }
-  return dateFnsText;
-}
 
 /** `date-fns` as an ES module over the namespace the bundle set; `date-fns/<name>`: that function. */
 function dateFnsModule(name: string, exported: readonly string[]): string | { error: Error } {

@@ -1,6 +1,6 @@
-import { createHash } from 'node:crypto';
 import type { Solution } from '../../definition/solution.js';
 import type { Command } from '../../local/command-queue.js';
+import { sha256Hex } from '../../portable/digest.js';
 import type { ExecutionContext } from '../context.js';
 
 /**
@@ -12,10 +12,7 @@ export function definitionHash(solution: Solution, action: string, fn: string): 
   const actionData = solution.files.find((f) => f.kind === 'action' && f.name === action)?.data;
   const fnFile = solution.functions.get(fn);
   if (actionData === undefined || !fnFile?.definition) return undefined;
-  return createHash('sha256')
-    .update(JSON.stringify([actionData, fnFile.data]))
-    .digest('hex')
-    .slice(0, 16);
+  return sha256Hex(JSON.stringify([actionData, fnFile.data])).slice(0, 16);
 }
 
 /**

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import {
   type ExecuteEntitiesAction,
   type ExecuteEntityAction,
@@ -10,6 +9,7 @@ import { UsageError } from '../../errors/restfn-error.js';
 import { isTempId } from '../../expression/functions.js';
 import { type CommandType, mayHaveReachedService } from '../../local/command-queue.js';
 import { newTempId } from '../../local/temp-ids.js';
+import { randomUUID } from '../../portable/random.js';
 import type { ExecutionContext } from '../context.js';
 import { ParameterError } from '../errors.js';
 import { coerce } from '../parameters.js';

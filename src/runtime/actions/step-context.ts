@@ -1,6 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { PropertyPath } from '../../definition/yaml-file.js';
 import type { ExpressionError } from '../../expression/errors.js';
+import { randomUUID } from '../../portable/random.js';
 import { createContext, type ExecutionContext } from '../context.js';
 import { datasourceReader } from '../datasource-reader.js';
 import { fieldsOf } from '../field.js';

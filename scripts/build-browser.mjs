@@ -1,0 +1,82 @@
+// Builds the browser client (issue 40) into dist/browser/: index.js (the page's entry, createClient),
+// worker.js (the client's worker: SQLite WebAssembly, the runtime), their lazily loaded chunks
+// (QuickJS for expression scripts, date-fns's text), and the WebAssembly files beside them. Nothing
+// in it imports a bare specifier or a Node built-in, so a page imports /restfn/client/index.js with
+// that folder served there; bundlers import `restfn/client` (package exports).
+//
+// The library's own modules run in the worker as they are. A module with Node-only code has a
+// sibling `X.browser.ts` (the same exports, for the browser) that this build uses instead of `X.ts`;
+// Node's `Buffer` is the `buffer` package's. Run by `npm run build`; `--meta` writes
+// dist/browser-meta.json (which modules went in, for test/browser/bundle.test.ts and the bench).
+import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { build } from 'esbuild';
+
+const root = new URL('..', import.meta.url).pathname;
+const out = join(root, 'dist', 'browser');
+
+/** `./x.js` from restfn's sources: `./x.browser.ts` where that sibling exists. */
+const browserSiblings = {
+  name: 'browser-siblings',
+  setup(b) {
+    b.onResolve({ filter: /^\.\.?\/.*\.js$/ }, (args) => {
+      if (!args.importer.startsWith(join(root, 'src'))) return undefined;
+      const sibling = resolve(dirname(args.importer), args.path.replace(/\.js$/, '.browser.ts'));
+      return existsSync(sibling) ? { path: sibling } : undefined;
+    });
+    // date-fns's prebuilt bundle as text, its own chunk (scripts/date-fns-source.browser.ts).
+    b.onResolve({ filter: /^restfn:date-fns-text$/ }, () => ({
+      path: join(root, 'node_modules', 'date-fns', 'cdn.min.js'),
+      namespace: 'date-fns-text',
+    }));
+    b.onLoad({ filter: /.*/, namespace: 'date-fns-text' }, async (args) => ({
+      contents: (await import('node:fs')).readFileSync(args.path, 'utf8'),
+      loader: 'text',
+    }));
+  },
+};
+
+const common = {
+  bundle: true,
+  format: 'esm',
+  platform: 'browser',
+  target: ['chrome111', 'firefox111', 'safari16.4'],
+  minify: true,
+  legalComments: 'none',
+  metafile: true,
+  logLevel: 'warning',
+  conditions: ['browser'],
+  define: { 'process.env.NODE_ENV': '"production"' },
+  plugins: [browserSiblings],
+};
+
+rmSync(out, { recursive: true, force: true });
+mkdirSync(out, { recursive: true });
+const page = await build({
+  ...common,
+  entryPoints: { index: join(root, 'src', 'browser', 'client', 'index.ts') },
+  outdir: out,
+});
+const worker = await build({
+  ...common,
+  entryPoints: { worker: join(root, 'src', 'browser', 'worker', 'index.ts') },
+  outdir: out,
+  inject: [join(root, 'src', 'browser', 'shims', 'buffer.ts')],
+  splitting: true,
+  chunkNames: '[name]-[hash]',
+});
+// The WebAssembly the bundles fetch beside themselves (new URL('x.wasm', import.meta.url)).
+copyFileSync(
+  join(root, 'node_modules', '@sqlite.org', 'sqlite-wasm', 'dist', 'sqlite3.wasm'),
+  join(out, 'sqlite3.wasm'),
+);
+copyFileSync(
+  join(root, 'node_modules', '@jitl', 'quickjs-wasmfile-release-sync', 'dist', 'emscripten-module.wasm'),
+  join(out, 'emscripten-module.wasm'),
+);
+if (process.argv.includes('--meta')) {
+  writeFileSync(
+    join(root, 'dist', 'browser-meta.json'),
+    JSON.stringify({ page: page.metafile, worker: worker.metafile }),
+  );
+}

@@ -1,0 +1,146 @@
+import { ALL_TABLES, type ClientOptions, type ClientStatus, type WorkerEvent } from '../protocol.js';
+import { WorkerChannel } from './rpc.js';
+
+export type ChangeListener = (change: { tables: readonly string[] }) => void;
+export type StatusListener = (status: ClientStatus) => void;
+
+interface Watch {
+  readonly sql: string;
+  readonly params: Record<string, unknown>;
+  readonly callback: (rows: unknown) => void;
+  tables: readonly string[];
+  closed: boolean;
+}
+
+/**
+ * restfn's device half in a page: the same vocabulary as the Node library (sync a datasource, query
+ * the local tables, run an action, read and push the queue), over a worker that holds SQLite in the
+ * Origin Private File System. Actions apply locally at once and queue their remote call; the queue
+ * is pushed when the browser comes back online and on `pushQueue()`.
+ */
+export class RestfnClient {
+  private readonly changeListeners = new Set<ChangeListener>();
+  private readonly statusListeners = new Set<StatusListener>();
+  private readonly watches = new Set<Watch>();
+  private readonly onOnline = () => {
+    void this.pushQueue().catch(() => {});
+  };
+  /** The last status the worker reported. */
+  status: ClientStatus;
+
+  private constructor(
+    private readonly channel: WorkerChannel,
+    status: ClientStatus,
+  ) {
+    this.status = status;
+    globalThis.addEventListener?.('online', this.onOnline);
+  }
+
+  /** @internal createClient's: the worker started and the published version loaded. */
+  static async start(options: ClientOptions, worker: Worker): Promise<RestfnClient> {
+    let client: RestfnClient | undefined;
+    const early: WorkerEvent[] = [];
+    const channel = new WorkerChannel(worker, (event) =>
+      client ? client.dispatch(event) : early.push(event),
+    );
+    try {
+      const status = await channel.call<ClientStatus>('open', { ...options });
+      client = new RestfnClient(channel, status);
+      for (const event of early) client.dispatch(event);
+      return client;
+    } catch (error) {
+      channel.terminate();
+      throw error;
+    }
+  }
+
+  /** Syncs the datasource through the platform into the local tables (one transaction). */
+  sync(datasource: string, context: object = {}): Promise<unknown> {
+    return this.channel.call('sync', datasource, context);
+  }
+
+  /** Runs SQL over the local tables (reads only); `params` binds `@name`s. */
+  query<T = Record<string, unknown>>(sql: string, params: Record<string, unknown> = {}): Promise<T[]> {
+    return this.channel.call('query', sql, params);
+  }
+
+  /** The datasource's own query over the local tables, as a screen shows it. */
+  rows<T = Record<string, unknown>>(datasource: string, context: object = {}): Promise<T[]> {
+    return this.channel.call('rows', datasource, context);
+  }
+
+  /** Runs an action: the local change at once, its remote call queued and pushed when online. */
+  action(name: string, context: object = {}): Promise<unknown> {
+    return this.channel.call('action', name, context);
+  }
+
+  queuedCommands(): Promise<unknown[]> {
+    return this.channel.call('queuedCommands');
+  }
+
+  pushQueue(): Promise<unknown> {
+    return this.channel.call('pushQueue');
+  }
+
+  /**
+   * A live query: `callback` gets the rows now and again whenever a table the query reads changes
+   * (in this tab). Returns the function that stops it.
+   */
+  watch<T = Record<string, unknown>>(
+    sql: string,
+    params: Record<string, unknown>,
+    callback: (rows: T[]) => void,
+  ): () => void {
+    const watch: Watch = {
+      sql,
+      params,
+      callback: callback as (rows: unknown) => void,
+      tables: [],
+      closed: false,
+    };
+    this.watches.add(watch);
+    void this.channel.call<string[]>('tablesRead', sql).then((tables) => {
+      watch.tables = tables;
+      return this.rerun(watch);
+    });
+    return () => {
+      watch.closed = true;
+      this.watches.delete(watch);
+    };
+  }
+
+  on(event: 'change', listener: ChangeListener): () => void;
+  on(event: 'status', listener: StatusListener): () => void;
+  on(event: 'change' | 'status', listener: ChangeListener | StatusListener): () => void {
+    const set = (event === 'change' ? this.changeListeners : this.statusListeners) as Set<typeof listener>;
+    set.add(listener);
+    return () => set.delete(listener);
+  }
+
+  async close(): Promise<void> {
+    globalThis.removeEventListener?.('online', this.onOnline);
+    this.watches.clear();
+    try {
+      await this.channel.call('close');
+    } finally {
+      this.channel.terminate();
+    }
+  }
+
+  private dispatch(event: WorkerEvent): void {
+    if (event.event === 'status') {
+      this.status = event.status;
+      for (const listener of this.statusListeners) listener(event.status);
+      return;
+    }
+    for (const listener of this.changeListeners) listener({ tables: event.tables });
+    const all = event.tables.includes(ALL_TABLES);
+    for (const watch of this.watches)
+      if (all || watch.tables.some((t) => event.tables.includes(t))) void this.rerun(watch);
+  }
+
+  private async rerun(watch: Watch): Promise<void> {
+    const rows = await this.query(watch.sql, watch.params);
+    if (!watch.closed) watch.callback(rows);
+  }
+}
