@@ -61,7 +61,10 @@ const worker = await build({
   ...common,
   entryPoints: { worker: join(root, 'src', 'browser', 'worker', 'index.ts') },
   outdir: out,
-  inject: [join(root, 'src', 'browser', 'shims', 'buffer.ts')],
+  inject: [
+    join(root, 'src', 'browser', 'shims', 'buffer.ts'),
+    join(root, 'src', 'browser', 'shims', 'set-immediate.ts'),
+  ],
   splitting: true,
   chunkNames: '[name]-[hash]',
 });
