@@ -30,7 +30,7 @@ const MAX_AGE_SECONDS = 7200;
  * the browser navigates to, never fetched).
  */
 export function isAppPath(url: string): boolean {
-  const path = url.split('?')[0]!;
+  const path = decodedPath(url);
   return (
     path.startsWith('/api/v1/') &&
     !path.startsWith('/api/v1/oauth/') &&
@@ -134,6 +134,17 @@ export function registerCors(app: FastifyInstance, appOrigins: readonly string[]
       });
     }
   });
+}
+
+/** The path as the router matches it: `/api/v1/%73ession` is the session route. */
+function decodedPath(url: string): string {
+  const path = url.split('?')[0]!;
+  try {
+    return decodeURIComponent(path);
+  } catch {
+    // Not percent-encoding the router decodes either: matched as it is.
+    return path;
+  }
 }
 
 function isPreflight(req: FastifyRequest): boolean {

@@ -123,6 +123,9 @@ describe('CORS for app origins (--app-origin)', () => {
     const signIn = await preflight(APP, `${platform.url}/api/v1/session`);
     expect(signIn.headers.get('access-control-allow-origin')).toBeNull();
     expect(signIn.status).not.toBe(204);
+    // Nor the same path spelled another way (the router decodes it).
+    const encoded = await preflight(APP, `${platform.url}/api/v1/%73ession`);
+    expect(encoded.headers.get('access-control-allow-origin')).toBeNull();
     const state = await from(APP, `${platform.url}/api/v1/session/state`);
     expect(state.headers.get('access-control-allow-origin')).toBeNull();
     const posted = await from(APP, `${platform.url}/api/v1/session`, {
