@@ -23,11 +23,20 @@ afterAll(async () => {
   await browser?.close();
 });
 
-/** A static app: one page at every path (the app's own, and the page a connect flow returns to). */
+/**
+ * A static app: one page at every path (the app's own, and the page a connect flow returns to);
+ * `/popup-done` is the page a popup's flow returns to: it tells the app's other pages (a popup has
+ * no opener once the platform's pages cut it: COOP) and says whether it still had one.
+ */
 const appServer = () =>
-  testServer((_req, res) => {
+  testServer((req, res) => {
     res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end('<!doctype html><html lang="en"><head><title>app</title></head><body><p>app</p></body></html>');
+    const script = req.url.startsWith('/popup-done')
+      ? `<script>new BroadcastChannel('connect').postMessage({ connected: true, opener: window.opener !== null });</script>`
+      : '';
+    res.end(
+      `<!doctype html><html lang="en"><head><title>app</title></head><body><p>app</p>${script}</body></html>`,
+    );
   });
 
 /** What a page's fetch made of an answer: read (status and body), or refused by the browser. */
@@ -217,6 +226,52 @@ describe('a browser app on another origin calls the platform (--app-origin)', ()
       expect(connections.body).toMatchObject({ connections: [{ key: 'graph', account: 'ada-account' }] });
       expect(addresses.some((a) => a.startsWith(`${platform.url}/api/v1/oauth/confirm`))).toBe(true);
       expect(addresses.filter((a) => a.includes(ada) || a.includes(CLIENT_SECRET))).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('connects from a popup: the page the popup returns to tells the app by a BroadcastChannel', async () => {
+    const { platform, listed, ada } = await setUp();
+    const context = await browser.newContext();
+    try {
+      const page = await context.newPage();
+      await page.goto(`${listed.url}/customers`);
+      const connect = `${platform.url}/api/v1/solutions/s/credentials/graph/connect`;
+      const started = await fetchIn(
+        page,
+        `${connect}?returnTo=${encodeURIComponent(`${listed.url}/popup-done`)}`,
+        {
+          token: ada,
+        },
+      );
+      // The app listens, then opens the provider's page in a popup.
+      const heard = page.evaluate(
+        () =>
+          new Promise<unknown>((resolve) => {
+            new BroadcastChannel('connect').onmessage = (event: { data: unknown }) => resolve(event.data);
+          }),
+      );
+      const [popup] = await Promise.all([
+        context.waitForEvent('page'),
+        page.evaluate(
+          (url) => void (globalThis as unknown as { open(u: string): unknown }).open(url),
+          started.body!.url!,
+        ),
+      ]);
+      await popup.waitForSelector('input[name="login"]');
+      await popup.fill('input[name="login"]', 'ada-popup');
+      await popup.fill('input[name="password"]', 'any-password');
+      await popup.click('button[type="submit"]');
+      await popup.waitForURL(/\/interaction\/|\/oauth\/callback/);
+      if (popup.url().includes('/interaction/')) await popup.click('button[type="submit"]');
+      await popup.waitForURL(/\/oauth\/callback/);
+      await popup.click('button[type="submit"]');
+      expect(await heard).toEqual({ connected: true, opener: false });
+      const connections = await fetchIn(page, `${platform.url}/api/v1/solutions/s/connections`, {
+        token: ada,
+      });
+      expect(connections.body).toMatchObject({ connections: [{ key: 'graph', account: 'ada-popup' }] });
     } finally {
       await context.close();
     }
