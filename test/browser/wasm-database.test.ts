@@ -72,6 +72,22 @@ describe('the conformance table on the WebAssembly database', () => {
   });
 });
 
+test('statements the caller dropped are finalized when the connection is detached', async () => {
+  const context = await browser.newContext();
+  try {
+    // The FinalizationRegistry may finalize some earlier (a garbage collection): at most 50 remain.
+    const { before, after } = await rpc<{ before: number; after: number }>(
+      await tab(context),
+      'finalized',
+      50,
+    );
+    expect(before).toBeGreaterThan(0);
+    expect(after).toBe(0);
+  } finally {
+    await context.close();
+  }
+});
+
 describe('the database in OPFS', () => {
   test("opens persistent in the app's SAH pool, journal TRUNCATE; LocalStore and CommandQueue run on it", async () => {
     const context = await browser.newContext();

@@ -65,6 +65,7 @@ export interface SqliteApi {
     sqlite3_bind_double(statement: WasmPointer, index: number, value: number): number;
     sqlite3_bind_null(statement: WasmPointer, index: number): number;
     sqlite3_total_changes(db: WasmPointer): number;
+    sqlite3_next_stmt(db: WasmPointer, statement: WasmPointer): WasmPointer;
     sqlite3_changes(db: WasmPointer): number;
     sqlite3_last_insert_rowid(db: WasmPointer): bigint | number;
     sqlite3_get_autocommit(db: WasmPointer): number;
