@@ -121,6 +121,8 @@ export const DATABASE_CASES: readonly DatabaseCase[] = [
         '  ;  -- nothing',
         'SELECT 1; -- one\n/* two */ ;;  ',
         'SELECT 1 AS one /* open comment',
+        "SELECT 'é☃😀' AS s; -- the end: byte offsets past multi-byte text",
+        "SELECT 'é☃😀' AS s; SELECT 2",
       ].map((sql) => outcome(() => db.prepare(sql).get())),
     expected: [
       { threw: 'RangeError', message: 'The supplied SQL string contains more than one statement' },
@@ -128,6 +130,8 @@ export const DATABASE_CASES: readonly DatabaseCase[] = [
       { threw: 'RangeError', message: 'The supplied SQL string contains no statements' },
       { 1: 1 },
       { one: 1 },
+      { s: 'é☃😀' },
+      { threw: 'RangeError', message: 'The supplied SQL string contains more than one statement' },
     ],
   },
   {

@@ -174,7 +174,7 @@ describe('two tabs of one app', () => {
     }
   });
 
-  test('a statement prepared before a hand-over runs after it; outside the lease the database refuses', async () => {
+  test('a statement prepared before a hand-over runs after it, functions and settings are back; outside the lease the database refuses', async () => {
     const context = await browser.newContext();
     try {
       const name = appName();
@@ -190,6 +190,8 @@ describe('two tabs of one app', () => {
       expect(await failure(rpc(a, 'outside'))).toMatch(/DATABASE_UNAVAILABLE.*used outside its lease/);
       expect(await rpc(a, 'runKept', ['a', 3])).toEqual({ changes: 1, lastInsertRowid: 3 });
       expect(await rpc<number>(a, 'generation')).toBeGreaterThan(before);
+      // The new connection has the function and the setting the old one was given.
+      expect(await rpc(a, 'connectionState')).toEqual({ cacheSize: 777, fn: { t: 'a' } });
       expect(await rpc(b, 'all', 'SELECT tab, n FROM items ORDER BY n')).toEqual([
         { tab: 'a', n: 1 },
         { tab: 'b', n: 2 },

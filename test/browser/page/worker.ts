@@ -98,10 +98,19 @@ const ops: Record<string, (...args: never[]) => unknown> = {
     return lease().database.generation;
   },
 
+  /** Prepares a statement kept for later, and gives the connection a function and a setting. */
   keep: (sql: string) =>
     lease().run((db) => {
       kept = db.prepare(sql);
+      db.function('tab_name', { deterministic: true }, () => 'a');
+      db.pragma('cache_size = 777');
     }),
+
+  connectionState: () =>
+    lease().run((db) => ({
+      cacheSize: db.pragma('cache_size', { simple: true }),
+      fn: db.prepare('SELECT tab_name() AS t').get(),
+    })),
 
   runKept: (params: unknown[]) => lease().run(() => kept?.run(...params)),
 
