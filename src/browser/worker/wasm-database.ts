@@ -1,7 +1,7 @@
 import { RestfnError } from '../../errors/restfn-error.js';
 import type { SqlDatabase, SqlRunResult, SqlTransaction } from '../../local/database.js';
 import type { OoDatabase, OoStatement, SqliteApi } from './sqlite-api.js';
-import { fromWasmError, SqliteError, sqliteError } from './sqlite-error.js';
+import { fromWasmError, sqliteError } from './sqlite-error.js';
 import { WasmStatement } from './wasm-statement.js';
 
 type UserFunction = (...args: never[]) => unknown;
@@ -324,5 +324,3 @@ function onlyNoiseAfter(rest: Uint8Array): boolean {
   }
   return true;
 }
-
-export { SqliteError };
