@@ -2,29 +2,11 @@ import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build } from 'esbuild';
+import { BUFFER_SHIM, browserSiblings } from '../../scripts/browser-siblings.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, '..', '..');
-
-/**
- * Node modules src/local/store.ts reaches, replaced in the test bundle by page/node-shims.ts (see
- * there): what the lead's browser build must give `X.browser.ts` siblings for.
- */
-const SHIMMED = new Set(['node:crypto', './sqlite.js', './private-path.js', './process-alive.js']);
-
-const shims: Plugin = {
-  name: 'restfn-test-shims',
-  setup(b) {
-    b.onResolve(
-      { filter: /^(node:crypto|\.\/sqlite\.js|\.\/private-path\.js|\.\/process-alive\.js)$/ },
-      (args) =>
-        SHIMMED.has(args.path) && args.importer.includes(`${join('src', 'local')}`)
-          ? { path: join(HERE, 'page', 'node-shims.ts') }
-          : undefined,
-    );
-  },
-};
 
 export interface TestPage {
   readonly folder: string;
@@ -45,7 +27,9 @@ export async function buildTestPage(): Promise<TestPage> {
     platform: 'browser',
     target: 'es2022',
     logLevel: 'silent',
-    plugins: [shims],
+    // The library's browser siblings, as the client's build uses them (scripts/build-browser.mjs).
+    plugins: [browserSiblings],
+    inject: [BUFFER_SHIM],
   });
   copyFileSync(
     join(ROOT, 'node_modules', '@sqlite.org', 'sqlite-wasm', 'dist', 'sqlite3.wasm'),

@@ -5,7 +5,6 @@ import { CommandQueue } from '../../../src/local/command-queue.js';
 import type { SqlStatement } from '../../../src/local/database.js';
 import { LocalStore } from '../../../src/local/store.js';
 import { DATABASE_CASES, outcome } from '../database-cases.js';
-import { provideDatabase } from './node-shims.js';
 
 // The test page's dedicated worker: what wasm-database.test.ts asks the page for, run on the
 // WebAssembly database as the browser client's worker runs it.
@@ -117,8 +116,7 @@ const ops: Record<string, (...args: never[]) => unknown> = {
   /** The real LocalStore and CommandQueue of src/local on the leased database. */
   local: () =>
     lease().run((db) => {
-      provideDatabase(db);
-      const store = new LocalStore('restfn.db');
+      const store = new LocalStore('restfn.db', { database: db });
       store.ensureTable('customers');
       store
         .statement('INSERT OR REPLACE INTO [customers] (id, data) VALUES (?, ?)')
