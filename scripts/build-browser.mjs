@@ -8,33 +8,13 @@
 // sibling `X.browser.ts` (the same exports, for the browser) that this build uses instead of `X.ts`;
 // Node's `Buffer` is the `buffer` package's. Run by `npm run build`; `--meta` writes
 // dist/browser-meta.json (which modules went in, for test/browser/bundle.test.ts and the bench).
-import { copyFileSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { copyFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { build } from 'esbuild';
+import { browserSiblings } from './browser-siblings.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const out = join(root, 'dist', 'browser');
-
-/** `./x.js` from restfn's sources: `./x.browser.ts` where that sibling exists. */
-const browserSiblings = {
-  name: 'browser-siblings',
-  setup(b) {
-    b.onResolve({ filter: /^\.\.?\/.*\.js$/ }, (args) => {
-      if (!args.importer.startsWith(join(root, 'src'))) return undefined;
-      const sibling = resolve(dirname(args.importer), args.path.replace(/\.js$/, '.browser.ts'));
-      return existsSync(sibling) ? { path: sibling } : undefined;
-    });
-    // date-fns's prebuilt bundle as text, its own chunk (scripts/date-fns-source.browser.ts).
-    b.onResolve({ filter: /^restfn:date-fns-text$/ }, () => ({
-      path: join(root, 'node_modules', 'date-fns', 'cdn.min.js'),
-      namespace: 'date-fns-text',
-    }));
-    b.onLoad({ filter: /.*/, namespace: 'date-fns-text' }, async (args) => ({
-      contents: (await import('node:fs')).readFileSync(args.path, 'utf8'),
-      loader: 'text',
-    }));
-  },
-};
 
 const common = {
   bundle: true,

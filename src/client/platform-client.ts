@@ -27,6 +27,15 @@ export const NO_REDIRECTS = { redirect: 'manual' } as const;
 
 /** A redirect's answer as the error it is (SERVER_ERROR), naming where it pointed; undefined for any other. */
 export function redirectRefused(server: string, requestUrl: string, res: Response): RestfnError | undefined {
+  // In a browser (the client's worker) a manual redirect is an opaque answer: no status, no location.
+  if (res.type === 'opaqueredirect') {
+    return new PlatformAnswerError(
+      'SERVER_ERROR',
+      `the platform at ${server} answered with a redirect: restfn does not follow a platform's redirects (what it sends would go there too); give the platform's own address as the client's server`,
+      0,
+      {},
+    );
+  }
   if (res.status < 300 || res.status > 399) return undefined;
   const location = res.headers.get('location');
   const to = location ? new URL(location, requestUrl).href : 'another address';

@@ -1,7 +1,7 @@
 import { type Dirent, readdirSync, realpathSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-import { EXTENSION } from './source-file.js';
+import { EXTENSION } from './file-kinds.js';
 
 export { EXTENSION };
 

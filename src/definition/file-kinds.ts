@@ -4,3 +4,6 @@
  */
 export const FILE_KINDS = ['function', 'datasource', 'action', 'solution'] as const;
 export type FileKind = (typeof FILE_KINDS)[number];
+
+/** The extension of definition files. */
+export const EXTENSION = '.platform';

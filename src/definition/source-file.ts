@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { ScriptModule } from '../expression/scripts/sandbox.js';
 import { type Diagnostic, diagnostic } from './diagnostic.js';
+import { EXTENSION } from './file-kinds.js';
 import { parseDefinition } from './schema/compiled.js';
 import {
   type ActionFile,
@@ -17,8 +18,7 @@ import { YamlFile } from './yaml-file.js';
 // A solution's files parsed from their texts, without reading any: what the Node loader
 // (solution.ts) and the browser client (a published version's files) both build on.
 
-/** The extension of definition files. */
-export const EXTENSION = '.platform';
+export { EXTENSION } from './file-kinds.js';
 
 export interface DefinitionOf {
   function: FunctionDefinition;

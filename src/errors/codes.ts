@@ -269,6 +269,14 @@ export const ERROR_CODES = {
     'usage',
     '`restfn serve` cannot listen on the address and port given (in use, not allowed).',
   ),
+  APP_ORIGIN_WILDCARD: code(
+    'usage',
+    "`restfn serve --app-origin` (or RESTFN_APP_ORIGINS) was given a wildcard (`*`): the API takes bearer tokens, so each app's origin is listed instead.",
+  ),
+  APP_ORIGIN_INVALID: code(
+    'usage',
+    '`restfn serve --app-origin` (or RESTFN_APP_ORIGINS) was given something other than an origin: scheme, host and optional port, with no path, query or user.',
+  ),
   SIGN_IN_FAILED: code('usage', 'The console sign-in had a wrong user name or password.', 401),
   CSRF_INVALID: code(
     'usage',

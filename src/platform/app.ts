@@ -14,6 +14,7 @@ import { bearerToken, hashToken } from './auth/tokens.js';
 import { headersTimeoutOptions } from './connection-limits.js';
 import { registerConsoleFiles } from './console-files.js';
 import type { PlatformContext } from './context.js';
+import { registerCors } from './cors.js';
 import { errorBody, PlatformError } from './errors.js';
 import { boundPipelining } from './pipelining.js';
 import { connectionRoutes } from './routes/connections.js';
@@ -43,6 +44,8 @@ export interface AppOptions {
   readonly isClosing?: () => boolean;
   /** The time a client has to send a request's headers (`--headers-timeout-ms`). @default Node's */
   readonly headersTimeoutMs?: number;
+  /** Origins whose pages may call the API (`--app-origin`, checked: `appOriginsOf`). @default none */
+  readonly appOrigins?: readonly string[];
 }
 
 /** Log fields that could carry a credential, whatever a future log line includes. */
@@ -93,6 +96,8 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
     if (req.url.startsWith('/api/')) void reply.header('cache-control', 'no-store');
     done();
   });
+  // CORS for the app origins: before who is asking is found out, so refusals carry it too.
+  registerCors(app, options.appOrigins ?? []);
   // The API's description, from the routes' own schemas (registered before them to see them all).
   await app.register(swagger, {
     openapi: {

@@ -19,6 +19,8 @@ export interface PlatformContext {
   readonly dataDir: string;
   /** Where browsers and providers reach this platform (`--public-url`, else the address it listens on). */
   publicUrl(): string;
+  /** Origins whose pages may call the API (`--app-origin`); a connect flow may return to them. */
+  readonly appOrigins: readonly string[];
   /** Which private targets solutions may call (`--allow-private-targets`, `--allow-target`). */
   readonly targets: {
     readonly allowPrivateTargets: boolean;

@@ -21,6 +21,7 @@ import {
   openFileLimit,
 } from './connection-limits.js';
 import type { PlatformContext } from './context.js';
+import { appOriginsFromEnv, appOriginsOf } from './cors.js';
 import { DataHealth } from './data-health.js';
 import { DeniedRequests } from './denied-requests.js';
 import { Executor } from './executor/pool.js';
@@ -119,6 +120,12 @@ export interface ServeOptions {
   readonly maxConnections?: number;
   /** Connections at once from one address (`trustProxy` ones excepted). @default 256 */
   readonly maxConnectionsPerAddress?: number;
+  /**
+   * Origins whose pages may call the API with a user's token (CORS), such as
+   * `https://app.example`; a connect flow may return to them. `*` is refused.
+   * @default env RESTFN_APP_ORIGINS (comma or space separated), else none
+   */
+  readonly appOrigins?: readonly string[];
 }
 
 /**
@@ -137,6 +144,8 @@ export interface Platform {
   readonly adminToken?: string;
   /** Where `--metrics-port` serves the metrics (`http://127.0.0.1:PORT/metrics`). */
   readonly metricsUrl?: string;
+  /** The origins whose pages may call the API, as checked (`--app-origin`, RESTFN_APP_ORIGINS). */
+  readonly appOrigins: readonly string[];
   /** Stops accepting, lets requests in flight finish (bounded), then closes everything. */
   close(): Promise<void>;
 }
@@ -144,6 +153,8 @@ export interface Platform {
 /** Opens the state, makes sure there is an admin, and listens. */
 export async function startPlatform(options: ServeOptions = {}): Promise<Platform> {
   const env = options.env ?? process.env;
+  // Checked before anything is opened: a wrong origin stops the start.
+  const appOrigins = options.appOrigins?.length ? appOriginsOf(options.appOrigins) : appOriginsFromEnv(env);
   const dataDir = resolve(options.dataDir ?? '.restfn-server');
   const { key } = loadMasterKey(dataDir, {
     ...(options.masterKeyFile ? { file: options.masterKeyFile } : {}),
@@ -257,6 +268,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       maxAnswerMb: ceilings.answerMb,
       dataDir,
       publicUrl: () => options.publicUrl ?? listeningUrl,
+      appOrigins,
       targets: allowedTargets.flags,
       allowedTargets,
       store,
@@ -287,6 +299,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       ...(options.trustProxy ? { trustProxy: options.trustProxy } : {}),
       isClosing: () => closing !== undefined,
       headersTimeoutMs: options.headersTimeoutMs ?? DEFAULT_HEADERS_TIMEOUT_MS,
+      appOrigins,
     });
     limitConnections(
       app.server,
@@ -369,6 +382,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
     return {
       url,
       app,
+      appOrigins,
       ...(adminToken ? { adminToken } : {}),
       ...(metricsUrl ? { metricsUrl } : {}),
       close,

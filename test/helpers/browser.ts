@@ -10,7 +10,7 @@ export class TestBrowser {
     url: string,
     account: string,
     headers: Record<string, string> = {},
-  ): Promise<{ url: string; status: number; html: string }> {
+  ): Promise<{ url: string; status: number; html: string; headers: Headers }> {
     let current = url;
     let init: RequestInit = { headers };
     for (let step = 0; step < 25; step++) {
@@ -25,7 +25,7 @@ export class TestBrowser {
       const form = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
       // The provider's login and consent pages; anything else is where the flow ends.
       if (!form || !/login|consent|interaction/i.test(new URL(form, current).pathname)) {
-        return { url: current, status: res.status, html };
+        return { url: current, status: res.status, html, headers: res.headers };
       }
       const fields = new URLSearchParams();
       for (const [tag] of html.matchAll(/<input[^>]*>/g)) {
@@ -45,7 +45,10 @@ export class TestBrowser {
   }
 
   /** Posts a page's form as the user's click would. */
-  async submit(pageUrl: string, html: string): Promise<{ status: number; html: string }> {
+  async submit(
+    pageUrl: string,
+    html: string,
+  ): Promise<{ status: number; html: string; location: string | null }> {
     const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
     if (!action) throw new Error('no form on the page');
     const fields = new URLSearchParams();
@@ -58,7 +61,7 @@ export class TestBrowser {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: fields.toString(),
     });
-    return { status: res.status, html: await res.text() };
+    return { status: res.status, html: await res.text(), location: res.headers.get('location') };
   }
 
   private async fetch(url: string, init: RequestInit): Promise<Response> {

@@ -1,3 +1,4 @@
+import { RestfnError } from '../../errors/restfn-error.js';
 import type { WasmDatabase } from './wasm-database.js';
 import type { LockManager } from './web-apis.js';
 
@@ -87,7 +88,17 @@ export class DatabaseLease {
           try {
             await this.files.open(this.database);
           } catch (error) {
-            failed(error);
+            // Nothing half-open stays behind the released lock.
+            try {
+              this.files.close(this.database);
+            } catch {}
+            failed(
+              new RestfnError(
+                'DATABASE_UNAVAILABLE',
+                `the local database ${this.database.label} could not be opened in the Origin Private File System (${(error as Error)?.message ?? error}); close the app's other tabs and reload, or clear the site's storage`,
+                { cause: error },
+              ),
+            );
             return;
           }
           // Held until handOver() or close() lets go.

@@ -47,7 +47,7 @@ export async function openWasmDatabase(options: { readonly name: string }): Prom
     await lease.run(() => undefined);
   } catch (error) {
     await lease.close().catch(() => undefined);
-    return inMemory(api, name, `OPFS could not be opened (${(error as Error)?.message ?? error})`);
+    return inMemory(api, name, (error as Error)?.message ?? String(error));
   }
   return { lease, persistent: true };
 }

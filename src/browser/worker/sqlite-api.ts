@@ -63,6 +63,7 @@ export interface SqliteApi {
     sqlite3_bind_double(statement: WasmPointer, index: number, value: number): number;
     sqlite3_bind_null(statement: WasmPointer, index: number): number;
     sqlite3_total_changes(db: WasmPointer): number;
+    sqlite3_next_stmt(db: WasmPointer, statement: WasmPointer): WasmPointer;
     sqlite3_changes(db: WasmPointer): number;
     sqlite3_last_insert_rowid(db: WasmPointer): bigint | number;
     sqlite3_get_autocommit(db: WasmPointer): number;
@@ -98,6 +99,7 @@ let loading: Promise<SqliteApi> | undefined;
 
 /** SQLite's WebAssembly module, loaded once per worker (its `sqlite3.wasm` sits beside the bundle). */
 export function loadSqlite(): Promise<SqliteApi> {
+  // Imported when first needed: the client's build puts SQLite's JavaScript in a chunk of its own.
   loading ??= import('@sqlite.org/sqlite-wasm').then((m) =>
     (m.default as unknown as () => Promise<SqliteApi>)(),
   );

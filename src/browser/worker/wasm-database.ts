@@ -1,7 +1,7 @@
 import { RestfnError } from '../../errors/restfn-error.js';
 import type { SqlDatabase, SqlRunResult, SqlTransaction } from '../../local/database.js';
 import type { OoDatabase, OoStatement, SqliteApi } from './sqlite-api.js';
-import { fromWasmError, SqliteError, sqliteError } from './sqlite-error.js';
+import { fromWasmError, sqliteError } from './sqlite-error.js';
 import { WasmStatement } from './wasm-statement.js';
 
 type UserFunction = (...args: never[]) => unknown;
@@ -128,11 +128,15 @@ export class WasmDatabase implements SqlDatabase {
 
   pragma(source: string, options: { readonly simple?: boolean } = {}): unknown {
     const statement = new WasmStatement(this, `PRAGMA ${source}`, { pragma: true });
-    // A setting of the connection, applied again to the next one (see attach()).
-    const setting = /^\s*([\w.]+)\s*=/.exec(source)?.[1]?.toLowerCase();
-    if (setting) this.settings.set(setting, source);
-    if (!options.simple) return statement.all();
-    return (statement.raw().get() as unknown[] | undefined)?.[0];
+    try {
+      const result = options.simple ? (statement.raw().get() as unknown[] | undefined)?.[0] : statement.all();
+      // A setting of the connection (once SQLite took it), applied again to the next one (attach()).
+      const setting = /^\s*([\w.]+)\s*=/.exec(source)?.[1]?.toLowerCase();
+      if (setting) this.settings.set(setting, source);
+      return result;
+    } finally {
+      statement.finalize();
+    }
   }
 
   close(): this {
@@ -240,7 +244,8 @@ export class WasmDatabase implements SqlDatabase {
     return this.requireOpen().pointer as number;
   }
 
-  private finalize(handle: OoStatement): void {
+  /** Finalizes a handle now (a statement used once, by this class). */
+  finalize(handle: OoStatement): void {
     if (this.handles.delete(handle)) handle.finalize();
   }
 
@@ -319,5 +324,3 @@ function onlyNoiseAfter(rest: Uint8Array): boolean {
   }
   return true;
 }
-
-export { SqliteError };

@@ -76,6 +76,11 @@ export class WasmStatement implements SqlStatement {
     return this;
   }
 
+  /** Finalizes the handle now instead of when the statement is collected (pragma() uses it once). */
+  finalize(): void {
+    this.database.finalize(this.handle);
+  }
+
   /** The current handle, prepared again if the connection changed since, with `params` bound. */
   private bound(params: SqlParameters): OoStatement {
     if (this.generation !== this.database.generation) {

@@ -98,6 +98,7 @@ export async function serve(options: ServeCliOptions): Promise<void> {
       : {}),
     maxConnectionsPerAddress: positive(options.maxConnectionsPerAddress, '--max-connections-per-address'),
     ...(options.publicUrl ? { publicUrl: publicUrlOf(options.publicUrl) } : {}),
+    appOrigins: options.appOrigin,
   });
   if (!['127.0.0.1', 'localhost', '::1'].includes(options.host)) {
     process.stderr.write(
@@ -110,6 +111,11 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     );
   }
   if (platform.metricsUrl) process.stderr.write(`restfn: metrics on ${platform.metricsUrl}\n`);
+  if (platform.appOrigins.length > 0) {
+    process.stderr.write(
+      `restfn: pages of these origins may call the API: ${platform.appOrigins.join(', ')}\n`,
+    );
+  }
   process.stdout.write(`restfn platform listening on ${platform.url}\n`);
   await new Promise<void>((done) => {
     const stop = (signal: string) => {

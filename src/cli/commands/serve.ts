@@ -31,6 +31,7 @@ export interface ServeCliOptions {
   headersTimeoutMs: string;
   maxConnections?: string;
   maxConnectionsPerAddress: string;
+  appOrigin: string[];
 }
 
 const collect = (value: string, previous: string[]) => [...previous, value];
@@ -70,6 +71,12 @@ export function registerServe(program: Command): void {
     .option(
       '--public-url <url>',
       'where browsers and OAuth providers reach this platform (connect flows return to <url>/api/v1/oauth/callback; default: the address it listens on)',
+    )
+    .option(
+      '--app-origin <origin>',
+      'let pages of this origin (https://app.example) call the API with a user token: CORS (repeatable; env RESTFN_APP_ORIGINS)',
+      collect,
+      [],
     )
     .option(
       '--trust-proxy <cidr>',

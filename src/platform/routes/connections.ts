@@ -8,6 +8,7 @@ import { authorize } from '../auth/authorize.js';
 import type { PlatformContext } from '../context.js';
 import { PlatformError } from '../errors.js';
 import { SOLUTION_NAME } from '../publish.js';
+import { SECURITY_HEADERS } from '../security-headers.js';
 import { guardedFetch, platformGuard } from '../ssrf.js';
 import { hostsOf } from '../store/allowed-targets.js';
 import { connectionBinding } from '../vault/credential-change.js';
@@ -82,7 +83,7 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
       const state = `${solution}${STATE_SEPARATOR}${start.state}`;
       start.url.searchParams.set('state', state);
       const browser = randomBytes(32).toString('base64url');
-      const returnTo = sameOrigin(ctx, req.query.returnTo);
+      const returnTo = returnAddress(ctx, req.query.returnTo);
       const flow: Flow = {
         user: req.user.id,
         userName: req.user.name,
@@ -173,6 +174,7 @@ export function connectionRoutes(app: FastifyInstance, ctx: PlatformContext): vo
         'Connect this account?',
         `Connect ${connection.account ?? 'this account'} to the platform user ${flow.userName} for '${flow.key}' in ${solution}? Only do this if you started it.`,
         { action: '/api/v1/oauth/confirm', fields: { solution, confirm } },
+        formActionTo(ctx, flow.returnTo),
       );
     },
   );
@@ -395,18 +397,36 @@ async function fetchFor(ctx: PlatformContext, solution: string) {
   return guard ? guardedFetch(guard) : undefined;
 }
 
-/** A `returnTo` on the platform's own origin, else none (never an open redirect). */
-function sameOrigin(ctx: PlatformContext, returnTo: string | undefined): string | null {
+/**
+ * A `returnTo` on the platform's own origin or on an app origin (`--app-origin`: an app that
+ * started the flow from its page), else none (never an open redirect).
+ */
+function returnAddress(ctx: PlatformContext, returnTo: string | undefined): string | null {
   if (!returnTo) return null;
   const base = new URL(ctx.publicUrl());
   const url = URL.parse(returnTo, base.href);
-  if (!url || url.origin !== base.origin) {
+  if (!url || (url.origin !== base.origin && !ctx.appOrigins.includes(url.origin))) {
+    const apps = ctx.appOrigins.length ? ` or on an app origin (${ctx.appOrigins.join(', ')})` : '';
     throw new PlatformError(
       'REQUEST_INVALID',
-      `returnTo must be an address on this platform (${base.origin})`,
+      `returnTo must be an address on this platform (${base.origin})${apps}; an app's origin is listed with restfn serve --app-origin`,
     );
   }
   return url.href;
+}
+
+/**
+ * The confirmation page's Content-Security-Policy when the flow returns to an app's origin: its
+ * form's answer redirects there, and browsers hold a form's redirects to `form-action` too
+ * (helmet's is 'self' alone, which would stop the user on the platform's page).
+ */
+function formActionTo(ctx: PlatformContext, returnTo: string | null): string | undefined {
+  const origin = returnTo ? new URL(returnTo).origin : undefined;
+  if (!origin || origin === new URL(ctx.publicUrl()).origin) return undefined;
+  return SECURITY_HEADERS['content-security-policy']!.replace(
+    "form-action 'self'",
+    `form-action 'self' ${origin}`,
+  );
 }
 
 function wantsJson(req: FastifyRequest): boolean {
@@ -424,6 +444,8 @@ function page(
   title: string,
   text: string,
   form?: { action: string; fields: Record<string, string> },
+  /** Another Content-Security-Policy than the platform's (`formActionTo`). */
+  contentSecurityPolicy?: string,
 ) {
   const inputs = form
     ? Object.entries(form.fields)
@@ -436,6 +458,7 @@ function page(
   const body = form
     ? `<form method="post" action="${htmlEscaped(form.action)}">${inputs}<button type="submit">Connect</button></form>`
     : '';
+  if (contentSecurityPolicy) void reply.header('content-security-policy', contentSecurityPolicy);
   return reply
     .status(status)
     .header('content-type', 'text/html; charset=utf-8')

@@ -1,0 +1,4 @@
+import type { Plugin } from 'esbuild';
+
+export const browserSiblings: Plugin;
+export const BUFFER_SHIM: string;
