@@ -4,10 +4,14 @@
 import { createClient } from '/restfn/client/index.js';
 
 const $ = (id) => document.getElementById(id);
-const token = document.querySelector('meta[name="restfn-token"]').content;
+const meta = (name) => document.querySelector(`meta[name="${name}"]`).content;
 
-// The platform is this page's origin: the app's server passes /api/ on to `restfn serve`.
-const client = await createClient({ server: location.origin, token, solution: 'demo' });
+// The platform is another origin, which lists this app's (restfn serve --app-origin).
+const client = await createClient({
+  server: meta('restfn-server'),
+  token: meta('restfn-token'),
+  solution: 'demo',
+});
 
 /** Online only when both the browser and the platform say so (the last request reached it). */
 function showStatus(status = client.status) {

@@ -1,19 +1,21 @@
 // The customers web app against a real platform: `node examples/web-app/serve.mjs` (after `npm run build`)
-// starts the demo API, starts `restfn serve` in a temp folder (or uses the one at --platform URL),
-// publishes the demo solution, makes an app user and a token for it, and serves the app with the
-// browser build at /restfn/client/ and /api/ passed on to the platform. It prints the URL to open.
+// serves the app (its files, and the browser build at /restfn/client/), starts the demo API, starts
+// `restfn serve --app-origin <the app's origin>` in a temp folder (or uses the one at --platform
+// URL), publishes the demo solution, makes an app user and a token for it, and prints the URL to
+// open. The page calls the platform cross-origin (CORS); its token and the platform's address are
+// in the page's <meta> tags, never in a URL, and nothing here prints the token.
 //
 //   --port N        the app's port on 127.0.0.1 (default 8090; 0: a free one)
 //   --api-port N    the demo API's port (default 4010, the one its function files name; another one
 //                   is written into the published copy)
-//   --platform URL  a running `restfn serve` instead of a new one; RESTFN_TOKEN is an admin's token,
-//                   and that platform must be allowed to call 127.0.0.1:API-PORT
-//                   (--allow-target demo=127.0.0.1:4010)
+//   --platform URL  a running `restfn serve` instead of a new one; RESTFN_TOKEN is an admin's token.
+//                   That platform must list the app's origin (--app-origin http://127.0.0.1:8090)
+//                   and may call the demo API (--allow-target demo=127.0.0.1:4010).
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { createServer, request } from 'node:http';
+import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { extname, join, normalize, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +59,12 @@ function fail(message) {
 }
 
 try {
+  // The app first: the platform is told its origin.
+  const page = { server: '', token: '' };
+  const app = await appServer(page, Number(args.port));
+  cleanups.push(() => new Promise((resolve) => app.close(resolve).closeAllConnections()));
+  const appOrigin = `http://127.0.0.1:${app.address().port}`;
+
   const api = await startDemoApi(Number(args['api-port']));
   cleanups.push(() => new Promise((resolve) => api.close(resolve).closeAllConnections()));
   const apiOrigin = `http://127.0.0.1:${api.address().port}`;
@@ -64,7 +72,7 @@ try {
 
   const platform = args.platform
     ? { url: args.platform.replace(/\/$/, ''), admin: process.env.RESTFN_TOKEN }
-    : await startPlatform(api.address().port);
+    : await startPlatform(api.address().port, appOrigin);
   const call = platformApi(platform.url, platform.admin);
 
   const published = await call('PUT', `/api/v1/solutions/${SOLUTION}`, {
@@ -79,14 +87,12 @@ try {
   const { id, token } = await call('POST', `/api/v1/users/${APP_USER}/tokens`, { name: 'web-app demo' });
   // The token is the demo's: revoked when this server stops, so runs do not pile them up.
   cleanups.push(() => call('DELETE', `/api/v1/users/${APP_USER}/tokens/${id}`));
+  Object.assign(page, { server: platform.url, token });
   console.log(
     `published solution '${SOLUTION}' v${published.version} on ${platform.url}; ` +
       `app user '${APP_USER}' ${user.code === 'USER_EXISTS' ? 'was there' : 'made'}, with a token for the page (not shown)`,
   );
-
-  const app = await appServer(platform.url, token, Number(args.port));
-  cleanups.push(() => new Promise((resolve) => app.close(resolve).closeAllConnections()));
-  console.log(`open http://127.0.0.1:${app.address().port}/   (Ctrl-C stops everything)`);
+  console.log(`open ${appOrigin}/   (Ctrl-C stops everything)`);
 } catch (error) {
   fail(
     error.code === 'EADDRINUSE'
@@ -96,7 +102,7 @@ try {
 }
 
 /** `restfn serve` in a temp folder, its log in a file there; the admin token never printed. */
-async function startPlatform(apiPort) {
+async function startPlatform(apiPort, appOrigin) {
   const root = mkdtempSync(join(tmpdir(), 'restfn-web-app-'));
   cleanups.push(async () => rmSync(root, { recursive: true, force: true }));
   const admin = randomBytes(32).toString('base64url');
@@ -107,7 +113,7 @@ async function startPlatform(apiPort) {
       join(dist, 'bin', 'restfn.js'),
       'serve',
       ...['--port', '0', '--data', join(root, 'data'), '--master-key-file', join(root, 'keys', 'master.key')],
-      ...['--allow-target', `${SOLUTION}=127.0.0.1:${apiPort}`],
+      ...['--allow-target', `${SOLUTION}=127.0.0.1:${apiPort}`, '--app-origin', appOrigin],
     ],
     {
       env: { ...process.env, RESTFN_ADMIN_TOKEN: admin, XDG_CONFIG_HOME: join(root, 'config') },
@@ -182,36 +188,17 @@ const TYPES = {
 };
 
 /**
- * The app's server: its files at /, the browser build at /restfn/client/, and /api/ passed on to
- * the platform, so the page and the platform share an origin (no CORS needed). The page gets the
- * app user's token in its <meta name="restfn-token">, never in a URL.
+ * The app's server: its files at /, the browser build at /restfn/client/. The page gets the
+ * platform's address and the app user's token in its <meta> tags (`page`, filled in once known):
+ * the demo's stand-in for an app's own sign-in (docs/client.md).
  */
-async function appServer(platformUrl, token, port) {
-  const target = new URL(platformUrl);
+async function appServer(page, port) {
   const mounts = [
     ['/restfn/client/', join(dist, 'browser')],
     ['/', here],
   ];
   const server = createServer(async (req, res) => {
     const path = decodeURIComponent(new URL(req.url ?? '/', 'http://app').pathname);
-    if (path.startsWith('/api/')) {
-      const upstream = request(
-        {
-          host: target.hostname,
-          port: target.port,
-          method: req.method,
-          path: req.url,
-          headers: { ...req.headers, host: target.host },
-        },
-        (answer) => {
-          res.writeHead(answer.statusCode ?? 502, answer.headers);
-          answer.pipe(res);
-        },
-      );
-      upstream.on('error', () => req.socket.destroy());
-      req.pipe(upstream);
-      return;
-    }
     const [prefix, folder] = mounts.find(([prefix]) => path.startsWith(prefix));
     const base = normalize(folder + sep);
     const rest = path.slice(prefix.length);
@@ -225,8 +212,12 @@ async function appServer(platformUrl, token, port) {
         body = body
           .toString('utf8')
           .replace(
+            '<meta name="restfn-server" content="" />',
+            `<meta name="restfn-server" content="${attributeValue(page.server)}" />`,
+          )
+          .replace(
             '<meta name="restfn-token" content="" />',
-            `<meta name="restfn-token" content="${attributeValue(token)}" />`,
+            `<meta name="restfn-token" content="${attributeValue(page.token)}" />`,
           );
       res.writeHead(200, {
         'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
