@@ -71,6 +71,7 @@ test('the README: every shell block runs as written, in order, in one shell; the
   expect(skipped.map((b) => b.notRun)).toEqual([
     'these are its own setup and test commands',
     'it needs a PostgreSQL server and two hosts',
+    'it serves until stopped (test/browser/web-app.test.ts runs it)',
     'a synopsis of the commands, not a script',
     'it needs a platform and a user',
     'it waits for a person to log in in a browser',
