@@ -6,11 +6,18 @@ import { createClient } from '/restfn/client/index.js';
 const $ = (id) => document.getElementById(id);
 const meta = (name) => document.querySelector(`meta[name="${name}"]`).content;
 
-// The platform is another origin, which lists this app's (restfn serve --app-origin).
+// The platform is another origin, which lists this app's (restfn serve --app-origin). Opening
+// fails only when this device never reached the platform (SERVER_UNREACHABLE) or the token is
+// refused (AUTH_REQUIRED): the app says why and stops there.
 const client = await createClient({
   server: meta('restfn-server'),
   token: meta('restfn-token'),
   solution: 'demo',
+}).catch((error) => {
+  $('network').textContent = 'Not started';
+  $('message').textContent = `${error.code}: ${error.message}`;
+  $('message').hidden = false;
+  throw error;
 });
 
 /** Online only when both the browser and the platform say so (the last request reached it). */

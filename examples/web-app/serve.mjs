@@ -28,18 +28,6 @@ const dist = fileURLToPath(new URL('../../dist/', import.meta.url));
 const SOLUTION = 'demo';
 const APP_USER = 'app-user';
 
-const { values: args } = parseArgs({
-  options: {
-    port: { type: 'string', default: '8090' },
-    'api-port': { type: 'string', default: '4010' },
-    platform: { type: 'string' },
-  },
-});
-if (!existsSync(join(dist, 'browser', 'index.js')) || !existsSync(join(dist, 'bin', 'restfn.js')))
-  fail('the build is missing: run `npm run build` first');
-if (args.platform && !process.env.RESTFN_TOKEN)
-  fail('--platform needs an admin token of that platform in RESTFN_TOKEN');
-
 /** Everything to undo on the way out, last first. */
 const cleanups = [];
 let stopping = false;
@@ -57,6 +45,29 @@ function fail(message) {
   if (cleanups.length) void stop(1);
   else process.exit(1);
 }
+
+const USAGE = 'usage: node examples/web-app/serve.mjs [--port 8090] [--api-port 4010] [--platform URL]';
+let args;
+try {
+  ({ values: args } = parseArgs({
+    options: {
+      port: { type: 'string', default: '8090' },
+      'api-port': { type: 'string', default: '4010' },
+      platform: { type: 'string' },
+      help: { type: 'boolean' },
+    },
+  }));
+} catch (error) {
+  fail(`${error.message}\n${USAGE}`);
+}
+if (args.help) {
+  console.log(USAGE);
+  process.exit(0);
+}
+if (!existsSync(join(dist, 'browser', 'index.js')) || !existsSync(join(dist, 'bin', 'restfn.js')))
+  fail('the build is missing: run `npm run build` first');
+if (args.platform && !process.env.RESTFN_TOKEN)
+  fail('--platform needs an admin token of that platform in RESTFN_TOKEN');
 
 try {
   // The app first: the platform is told its origin.
@@ -89,7 +100,7 @@ try {
   cleanups.push(() => call('DELETE', `/api/v1/users/${APP_USER}/tokens/${id}`));
   Object.assign(page, { server: platform.url, token });
   console.log(
-    `published solution '${SOLUTION}' v${published.version} on ${platform.url}; ` +
+    `published solution '${SOLUTION}' v${published.version}${published.unchanged ? ' (unchanged)' : ''} on ${platform.url}; ` +
       `app user '${APP_USER}' ${user.code === 'USER_EXISTS' ? 'was there' : 'made'}, with a token for the page (not shown)`,
   );
   console.log(`open ${appOrigin}/   (Ctrl-C stops everything)`);
