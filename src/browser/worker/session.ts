@@ -1,6 +1,7 @@
 import { PlatformClient } from '../../client/platform-client.js';
 import { platformCalls } from '../../client/remote-calls.js';
 import { solutionFromFiles } from '../../definition/solution-from-files.js';
+import { SYSTEM_CLOCK } from '../../errors/clock.js';
 import type { SqlDatabase } from '../../local/database.js';
 import { runQuery } from '../../local/queries.js';
 import { COMMAND_QUEUE_TABLE } from '../../local/stage.js';
@@ -8,7 +9,9 @@ import { LocalStore } from '../../local/store.js';
 import type { CallContext } from '../../runtime/context.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { ALL_TABLES, type ClientOptions, type ClientStatus } from '../protocol.js';
+import { browserCredentials, CredentialTable } from './credentials.js';
 import { publishedVersion } from './published.js';
+import { type SignInStart, SignIns } from './sign-in.js';
 import { tablesRead } from './tables-read.js';
 
 /** The database as the session holds it: every use inside `run`, which holds the app's lease on it. */
@@ -39,6 +42,10 @@ export class Session {
     private readonly runtime: Runtime,
     private readonly version: { version: number; fromCache: boolean },
     private readonly events: SessionEvents,
+    private readonly platform: PlatformClient,
+    private readonly solution: string,
+    private readonly credentials: CredentialTable,
+    private readonly signIns: SignIns,
   ) {}
 
   static async open(options: ClientOptions, lease: Lease, events: SessionEvents): Promise<Session> {
@@ -52,8 +59,26 @@ export class Session {
         published.files,
         `${options.solution}@${published.version}`,
       );
-      const runtime = createRuntime(solution, { store, remote: platformCalls(client, options.solution) });
-      const session = new Session(lease, store, runtime, published, events);
+      // useLocalCall functions call from here with the user's own tokens (credentials.ts); every
+      // other function's call step goes to the platform.
+      const credentials = new CredentialTable(() => db);
+      const runtime = createRuntime(solution, {
+        store,
+        remote: platformCalls(client, options.solution),
+        credentials: browserCredentials(credentials, SYSTEM_CLOCK),
+      });
+      const signIns = new SignIns(client, options.solution, credentials, SYSTEM_CLOCK);
+      const session = new Session(
+        lease,
+        store,
+        runtime,
+        published,
+        events,
+        client,
+        options.solution,
+        credentials,
+        signIns,
+      );
       session.online = !published.fromCache;
       return session;
     });
@@ -101,6 +126,34 @@ export class Session {
 
   pushQueue(): Promise<unknown> {
     return this.write([ALL_TABLES], () => this.runtime.pushQueue());
+  }
+
+  /** A sign-in's authorization address (the platform gives the credential's configuration). */
+  signInStart(key: string, redirectUri: string): Promise<SignInStart> {
+    return this.lease.run(() => this.signIns.start(key, redirectUri));
+  }
+
+  /** The redirect's query back from the popup: the code exchanged, the tokens kept. */
+  signInFinish(state: string, search: string): Promise<{ key: string }> {
+    return this.lease.run(() => this.signIns.finish(state, search));
+  }
+
+  /** Forgets a credential's tokens on this device; whether any were kept. */
+  signOut(key: string): Promise<boolean> {
+    return this.lease.run(() => this.credentials.signOut(key));
+  }
+
+  /**
+   * Where this user connects a per-user credential of the platform (CONNECTION_REQUIRED): the
+   * platform's connect flow, its address asked for as JSON (the token stays in the header).
+   */
+  async connectUrl(key: string, returnTo?: string): Promise<string> {
+    const query = returnTo ? `?returnTo=${encodeURIComponent(returnTo)}` : '';
+    const { url } = await this.platform.request<{ url: string }>(
+      'GET',
+      `/api/v1/solutions/${encodeURIComponent(this.solution)}/credentials/${encodeURIComponent(key)}/connect${query}`,
+    );
+    return url;
   }
 
   tablesRead(sql: string): Promise<string[]> {
