@@ -6,7 +6,13 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { appServer } from '../helpers/app-server.js';
 import { launchChromium } from '../helpers/chromium.js';
 import { json, testServer } from '../helpers/http-server.js';
-import { type AuthServer, authServer, PUBLIC_CLIENT_ID } from '../helpers/oauth-server.js';
+import {
+  type AuthServer,
+  authServer,
+  CLIENT_ID,
+  CLIENT_SECRET,
+  PUBLIC_CLIENT_ID,
+} from '../helpers/oauth-server.js';
 import { type PlatformProcess, startPlatformProcess } from '../helpers/platform.js';
 import { customersApi, queueSolution } from '../helpers/queue.js';
 
@@ -266,6 +272,87 @@ export function label(name) {
     ]);
     expect(urls.filter((u) => u.endsWith('/restfn/client/emscripten-module.wasm'))).toHaveLength(1);
     expect(urls.some((u) => /\/restfn\/client\/cdn\.min-[^/]+\.js$/.test(u))).toBe(true);
+    await page.evaluate(() => pageClient().close());
+  }, 180_000);
+
+  it('CONNECTION_REQUIRED names the credential; client.connect runs the platform’s connect flow in a popup, after which the platform calls as the user', async () => {
+    let auth: AuthServer | undefined;
+    const service = await testServer(async (req, res) => {
+      const token = /^Bearer (.+)$/.exec(String(req.headers.authorization ?? ''))?.[1];
+      const found = token ? await auth!.provider.AccessToken.find(token) : undefined;
+      if (!found || found.isExpired) return json(res, 401, { error: 'invalid_token' });
+      json(res, 200, [{ id: 'me', account: found.accountId }]);
+    });
+    const { platform, author, token, app } = await setting(() => ({
+      'functions/rest-get-me.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${service.url}/me
+parameters:
+  accessToken: { location: header, type: example.oauth, value: graph }
+`,
+      'datasources/me.platform': `type: datasource.sqlite
+options:
+  provider: DATA_PROVIDER_LOCAL
+  entities:
+    - entity: me
+      function: rest-get-me
+  query: SELECT id, data FROM [me]
+`,
+    }));
+    auth = await authServer(`${platform.url}/api/v1/oauth/callback`);
+    const stored = await platform.api('PUT', '/api/v1/solutions/crm/credentials/graph', {
+      token: author,
+      body: {
+        kind: 'oauth',
+        tokenEndpoint: auth.tokenEndpoint,
+        authorizationEndpoint: auth.authorizationEndpoint,
+        issuer: auth.issuer,
+        clientId: CLIENT_ID,
+        clientSecret: CLIENT_SECRET,
+        scopes: ['openid', 'api', 'offline_access'],
+        grantType: 'authorization_code',
+      },
+    });
+    expect(stored.status, stored.text).toBe(201);
+
+    const { context, page, urls } = await browserPage();
+    await open(page, app.url, token);
+    const before = await page.evaluate(() =>
+      pageClient()
+        .sync('me')
+        .then(
+          () => null,
+          (e: { code: string; credential: string; message: string }) => ({
+            code: e.code,
+            credential: e.credential,
+            message: e.message,
+          }),
+        ),
+    );
+    expect(before).toMatchObject({ code: 'CONNECTION_REQUIRED', credential: 'graph' });
+    expect(before?.message).toContain("client.connect('graph')");
+
+    const connecting = page.evaluate(() => pageClient().connect('graph'));
+    const popup = await context.waitForEvent('page');
+    await popup.waitForSelector('input[name="login"]');
+    await popup.fill('input[name="login"]', 'uma-account');
+    const password = await popup.$('input[name="password"]');
+    if (password) await password.fill('any-password');
+    await popup.click('button[type="submit"]');
+    await popup.click('button[type="submit"]:has-text("Continue")');
+    // The platform's own page ends the flow (the browser that started it, by its cookie: no
+    // confirmation asked); the user closes the window.
+    await popup.waitForSelector("text=uma-account is connected to uma for 'graph'");
+    await popup.close();
+    await connecting;
+
+    const rows = await page.evaluate(async () => {
+      await pageClient().sync('me');
+      return pageClient().query('SELECT id, data FROM [me]');
+    });
+    expect(rows).toEqual([{ id: 'me', data: { id: 'me', account: 'uma-account' } }]);
+    // The app user's platform token went in headers only.
+    expect(urls.filter((u) => u.includes(token))).toEqual([]);
     await page.evaluate(() => pageClient().close());
   }, 180_000);
 });
