@@ -59,7 +59,9 @@ parameters:
     });
   expect((await oauth('authorization_code')).status).toBe(201);
   const db = new Database(':memory:');
-  onTestFinished(() => db.close());
+  onTestFinished(() => {
+    db.close();
+  });
   const clock = recordingClock(Date.now());
   const table = new CredentialTable(() => db);
   const signIns = new SignIns(new PlatformClient(platform.url, token), 'crm', table, clock);
