@@ -1,6 +1,7 @@
 import Database from 'better-sqlite3';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import { browserCredentials, CredentialTable } from '../../src/browser/worker/credentials.js';
+import { CredentialTable } from '../../src/browser/worker/credential-table.js';
+import { browserCredentials } from '../../src/browser/worker/credentials.js';
 import { SignIns } from '../../src/browser/worker/sign-in.js';
 import { PlatformClient } from '../../src/client/platform-client.js';
 import { recordingClock } from '../helpers/clock.js';

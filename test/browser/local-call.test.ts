@@ -1,4 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
@@ -272,6 +272,12 @@ export function label(name) {
     ]);
     expect(urls.filter((u) => u.endsWith('/restfn/client/emscripten-module.wasm'))).toHaveLength(1);
     expect(urls.some((u) => /\/restfn\/client\/cdn\.min-[^/]+\.js$/.test(u))).toBe(true);
+    // No function names a credential the browser holds: the OAuth client's chunk is never fetched.
+    const oauthChunk = readdirSync(dist).find(
+      (f) => f.endsWith('.js') && readFileSync(join(dist, f), 'utf8').includes('code_challenge_method'),
+    );
+    expect(oauthChunk).toMatch(/^chunk-/);
+    expect(urls.filter((u) => u.endsWith(`/${oauthChunk}`))).toEqual([]);
     await page.evaluate(() => pageClient().close());
   }, 180_000);
 

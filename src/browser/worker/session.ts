@@ -1,3 +1,4 @@
+import type { CredentialProvider } from '../../auth/credential-provider.js';
 import { PlatformClient } from '../../client/platform-client.js';
 import { platformCalls } from '../../client/remote-calls.js';
 import { solutionFromFiles } from '../../definition/solution-from-files.js';
@@ -9,7 +10,7 @@ import { LocalStore } from '../../local/store.js';
 import type { CallContext } from '../../runtime/context.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { ALL_TABLES, type ClientOptions, type ClientStatus } from '../protocol.js';
-import { browserCredentials, CredentialTable } from './credentials.js';
+import { CredentialTable } from './credential-table.js';
 import { publishedVersion } from './published.js';
 import { type SignInStart, SignIns } from './sign-in.js';
 import { tablesRead } from './tables-read.js';
@@ -65,7 +66,7 @@ export class Session {
       const runtime = createRuntime(solution, {
         store,
         remote: platformCalls(client, options.solution),
-        credentials: browserCredentials(credentials, SYSTEM_CLOCK),
+        credentials: lazyCredentials(credentials),
       });
       const signIns = new SignIns(client, options.solution, credentials, SYSTEM_CLOCK);
       const session = new Session(
@@ -198,6 +199,21 @@ export class Session {
       queued,
     };
   }
+}
+
+/**
+ * The credential provider of the functions this browser calls itself, loaded (with the OAuth
+ * client) when one first names a credential: most solutions have none, and their app never
+ * downloads it (as Node's localCredentials).
+ */
+function lazyCredentials(table: CredentialTable): CredentialProvider {
+  let provider: Promise<CredentialProvider> | undefined;
+  return {
+    async apply(request, signal) {
+      provider ??= import('./credentials.js').then((m) => m.browserCredentials(table, SYSTEM_CLOCK));
+      return (await provider).apply(request, signal);
+    },
+  };
 }
 
 function unreachable(error: unknown): boolean {

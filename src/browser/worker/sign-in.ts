@@ -1,9 +1,8 @@
-import { exchangeCode, startAuthorization } from '../../auth/oauth.js';
 import type { OAuthCredential } from '../../auth/store.js';
 import type { PlatformClient } from '../../client/platform-client.js';
 import type { Clock } from '../../errors/clock.js';
 import { CredentialError } from '../../errors/credential-error.js';
-import type { CredentialTable } from './credentials.js';
+import type { CredentialTable } from './credential-table.js';
 
 /** What the page needs to open the popup: the authorization address, and the state to expect back. */
 export interface SignInStart {
@@ -48,6 +47,8 @@ export class SignIns {
         key,
       );
     }
+    // The OAuth client loads with the first sign-in: an app without one never downloads it.
+    const { startAuthorization } = await import('../../auth/oauth.js');
     const start = await startAuthorization(config, redirectUri);
     const now = this.clock.now();
     for (const [state, p] of this.pending) if (p.expires < now) this.pending.delete(state);
@@ -73,6 +74,7 @@ export class SignIns {
     }
     const callback = new URL(pending.redirectUri);
     callback.search = search;
+    const { exchangeCode } = await import('../../auth/oauth.js');
     const { tokens } = await exchangeCode(
       pending.config,
       { state, verifier: pending.verifier },
