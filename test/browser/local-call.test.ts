@@ -139,6 +139,22 @@ useLocalCall: true
 parameters:
   accessToken: { location: header, type: example.oauth, value: tasks-oauth }
 `,
+  // The same credential, a service that is down (nothing listens on port 9).
+  'functions/rest-get-down.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: http://127.0.0.1:9/tasks
+useLocalCall: true
+parameters:
+  accessToken: { location: header, type: example.oauth, value: tasks-oauth }
+`,
+  'datasources/down.platform': `type: datasource.sqlite
+options:
+  provider: DATA_PROVIDER_LOCAL
+  entities:
+    - entity: down
+      function: rest-get-down
+  query: SELECT id, data FROM [down]
+`,
   'datasources/tasks.platform': `type: datasource.sqlite
 options:
   provider: DATA_PROVIDER_LOCAL
@@ -233,6 +249,19 @@ describe('restfn/client: sign-in, useLocalCall and scripts in Chromium', () => {
     expect(urls.filter((u) => /access_token|refresh_token|id_token/.test(u))).toEqual([]);
     // A solution without scripts never loads QuickJS.
     expect(urls.filter((u) => u.includes('emscripten-module'))).toEqual([]);
+
+    // The service of a useLocalCall function is down: its network error, and the platform is
+    // still reported reachable (it was not the one asked).
+    const down = await page.evaluate(async () => {
+      const code = await pageClient()
+        .sync('down')
+        .then(
+          () => 'ok',
+          (e: { code: string }) => e.code,
+        );
+      return { code, online: pageClient().status.online };
+    });
+    expect(down).toEqual({ code: 'NETWORK_ERROR', online: true });
 
     // Signed out: the next call asks for a sign-in again.
     const after = await page.evaluate(async () => {

@@ -175,7 +175,7 @@ export class Session {
           this.reachable(true);
           return result;
         } catch (error) {
-          if (unreachable(error)) this.reachable(false);
+          if (unreachable(error, this.platform.url)) this.reachable(false);
           throw error;
         }
       });
@@ -216,7 +216,15 @@ function lazyCredentials(table: CredentialTable): CredentialProvider {
   };
 }
 
-function unreachable(error: unknown): boolean {
-  const code = (error as { code?: string }).code;
-  return code === 'SERVER_UNREACHABLE' || code === 'NETWORK_ERROR';
+/**
+ * Whether the failure says the platform cannot be reached. A function this browser calls itself
+ * (useLocalCall) fails with the same network error when its service is down: that says nothing of
+ * the platform, so only a request to the platform's address counts.
+ */
+function unreachable(error: unknown, platform: string): boolean {
+  const e = error as { code?: string; request?: { url?: string } };
+  if (e.code === 'SERVER_UNREACHABLE') return true;
+  if (e.code !== 'NETWORK_ERROR') return false;
+  const url = e.request?.url;
+  return url === undefined || url.startsWith(`${platform}/`);
 }
