@@ -120,6 +120,12 @@ describe("the browser client's credentials (worker logic on Node's SQLite)", () 
     await expect(signIns.finish('made-up-state', '?code=x&state=made-up-state')).rejects.toMatchObject({
       code: 'LOGIN_FAILED',
     });
+    // The user declined at the provider: the redirect carries an error, not a code.
+    const declined = await signIns.start('tasks-oauth', redirect);
+    await expect(
+      signIns.finish(declined.state, `?error=access_denied&state=${declined.state}`),
+    ).rejects.toMatchObject({ code: 'LOGIN_FAILED', credential: 'tasks-oauth' });
+    expect(table.getTokens('tasks-oauth')).toBeUndefined();
     const machine = await oauth('client_credentials', 'machine');
     expect(machine.status, machine.text).toBe(201);
     await expect(signIns.start('machine', redirect)).rejects.toMatchObject({

@@ -74,6 +74,15 @@ export class SignIns {
     }
     const callback = new URL(pending.redirectUri);
     callback.search = search;
+    // The user declined, or the provider refused: the sign-in did not happen (nothing to exchange).
+    const refused = callback.searchParams.get('error');
+    if (refused !== null) {
+      throw new CredentialError(
+        'LOGIN_FAILED',
+        `the provider did not sign in to '${pending.key}': ${refused}${callback.searchParams.has('error_description') ? ` (${callback.searchParams.get('error_description')})` : ''}`,
+        pending.key,
+      );
+    }
     const { exchangeCode } = await import('../../auth/oauth.js');
     const { tokens } = await exchangeCode(
       pending.config,
