@@ -11,6 +11,12 @@ export interface ClientOptions {
   readonly solution: string;
   /** The local database's name (one per app and user): OPFS files and locks are named after it. @default solution */
   readonly database?: string;
+  /**
+   * The app's sign-in redirect page (same origin as the app; it calls `completeSignIn()`), where
+   * the popup of `client.signIn(key)` comes back: registered with the OAuth provider as the
+   * client's redirect URI. May be given to `signIn` instead.
+   */
+  readonly signInRedirect?: string;
 }
 
 export type Method =
@@ -22,6 +28,10 @@ export type Method =
   | 'queuedCommands'
   | 'pushQueue'
   | 'tablesRead'
+  | 'signInStart'
+  | 'signInFinish'
+  | 'signOut'
+  | 'connectUrl'
   | 'status'
   | 'close';
 
@@ -58,6 +68,13 @@ export interface ClientStatus {
   readonly persistent: boolean;
   /** Commands waiting in the queue. */
   readonly queued: number;
+}
+
+/** What the sign-in redirect page posts to its opener (same origin only): the redirect's query. */
+export interface SignInMessage {
+  readonly type: 'restfn:sign-in';
+  /** `?code=...&state=...` (or `?error=...`): never a token. */
+  readonly search: string;
 }
 
 /** Every table: a change whose tables are not known one by one. */

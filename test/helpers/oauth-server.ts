@@ -27,7 +27,11 @@ export interface AuthServer {
  * authorization code (PKCE required), refresh token (rotated) and client credentials grants, and
  * the development login and consent pages the tests fill in as the user would.
  */
-export async function authServer(redirectUri: string, accessTokenTtl = 300): Promise<AuthServer> {
+export async function authServer(
+  redirectUri: string,
+  /** Seconds; a function is asked at each token issued (a test shortens one token's life). */
+  accessTokenTtl: number | (() => number) = 300,
+): Promise<AuthServer> {
   const server: Server = createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -59,7 +63,7 @@ export async function authServer(redirectUri: string, accessTokenTtl = 300): Pro
     issueRefreshToken: async () => true,
     rotateRefreshToken: true,
     ttl: {
-      AccessToken: accessTokenTtl,
+      AccessToken: typeof accessTokenTtl === 'function' ? () => accessTokenTtl() : accessTokenTtl,
       ClientCredentials: accessTokenTtl,
       RefreshToken: 3600,
       Session: 3600,

@@ -1,5 +1,6 @@
 import { ALL_TABLES, type ClientOptions, type ClientStatus, type WorkerEvent } from '../protocol.js';
-import { WorkerChannel } from './rpc.js';
+import { closed, openPopup, redirectFrom } from './popup.js';
+import { RestfnClientError, WorkerChannel } from './rpc.js';
 
 export type ChangeListener = (change: { tables: readonly string[] }) => void;
 export type StatusListener = (status: ClientStatus) => void;
@@ -31,6 +32,7 @@ export class RestfnClient {
   private constructor(
     private readonly channel: WorkerChannel,
     status: ClientStatus,
+    private readonly options: ClientOptions,
   ) {
     this.status = status;
     globalThis.addEventListener?.('online', this.onOnline);
@@ -45,7 +47,7 @@ export class RestfnClient {
     );
     try {
       const status = await channel.call<ClientStatus>('open', { ...options });
-      client = new RestfnClient(channel, status);
+      client = new RestfnClient(channel, status, options);
       for (const event of early) client.dispatch(event);
       return client;
     } catch (error) {
@@ -80,6 +82,60 @@ export class RestfnClient {
 
   pushQueue(): Promise<unknown> {
     return this.channel.call('pushQueue');
+  }
+
+  /**
+   * Signs the user in to the OAuth credential `key` for the functions this browser calls itself
+   * (`useLocalCall`): a popup to the provider (authorization code, PKCE S256), back to the app's
+   * redirect page (`signInRedirect`, which calls `completeSignIn()`); the worker exchanges the code
+   * and keeps the tokens in the client's database. Call it from a click (popup blockers). A function
+   * that needs it fails with `LOGIN_REQUIRED` and `error.credential` set to the key.
+   */
+  async signIn(key: string, options: { redirectUri?: string } = {}): Promise<void> {
+    const redirectUri = options.redirectUri ?? this.options.signInRedirect;
+    if (!redirectUri) {
+      throw new RestfnClientError({
+        name: 'RestfnClientError',
+        code: 'USAGE',
+        message: `signIn('${key}') needs the app's redirect page: createClient({ signInRedirect: new URL('/signed-in.html', location.href).href, ... }) or signIn(key, { redirectUri })`,
+      });
+    }
+    const popup = openPopup(`restfn-sign-in-${key}`);
+    try {
+      const start = await this.channel.call<{ url: string; state: string }>('signInStart', key, redirectUri);
+      const back = redirectFrom(popup, start.state);
+      popup.location.href = start.url;
+      const { search } = await back;
+      await this.channel.call('signInFinish', start.state, search);
+    } finally {
+      if (!popup.closed) popup.close();
+    }
+  }
+
+  /** Forgets the tokens this device keeps for `key`; whether it had any. */
+  signOut(key: string): Promise<boolean> {
+    return this.channel.call('signOut', key);
+  }
+
+  /**
+   * Connects this app user's account for the platform's per-user credential `key` (what
+   * `CONNECTION_REQUIRED` asks for, `error.credential`): the platform's connect flow in a popup,
+   * resolved when the user closes it; or, with `{ redirect: true }`, this page goes there and
+   * the platform sends it back to `returnTo` after.
+   */
+  async connect(key: string, options: { redirect?: boolean; returnTo?: string } = {}): Promise<void> {
+    if (options.redirect) {
+      globalThis.location.assign(await this.channel.call<string>('connectUrl', key, options.returnTo));
+      return;
+    }
+    const popup = openPopup(`restfn-connect-${key}`);
+    try {
+      popup.location.href = await this.channel.call<string>('connectUrl', key, options.returnTo);
+    } catch (error) {
+      popup.close();
+      throw error;
+    }
+    await closed(popup);
   }
 
   /**

@@ -3,6 +3,7 @@ import { RestfnClient } from './client.js';
 
 export type { ClientOptions, ClientStatus } from '../protocol.js';
 export { type ChangeListener, RestfnClient, type StatusListener } from './client.js';
+export { completeSignIn } from './popup.js';
 export { RestfnClientError } from './rpc.js';
 
 /**

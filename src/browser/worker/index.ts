@@ -1,5 +1,6 @@
 import type { CallContext } from '../../runtime/context.js';
 import type { ClientOptions, Request, Response, WireError, WorkerEvent } from '../protocol.js';
+import { credentialOf } from './credential-of.js';
 import { openLease } from './lease.js';
 import { Session } from './session.js';
 
@@ -63,6 +64,14 @@ async function answer(method: Request['method'], args: readonly unknown[]): Prom
       return s.pushQueue();
     case 'tablesRead':
       return s.tablesRead(args[0] as string);
+    case 'signInStart':
+      return s.signInStart(args[0] as string, args[1] as string);
+    case 'signInFinish':
+      return s.signInFinish(args[0] as string, args[1] as string);
+    case 'signOut':
+      return s.signOut(args[0] as string);
+    case 'connectUrl':
+      return s.connectUrl(args[0] as string, args[1] as string | undefined);
     case 'close':
       session = undefined;
       return s.close();
@@ -71,11 +80,17 @@ async function answer(method: Request['method'], args: readonly unknown[]): Prom
 
 /** The error as data: restfn's errors keep their code; anything else is INTERNAL with its message. */
 function wireError(error: unknown): WireError {
-  const e = error as { name?: string; code?: unknown; message?: string; credential?: string };
+  const e = error as { name?: string; code?: unknown; message?: string };
+  const code = typeof e?.code === 'string' ? e.code : 'INTERNAL';
+  const credential = credentialOf(error);
   return {
     name: e?.name ?? 'Error',
-    code: typeof e?.code === 'string' ? e.code : 'INTERNAL',
-    message: e?.message ?? String(error),
-    ...(typeof e?.credential === 'string' ? { credential: e.credential } : {}),
+    code,
+    // The platform's words for a missing connection name the CLI: the app's way is client.connect.
+    message:
+      code === 'CONNECTION_REQUIRED' && credential !== undefined
+        ? `credential '${credential}' calls as each user, and this user has no connection for it (or the provider refused it): call client.connect('${credential}')`
+        : (e?.message ?? String(error)),
+    ...(credential !== undefined ? { credential } : {}),
   };
 }

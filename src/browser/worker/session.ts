@@ -1,6 +1,8 @@
+import type { CredentialProvider } from '../../auth/credential-provider.js';
 import { PlatformClient } from '../../client/platform-client.js';
 import { platformCalls } from '../../client/remote-calls.js';
 import { solutionFromFiles } from '../../definition/solution-from-files.js';
+import { SYSTEM_CLOCK } from '../../errors/clock.js';
 import type { SqlDatabase } from '../../local/database.js';
 import { runQuery } from '../../local/queries.js';
 import { COMMAND_QUEUE_TABLE } from '../../local/stage.js';
@@ -8,7 +10,9 @@ import { LocalStore } from '../../local/store.js';
 import type { CallContext } from '../../runtime/context.js';
 import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { ALL_TABLES, type ClientOptions, type ClientStatus } from '../protocol.js';
+import { CredentialTable } from './credential-table.js';
 import { publishedVersion } from './published.js';
+import { type SignInStart, SignIns } from './sign-in.js';
 import { tablesRead } from './tables-read.js';
 
 /** The database as the session holds it: every use inside `run`, which holds the app's lease on it. */
@@ -39,6 +43,10 @@ export class Session {
     private readonly runtime: Runtime,
     private readonly version: { version: number; fromCache: boolean },
     private readonly events: SessionEvents,
+    private readonly platform: PlatformClient,
+    private readonly solution: string,
+    private readonly credentials: CredentialTable,
+    private readonly signIns: SignIns,
   ) {}
 
   static async open(options: ClientOptions, lease: Lease, events: SessionEvents): Promise<Session> {
@@ -52,8 +60,26 @@ export class Session {
         published.files,
         `${options.solution}@${published.version}`,
       );
-      const runtime = createRuntime(solution, { store, remote: platformCalls(client, options.solution) });
-      const session = new Session(lease, store, runtime, published, events);
+      // useLocalCall functions call from here with the user's own tokens (credentials.ts); every
+      // other function's call step goes to the platform.
+      const credentials = new CredentialTable(() => db);
+      const runtime = createRuntime(solution, {
+        store,
+        remote: platformCalls(client, options.solution),
+        credentials: lazyCredentials(credentials),
+      });
+      const signIns = new SignIns(client, options.solution, credentials, SYSTEM_CLOCK);
+      const session = new Session(
+        lease,
+        store,
+        runtime,
+        published,
+        events,
+        client,
+        options.solution,
+        credentials,
+        signIns,
+      );
       session.online = !published.fromCache;
       return session;
     });
@@ -103,6 +129,34 @@ export class Session {
     return this.write([ALL_TABLES], () => this.runtime.pushQueue());
   }
 
+  /** A sign-in's authorization address (the platform gives the credential's configuration). */
+  signInStart(key: string, redirectUri: string): Promise<SignInStart> {
+    return this.lease.run(() => this.signIns.start(key, redirectUri));
+  }
+
+  /** The redirect's query back from the popup: the code exchanged, the tokens kept. */
+  signInFinish(state: string, search: string): Promise<{ key: string }> {
+    return this.lease.run(() => this.signIns.finish(state, search));
+  }
+
+  /** Forgets a credential's tokens on this device; whether any were kept. */
+  signOut(key: string): Promise<boolean> {
+    return this.lease.run(() => this.credentials.signOut(key));
+  }
+
+  /**
+   * Where this user connects a per-user credential of the platform (CONNECTION_REQUIRED): the
+   * platform's connect flow, its address asked for as JSON (the token stays in the header).
+   */
+  async connectUrl(key: string, returnTo?: string): Promise<string> {
+    const query = returnTo ? `?returnTo=${encodeURIComponent(returnTo)}` : '';
+    const { url } = await this.platform.request<{ url: string }>(
+      'GET',
+      `/api/v1/solutions/${encodeURIComponent(this.solution)}/credentials/${encodeURIComponent(key)}/connect${query}`,
+    );
+    return url;
+  }
+
   tablesRead(sql: string): Promise<string[]> {
     return this.lease.run((db) => tablesRead(db, sql));
   }
@@ -121,7 +175,7 @@ export class Session {
           this.reachable(true);
           return result;
         } catch (error) {
-          if (unreachable(error)) this.reachable(false);
+          if (unreachable(error, this.platform.url)) this.reachable(false);
           throw error;
         }
       });
@@ -147,7 +201,30 @@ export class Session {
   }
 }
 
-function unreachable(error: unknown): boolean {
-  const code = (error as { code?: string }).code;
-  return code === 'SERVER_UNREACHABLE' || code === 'NETWORK_ERROR';
+/**
+ * The credential provider of the functions this browser calls itself, loaded (with the OAuth
+ * client) when one first names a credential: most solutions have none, and their app never
+ * downloads it (as Node's localCredentials).
+ */
+function lazyCredentials(table: CredentialTable): CredentialProvider {
+  let provider: Promise<CredentialProvider> | undefined;
+  return {
+    async apply(request, signal) {
+      provider ??= import('./credentials.js').then((m) => m.browserCredentials(table, SYSTEM_CLOCK));
+      return (await provider).apply(request, signal);
+    },
+  };
+}
+
+/**
+ * Whether the failure says the platform cannot be reached. A function this browser calls itself
+ * (useLocalCall) fails with the same network error when its service is down: that says nothing of
+ * the platform, so only a request to the platform's address counts.
+ */
+function unreachable(error: unknown, platform: string): boolean {
+  const e = error as { code?: string; request?: { url?: string } };
+  if (e.code === 'SERVER_UNREACHABLE') return true;
+  if (e.code !== 'NETWORK_ERROR') return false;
+  const url = e.request?.url;
+  return url === undefined || url.startsWith(`${platform}/`);
 }
