@@ -22,7 +22,7 @@ const browserSiblings = {
     b.onResolve({ filter: /^\.\.?\/.*\.js$/ }, (args) => {
       if (!args.importer.startsWith(join(root, 'src'))) return undefined;
       const sibling = resolve(dirname(args.importer), args.path.replace(/\.js$/, '.browser.ts'));
-      return existsSync(sibling) ? { path: sibling } : undefined;
+      return existsSync(sibling) && sibling !== args.importer ? { path: sibling } : undefined;
     });
     // date-fns's prebuilt bundle as text, its own chunk (scripts/date-fns-source.browser.ts).
     b.onResolve({ filter: /^restfn:date-fns-text$/ }, () => ({

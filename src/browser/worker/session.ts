@@ -10,6 +10,7 @@ import { createRuntime, type Runtime } from '../../runtime/runtime.js';
 import { ALL_TABLES, type ClientOptions, type ClientStatus } from '../protocol.js';
 import { publishedVersion } from './published.js';
 import { tablesRead } from './tables-read.js';
+import { preloadXmlFor } from './xml-preload.js';
 
 /** The database as the session holds it: every use inside `run`, which holds the app's lease on it. */
 export interface Lease {
@@ -52,6 +53,7 @@ export class Session {
         published.files,
         `${options.solution}@${published.version}`,
       );
+      await preloadXmlFor(solution);
       const runtime = createRuntime(solution, { store, remote: platformCalls(client, options.solution) });
       const session = new Session(lease, store, runtime, published, events);
       session.online = !published.fromCache;
