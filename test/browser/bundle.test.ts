@@ -4,6 +4,8 @@ import { build } from 'esbuild';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { chunkRenames } from '../../scripts/browser-chunk-names.mjs';
 import { outputsOf, startFiles } from '../../scripts/browser-start.mjs';
+import { RULES } from '../../src/definition/rule-codes.js';
+import { ERROR_CODES } from '../../src/errors/codes.js';
 
 /**
  * The browser build (scripts/build-browser.mjs, run by test/global-setup.ts when src is newer) as a
@@ -126,7 +128,7 @@ describe('the browser build in dist/browser', () => {
     expect(inputs).not.toContain('src/http/transport.ts');
   });
 
-  test("a page's start leaves out SQLite's glue, QuickJS, fast-xml-parser and the HTTP call step", () => {
+  test("a page's start leaves out SQLite's glue, QuickJS, fast-xml-parser, JSONata, the call step and the script sandbox", () => {
     const start = startFiles(meta);
     expect(start.slice(0, 2)).toEqual(['index.js', 'worker.js']);
     const outputs = outputsOf(meta);
@@ -136,7 +138,10 @@ describe('the browser build in dist/browser', () => {
       /quickjs/,
       /fast-xml-parser/,
       /^src\/runtime\/call\.ts$/,
+      /^src\/runtime\/call-step\.ts$/,
       /^src\/http\/parse-body\.ts$/,
+      /node_modules\/jsonata\//,
+      /^src\/expression\/scripts\/sandbox\.ts$/,
     ])
       expect(
         atStart.filter((input) => lazy.test(input)),
@@ -144,7 +149,13 @@ describe('the browser build in dist/browser', () => {
       ).toEqual([]);
     // They are in the build, as chunks of their own.
     const all = [...outputs.values()].flatMap((o) => Object.keys(o.inputs));
-    for (const input of ['src/runtime/call.ts', 'src/http/parse-body.ts']) expect(all).toContain(input);
+    for (const input of [
+      'src/runtime/call.ts',
+      'src/runtime/call-step.ts',
+      'src/http/parse-body.ts',
+      'src/expression/scripts/sandbox.ts',
+    ])
+      expect(all).toContain(input);
   });
 
   test("names SQLite's and QuickJS's chunks for what they hold", () => {
@@ -161,5 +172,17 @@ describe('the browser build in dist/browser', () => {
     for (const file of [...sqlite, ...quickjs]) expect(files).toContain(file);
     // Nothing left to rename: the metafile is the renamed one.
     expect([...chunkRenames(meta.worker as never)]).toEqual([]);
+  });
+
+  test('keeps every error code and validation rule, without the meanings only the reference docs read', () => {
+    const text = readdirSync(dist)
+      .filter((f) => f.endsWith('.js'))
+      .map((f) => readFileSync(join(dist, f), 'utf8'))
+      .join('\n');
+    // Each code and rule as a key of its table (`USAGE:`), whatever the minifier made of its entry.
+    const names = [...Object.keys(ERROR_CODES), ...Object.keys(RULES)];
+    expect(names.filter((name) => !new RegExp(`[{,]${name}:`).test(text))).toEqual([]);
+    expect(text.includes(ERROR_CODES.INTERNAL.meaning)).toBe(false);
+    expect(text.includes(RULES.YAML_SYNTAX.summary)).toBe(false);
   });
 });
