@@ -19,6 +19,7 @@ const SCRIPTS = [
   'cluster',
   'console',
   'language',
+  'browser-size',
 ];
 
 /** Issue 29's target table, in its order: what a figure is when no script reported it. */

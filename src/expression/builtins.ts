@@ -16,7 +16,11 @@ interface JsonataFunction {
  * cache compiled: scripts/build-cli.mjs). JSONata calls its `__evaluate_entry` hook synchronously,
  * before its first await, with the environment: the functions are looked up there.
  */
-const ORIGINALS: ReadonlyMap<string, JsonataFunction> = (() => {
+// Read at the first compile rather than when this module loads: the browser build loads JSONata
+// only then (jsonata.browser.ts), not with the client's worker.
+let originalsRead: ReadonlyMap<string, JsonataFunction> | undefined;
+const originals = (): ReadonlyMap<string, JsonataFunction> => (originalsRead ??= readOriginals());
+function readOriginals(): ReadonlyMap<string, JsonataFunction> {
   const expression = jsonata('0');
   let environment: { lookup(name: string): unknown } | undefined;
   expression.assign(Symbol.for('jsonata.__evaluate_entry') as unknown as string, (...args: unknown[]) => {
@@ -25,7 +29,7 @@ const ORIGINALS: ReadonlyMap<string, JsonataFunction> = (() => {
   void expression.evaluate({});
   if (!environment) throw new Error('JSONata no longer calls its evaluate-entry hook synchronously');
   return new Map([...JSONATA_FUNCTIONS].map((name) => [name, environment!.lookup(name) as JsonataFunction]));
-})();
+}
 
 /**
  * The variable each JSONata evaluation binds to its instant (Date.now() when it starts), which
@@ -49,7 +53,10 @@ function instantOf(focus: CallFocus | undefined): number {
  * `evaluate` is called; restfn shares compiled expressions between concurrent evaluations, so the
  * instant is read from the evaluation's own bindings instead (`EVALUATION_INSTANT`).
  */
-const CLOCK: ReadonlyMap<string, JsonataFunction> = (() => {
+let clockRead: ReadonlyMap<string, JsonataFunction> | undefined;
+const clock = (): ReadonlyMap<string, JsonataFunction> => (clockRead ??= readClock());
+function readClock(): ReadonlyMap<string, JsonataFunction> {
+  const ORIGINALS = originals();
   const fromMillis = ORIGINALS.get('fromMillis')!.implementation;
   return new Map([
     [
@@ -71,7 +78,7 @@ const CLOCK: ReadonlyMap<string, JsonataFunction> = (() => {
       },
     ],
   ]);
-})();
+}
 
 const guardedByLimit = new Map<number, ReadonlyArray<readonly [string, JsonataFunction]>>();
 
@@ -85,8 +92,8 @@ const guardedByLimit = new Map<number, ReadonlyArray<readonly [string, JsonataFu
 export function guardedBuiltins(maxStringLength: number): ReadonlyArray<readonly [string, JsonataFunction]> {
   let guarded = guardedByLimit.get(maxStringLength);
   if (!guarded) {
-    guarded = [...ORIGINALS].map(
-      ([name, original]) => [name, guard(name, CLOCK.get(name) ?? original, maxStringLength)] as const,
+    guarded = [...originals()].map(
+      ([name, original]) => [name, guard(name, clock().get(name) ?? original, maxStringLength)] as const,
     );
     guardedByLimit.set(maxStringLength, guarded);
   }
@@ -129,6 +136,6 @@ export function tooLong(what: string, max: number): LimitReached {
 
 /** A JSONata function's signature as JSONata declares it (`<s-nn?:s>`), for the editor's completion. */
 export function builtinSignature(name: string): string | undefined {
-  const signature = ORIGINALS.get(name)?.signature as { definition?: unknown } | undefined;
+  const signature = originals().get(name)?.signature as { definition?: unknown } | undefined;
   return typeof signature?.definition === 'string' ? signature.definition : undefined;
 }

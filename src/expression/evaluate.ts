@@ -2,6 +2,7 @@ import { EVALUATION_INSTANT, tooLong } from './builtins.js';
 import { compileForEvaluation } from './compile.js';
 import { BY_JSONATA, directEnabled } from './direct.js';
 import { ExpressionError, isJsonataFailure } from './errors.js';
+import { jsonataLoaded, loadJsonata } from './jsonata.js';
 import { DEFAULT_LIMITS, type ExpressionLimits, LimitReached } from './limits.js';
 import { ScriptError } from './scripts/errors.js';
 import { expressionSource } from './source.js';
@@ -29,6 +30,8 @@ export async function evaluateExpression(
   context: unknown,
   env: ExpressionEnv = DEFAULT_ENV,
 ): Promise<unknown> {
+  // The browser build loads JSONata here, at the first evaluation (jsonata.browser.ts); Node has it.
+  if (!jsonataLoaded()) await loadJsonata();
   const { expression, direct, readsClock } = compileForEvaluation(source, env.limits);
   let result: unknown;
   try {

@@ -8,3 +8,11 @@ import type Jsonata from 'jsonata';
  * that validates or runs a function).
  */
 export const jsonata = createRequire(import.meta.url)('jsonata') as typeof Jsonata;
+
+/** Always: Node requires JSONata above. (The browser build loads it at the first evaluation: jsonata.browser.ts.) */
+export function jsonataLoaded(): boolean {
+  return true;
+}
+
+/** Nothing to load on Node; the browser's sibling loads JSONata's chunk here. */
+export async function loadJsonata(): Promise<void> {}

@@ -59,7 +59,7 @@ function re2(): typeof RE2JS {
 }
 
 /** The linear-time program for a JSONata regular expression literal; throws when RE2 cannot run it. */
-export function linearProgram(regex: RegExp): RE2JS {
+function linearProgram(regex: RegExp): RE2JS {
   let program = programs.get(regex);
   if (!program) {
     // Lookbehind support slows every match of a program a little: only where the pattern has one.

@@ -4,6 +4,7 @@ import { compileForEvaluation } from '../expression/compile.js';
 import { ExpressionError } from '../expression/errors.js';
 import type { ExpressionEnv } from '../expression/evaluate.js';
 import { CUSTOM_FUNCTIONS, JSONATA_FUNCTIONS } from '../expression/functions.js';
+import { jsonataLoaded, loadJsonata } from '../expression/jsonata.js';
 import { expressionSource } from '../expression/source.js';
 import { CONTEXT_VARIABLE } from '../expression/translate.js';
 
@@ -173,6 +174,7 @@ async function evaluateOne(
   const source = typeof raw === 'string' ? expressionSource(raw) : undefined;
   if (source && /^\s*\(?\s*(?:function|λ)\s*\(/.test(source.body)) {
     try {
+      if (!jsonataLoaded()) await loadJsonata(); // the browser build's, at the first evaluation
       const { expression } = compileForEvaluation(source.body, env.limits);
       return await expression.evaluate(context, { ...env.functions, [CONTEXT_VARIABLE]: context });
     } catch {

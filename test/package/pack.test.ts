@@ -95,6 +95,11 @@ describe('the package from npm pack', () => {
       'dist/vendor/jsonata.cjs',
       'dist/vendor/jsonata.LICENSE',
       'dist/console/index.html',
+      // The browser client (restfn/client): its entry, worker, SQLite's WebAssembly and its types.
+      'dist/browser/index.js',
+      'dist/browser/worker.js',
+      'dist/browser/sqlite3.wasm',
+      'dist/browser/types/client/index.d.ts',
     ])
       expect(files).toContain(needed);
     expect(files.filter((f) => !/^(LICENSE|README\.md|package\.json|dist\/.+)$/.test(f))).toEqual([]);
@@ -114,7 +119,9 @@ describe('the package from npm pack', () => {
   test('is small: tarball <= 3 MB, no source maps or build metadata, node_modules <= 80 MB without type packages or optional decoders', () => {
     // Issue 38: 9.7 MB and 842 files, 29.6 MB of them source maps; 153 MB installed.
     expect(tarball.size).toBeLessThanOrEqual(3 * MB);
-    expect(files.filter((f) => f.endsWith('.map') || f === 'dist/bin/meta.json')).toEqual([]);
+    expect(
+      files.filter((f) => f.endsWith('.map') || f === 'dist/bin/meta.json' || f === 'dist/browser-meta.json'),
+    ).toEqual([]);
     expect(installedBytes).toBeLessThanOrEqual(80 * MB);
     const modules = join(installed, 'node_modules');
     // The HEIC decoder, Postman's SDK (with its fake-data library) and date-fns (scripts read restfn's
@@ -275,6 +282,64 @@ console.log(JSON.stringify({ answers, error: failure instanceof ExpressionError,
     // restfn and the optional peers a TypeScript user adds (@types/node, @types/better-sqlite3).
     const tsc = join(root, 'node_modules', '.bin', 'tsc');
     const checked = await run(tsc, ['-p', join(installed, 'tsconfig.json')]).then(
+      () => ({ code: 0, out: '' }),
+      (error: { code?: number; stdout?: string }) => ({ code: error.code ?? 1, out: error.stdout ?? '' }),
+    );
+    expect(checked.out).toBe('');
+    expect(checked.code).toBe(0);
+  }, 120_000);
+
+  test("a bundler resolves import 'restfn/client' to the browser build, and an app compiles against its types", async () => {
+    const web = join(installed, 'web');
+    mkdirSync(web, { recursive: true });
+    writeFileSync(
+      join(web, 'main.ts'),
+      `import { type ClientOptions, type ClientStatus, createClient, RestfnClient, RestfnClientError } from 'restfn/client';
+const options: ClientOptions = { server: location.origin, token: 'rfn_x', solution: 'crm' };
+export async function start(): Promise<ClientStatus> {
+  const client: RestfnClient = await createClient(options);
+  const rows = await client.query<{ id: string }>('SELECT id FROM [customers]');
+  console.log(rows.map((r) => r.id), client instanceof RestfnClient);
+  return client.status;
+}
+export const isClientError = (e: unknown) => e instanceof RestfnClientError && typeof e.code === 'string';
+`,
+    );
+    const { build } = await import('esbuild');
+    const bundled = await build({
+      entryPoints: [join(web, 'main.ts')],
+      absWorkingDir: web,
+      bundle: true,
+      format: 'esm',
+      platform: 'browser',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+    });
+    expect(bundled.errors).toEqual([]);
+    // From the installed package's browser build (not the Node library), its worker beside it.
+    const inputs = Object.keys(bundled.metafile.inputs);
+    expect(inputs).toContain('../node_modules/restfn/dist/browser/index.js');
+    expect(inputs.filter((i) => i.includes('restfn/dist/') && !i.includes('dist/browser/'))).toEqual([]);
+    expect(bundled.outputFiles[0]!.text).toContain('worker.js');
+    writeFileSync(
+      join(web, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: {
+          target: 'ES2023',
+          module: 'ESNext',
+          moduleResolution: 'Bundler',
+          lib: ['ES2023', 'DOM'],
+          types: [],
+          strict: true,
+          skipLibCheck: false,
+          noEmit: true,
+        },
+        files: ['main.ts'],
+      }),
+    );
+    const tsc = join(root, 'node_modules', '.bin', 'tsc');
+    const checked = await run(tsc, ['-p', join(web, 'tsconfig.json')]).then(
       () => ({ code: 0, out: '' }),
       (error: { code?: number; stdout?: string }) => ({ code: error.code ?? 1, out: error.stdout ?? '' }),
     );

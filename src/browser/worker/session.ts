@@ -14,6 +14,7 @@ import { CredentialTable } from './credential-table.js';
 import { publishedVersion } from './published.js';
 import { type SignInStart, SignIns } from './sign-in.js';
 import { tablesRead } from './tables-read.js';
+import { preloadXmlFor } from './xml-preload.js';
 
 /** The database as the session holds it: every use inside `run`, which holds the app's lease on it. */
 export interface Lease {
@@ -62,6 +63,7 @@ export class Session {
       );
       // useLocalCall functions call from here with the user's own tokens (credentials.ts); every
       // other function's call step goes to the platform.
+      await preloadXmlFor(solution);
       const credentials = new CredentialTable(() => db);
       const runtime = createRuntime(solution, {
         store,

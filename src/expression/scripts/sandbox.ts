@@ -9,6 +9,7 @@ import type {
 import { moduleFunctionVariable } from '../translate.js';
 import { dateFnsSource } from './date-fns-source.js';
 import { ScriptError } from './errors.js';
+import { DEFAULT_SCRIPT_LIMITS, MAX_LOG_LINES, type ScriptLimits } from './script-limits.js';
 
 /** One `scripts/expressions/<name>.js` module of a solution. */
 export interface ScriptModule {
@@ -19,18 +20,8 @@ export interface ScriptModule {
   readonly source: string;
 }
 
-/** Per call (and per module load): time in ms; memory of the solution's sandbox in bytes. */
-export interface ScriptLimits {
-  /** @default 1000 */
-  readonly timeoutMs: number;
-  /** @default 64 MiB */
-  readonly memoryBytes: number;
-}
-
-export const DEFAULT_SCRIPT_LIMITS: ScriptLimits = Object.freeze({
-  timeoutMs: 1000,
-  memoryBytes: 64 * 1024 * 1024,
-});
+// In a module of their own, which the browser's lazily loading sibling (sandbox.browser.ts) shares.
+export { DEFAULT_SCRIPT_LIMITS, MAX_LOG_LINES, type ScriptLimits } from './script-limits.js';
 
 /** A module that did not load, and where. */
 export interface ScriptLoadProblem {
@@ -56,8 +47,7 @@ export interface ScriptLog {
   readonly message: string;
 }
 
-/** At most this many `console` lines per call (or per load), each at most `MAX_LOG_LINE` characters. */
-export const MAX_LOG_LINES = 100;
+/** Each `console` line at most this many characters (and at most `MAX_LOG_LINES` of them per call). */
 const MAX_LOG_LINE = 2000;
 
 /**
