@@ -21,6 +21,8 @@ export type Method =
   | 'action'
   | 'queuedCommands'
   | 'pushQueue'
+  /** The page's `online` (true) or `offline` (false) event. */
+  | 'network'
   | 'tablesRead'
   | 'status'
   | 'close';

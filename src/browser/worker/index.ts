@@ -12,6 +12,8 @@ declare const self: {
 };
 
 let session: Promise<Session> | undefined;
+/** The app's other tabs' workers: each tells the others the tables it wrote (one database, shared). */
+let tabs: BroadcastChannel | undefined;
 
 const post = (message: Response | WorkerEvent) => self.postMessage(message);
 
@@ -26,15 +28,24 @@ self.onmessage = (event) => {
 async function answer(method: Request['method'], args: readonly unknown[]): Promise<unknown> {
   if (method === 'open') {
     const options = args[0] as ClientOptions;
+    const name = options.database ?? options.solution;
     const opening =
       session ??
-      openLease(options.database ?? options.solution).then((lease) =>
+      openLease(name).then((lease) =>
         Session.open(options, lease, {
-          change: (tables) => post({ event: 'change', tables }),
+          change: (tables) => {
+            post({ event: 'change', tables });
+            tabs?.postMessage(tables);
+          },
           status: (status) => post({ event: 'status', status }),
         }),
       );
     session = opening;
+    if (!tabs && typeof BroadcastChannel === 'function') {
+      tabs = new BroadcastChannel(`restfn-changes-${name}`);
+      // Another tab wrote these tables: this tab's live queries on them read again.
+      tabs.onmessage = (event: MessageEvent<string[]>) => post({ event: 'change', tables: event.data });
+    }
     // A failed open may be tried again (the platform was down and no copy is kept yet).
     opening.catch(() => {
       if (session === opening) session = undefined;
@@ -61,10 +72,14 @@ async function answer(method: Request['method'], args: readonly unknown[]): Prom
       return s.queuedCommands();
     case 'pushQueue':
       return s.pushQueue();
+    case 'network':
+      return s.network(args[0] === true);
     case 'tablesRead':
       return s.tablesRead(args[0] as string);
     case 'close':
       session = undefined;
+      tabs?.close();
+      tabs = undefined;
       return s.close();
   }
 }
