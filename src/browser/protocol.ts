@@ -23,7 +23,8 @@ export type Method =
   | 'pushQueue'
   /** The page's `online` (true) or `offline` (false) event. */
   | 'network'
-  | 'tablesRead'
+  /** A live query's start: its rows and the tables it reads. */
+  | 'watch'
   | 'status'
   | 'close';
 

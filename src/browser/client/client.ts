@@ -115,12 +115,14 @@ export class RestfnClient {
       closed: false,
     };
     this.watches.add(watch);
-    void this.channel.call<string[]>('tablesRead', sql).then(
-      (tables) => {
+    void this.channel.call<{ rows: unknown; tables: string[] }>('watch', sql, params).then(
+      ({ rows, tables }) => {
         watch.tables = tables;
-        return this.rerun(watch);
+        if (!watch.closed) watch.callback(rows);
       },
-      (error: Error) => watch.onError?.(error),
+      (error: Error) => {
+        if (!watch.closed) watch.onError?.(error);
+      },
     );
     return () => {
       watch.closed = true;

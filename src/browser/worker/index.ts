@@ -74,8 +74,8 @@ async function answer(method: Request['method'], args: readonly unknown[]): Prom
       return s.pushQueue();
     case 'network':
       return s.network(args[0] === true);
-    case 'tablesRead':
-      return s.tablesRead(args[0] as string);
+    case 'watch':
+      return s.watch(args[0] as string, args[1] as Record<string, unknown>);
     case 'close':
       session = undefined;
       tabs?.close();

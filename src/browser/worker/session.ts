@@ -82,18 +82,7 @@ export class Session {
   }
 
   query(sql: string, parameters: Record<string, unknown> = {}): Promise<unknown> {
-    return this.lease.run(() =>
-      runQuery(
-        {
-          db: this.store.db,
-          file: this.store.file,
-          readOnly: true,
-          ensureTable: (n) => this.store.ensureTable(n),
-        },
-        sql,
-        parameters,
-      ),
-    );
+    return this.lease.run(() => this.read(sql, parameters));
   }
 
   /** The datasource's own query over the local tables, as a screen shows it. */
@@ -146,8 +135,16 @@ export class Session {
     }, pushReached);
   }
 
-  tablesRead(sql: string): Promise<string[]> {
-    return this.lease.run((db) => tablesRead(db, sql));
+  /**
+   * A live query's start: its rows, and the tables SQLite reads for it. The query runs first, as
+   * `query` runs it: tables it names are created empty before the first sync, and bad or writing
+   * SQL is refused with its code before the plan is read.
+   */
+  watch(sql: string, parameters: Record<string, unknown> = {}): Promise<{ rows: unknown; tables: string[] }> {
+    return this.lease.run((db) => {
+      const rows = this.read(sql, parameters);
+      return { rows, tables: tablesRead(db, sql) };
+    });
   }
 
   async close(): Promise<void> {
@@ -180,6 +177,16 @@ export class Session {
       if (tables.length > 0) this.events.change(tables);
       this.events.status(await this.lease.run(() => this.currentStatus()));
     }
+  }
+
+  private read(sql: string, parameters: Record<string, unknown>): unknown {
+    const store = {
+      db: this.store.db,
+      file: this.store.file,
+      readOnly: true,
+      ensureTable: (n: string) => this.store.ensureTable(n),
+    };
+    return runQuery(store, sql, parameters);
   }
 
   private hasQueue(): boolean {

@@ -109,7 +109,11 @@ function recordingStatement(
     return result;
   };
   const statement: SqlStatement = {
-    run: (...params: SqlParameters) => noted(inner.run(...params)),
+    // A run that changed no row (temp-id replacement tries every table) changed nothing to re-read.
+    run: (...params: SqlParameters) => {
+      const result = inner.run(...params);
+      return result.changes > 0 ? noted(result) : result;
+    },
     get: (...params: SqlParameters) => noted(inner.get(...params)),
     all: (...params: SqlParameters) => noted(inner.all(...params)),
     raw(toggle?: boolean) {
