@@ -4,6 +4,7 @@ import { browserApp, browserPage, openClient, type PageClient } from '../helpers
 // The page's client (browser-app.ts), referred to inside page.evaluate.
 declare const client: PageClient;
 declare const watched: string[][];
+declare const navigator: { locks: { query(): Promise<{ pending?: unknown[] }> } };
 
 const POLL = { timeout: 90_000 };
 
