@@ -169,6 +169,12 @@ describe('restfn/client offline, in Chromium', () => {
     expect(failures.write).toMatchObject({ isClientError: true, code: 'QUERY_NOT_READ_ONLY' });
     expect(failures.action).toMatchObject({ isClientError: true });
     expect(failures.action?.code).not.toBe('INTERNAL');
+
+    // A sync needs the platform: offline it fails with the network's code (an action would queue).
+    app.platformReachable = false;
+    const sync = await page.evaluate(() => client.sync('customers').then(() => undefined, failure));
+    expect(sync).toMatchObject({ isClientError: true, code: 'NETWORK_ERROR' });
+    expect(await page.evaluate(() => client.status)).toMatchObject({ online: false });
     await context.close();
   }, 180_000);
 });
