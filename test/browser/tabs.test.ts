@@ -52,6 +52,8 @@ describe('restfn/client in two tabs of one app, in Chromium', () => {
       { data: { id: 'c-1', name: 'Ada A', region: 'eu' } },
     ]);
     await expect.poll(() => b.evaluate(() => watched.at(-1)), POLL).toEqual(['Ada A', 'Grace B']);
+    // Tab A's status counts tab B's command too (its queue badge follows).
+    await expect.poll(() => a.evaluate(() => client.status.queued), POLL).toBe(2);
 
     // Back online, tab A's push is held at the service while tab B asks to push too: B waits for
     // the database (A holds it for its whole push) and then finds nothing left to send.
@@ -89,6 +91,7 @@ describe('restfn/client in two tabs of one app, in Chromium', () => {
     expect(api.customers.get('c-1')?.name).toBe('Ada A');
     expect(api.customers.get('c-2')?.name).toBe('Grace B');
     expect(await b.evaluate(async () => (await client.queuedCommands()).length)).toBe(0);
+    await expect.poll(() => b.evaluate(() => client.status.queued), POLL).toBe(0);
 
     // Both push at the same moment with nothing queued: still nothing sent twice.
     app.platformReachable = false;

@@ -1,5 +1,5 @@
 import type { CallContext } from '../../runtime/context.js';
-import type { ClientOptions, Request, Response, WireError, WorkerEvent } from '../protocol.js';
+import type { ClientOptions, ClientStatus, Request, Response, WireError, WorkerEvent } from '../protocol.js';
 import { openLease } from './lease.js';
 import { Session } from './session.js';
 
@@ -12,8 +12,18 @@ declare const self: {
 };
 
 let session: Promise<Session> | undefined;
-/** The app's other tabs' workers: each tells the others the tables it wrote (one database, shared). */
+/**
+ * The app's other tabs' workers: after each write, each tells the others the tables it wrote and the
+ * queue's length (one database, shared), so their live queries and queue badges follow.
+ */
 let tabs: BroadcastChannel | undefined;
+interface TabNews {
+  readonly tables: readonly string[];
+  readonly queued: number;
+}
+/** This tab's last status, and the tables written since it was sent. */
+let last: ClientStatus | undefined;
+let written: readonly string[] = [];
 
 const post = (message: Response | WorkerEvent) => self.postMessage(message);
 
@@ -35,22 +45,35 @@ async function answer(method: Request['method'], args: readonly unknown[]): Prom
         Session.open(options, lease, {
           change: (tables) => {
             post({ event: 'change', tables });
-            tabs?.postMessage(tables);
+            written = tables;
           },
-          status: (status) => post({ event: 'status', status }),
+          status: (status) => {
+            post({ event: 'status', status });
+            last = status;
+            tabs?.postMessage({ tables: written, queued: status.queued } satisfies TabNews);
+            written = [];
+          },
         }),
       );
     session = opening;
     if (!tabs && typeof BroadcastChannel === 'function') {
       tabs = new BroadcastChannel(`restfn-changes-${name}`);
-      // Another tab wrote these tables: this tab's live queries on them read again.
-      tabs.onmessage = (event: MessageEvent<string[]>) => post({ event: 'change', tables: event.data });
+      // Another tab wrote: this tab's live queries on those tables read again, its status counts the queue.
+      tabs.onmessage = (event: MessageEvent<TabNews>) => {
+        const { tables, queued } = event.data;
+        if (tables.length > 0) post({ event: 'change', tables });
+        if (last && last.queued !== queued) {
+          last = { ...last, queued };
+          post({ event: 'status', status: last });
+        }
+      };
     }
     // A failed open may be tried again (the platform was down and no copy is kept yet).
     opening.catch(() => {
       if (session === opening) session = undefined;
     });
-    return (await opening).status();
+    last = await (await opening).status();
+    return last;
   }
   if (!session)
     throw Object.assign(new Error('the client is not open: await createClient(...) first'), {
