@@ -27,11 +27,14 @@ export type Method =
   | 'action'
   | 'queuedCommands'
   | 'pushQueue'
-  | 'tablesRead'
   | 'signInStart'
   | 'signInFinish'
   | 'signOut'
   | 'connectUrl'
+  /** The page's `online` (true) or `offline` (false) event. */
+  | 'network'
+  /** A live query's start: its rows and the tables it reads. */
+  | 'watch'
   | 'status'
   | 'close';
 

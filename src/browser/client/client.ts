@@ -9,6 +9,7 @@ interface Watch {
   readonly sql: string;
   readonly params: Record<string, unknown>;
   readonly callback: (rows: unknown) => void;
+  readonly onError: ((error: Error) => void) | undefined;
   tables: readonly string[];
   closed: boolean;
 }
@@ -23,8 +24,13 @@ export class RestfnClient {
   private readonly changeListeners = new Set<ChangeListener>();
   private readonly statusListeners = new Set<StatusListener>();
   private readonly watches = new Set<Watch>();
+  // The browser's network events reach the worker: online, the queue is pushed (commands that
+  // waited for the network go at once); offline, the status says so before a request fails.
   private readonly onOnline = () => {
-    void this.pushQueue().catch(() => {});
+    void this.channel.call('network', true).catch(() => {});
+  };
+  private readonly onOffline = () => {
+    void this.channel.call('network', false).catch(() => {});
   };
   /** The last status the worker reported. */
   status: ClientStatus;
@@ -36,6 +42,7 @@ export class RestfnClient {
   ) {
     this.status = status;
     globalThis.addEventListener?.('online', this.onOnline);
+    globalThis.addEventListener?.('offline', this.onOffline);
   }
 
   /** @internal createClient's: the worker started and the published version loaded. */
@@ -80,6 +87,11 @@ export class RestfnClient {
     return this.channel.call('queuedCommands');
   }
 
+  /**
+   * Sends the queue now: every command that may go, also those waiting for their next attempt (as
+   * `restfn queue push`). Commands that fail again wait or fail by the queue's rules; the result
+   * counts them (`sent`, `waiting`, `failed`, `remaining`, `stopped: 'offline'`).
+   */
   pushQueue(): Promise<unknown> {
     return this.channel.call('pushQueue');
   }
@@ -140,25 +152,34 @@ export class RestfnClient {
 
   /**
    * A live query: `callback` gets the rows now and again whenever a table the query reads changes
-   * (in this tab). Returns the function that stops it.
+   * (a sync, an action, a push, in this tab or another tab of the app), and only then: the tables are
+   * SQLite's own reading of the query. A query that fails (bad SQL) calls `onError` with a
+   * RestfnClientError. Returns the function that stops it.
    */
   watch<T = Record<string, unknown>>(
     sql: string,
     params: Record<string, unknown>,
     callback: (rows: T[]) => void,
+    onError?: (error: Error) => void,
   ): () => void {
     const watch: Watch = {
       sql,
       params,
       callback: callback as (rows: unknown) => void,
+      onError,
       tables: [],
       closed: false,
     };
     this.watches.add(watch);
-    void this.channel.call<string[]>('tablesRead', sql).then((tables) => {
-      watch.tables = tables;
-      return this.rerun(watch);
-    });
+    void this.channel.call<{ rows: unknown; tables: string[] }>('watch', sql, params).then(
+      ({ rows, tables }) => {
+        watch.tables = tables;
+        if (!watch.closed) watch.callback(rows);
+      },
+      (error: Error) => {
+        if (!watch.closed) watch.onError?.(error);
+      },
+    );
     return () => {
       watch.closed = true;
       this.watches.delete(watch);
@@ -175,6 +196,7 @@ export class RestfnClient {
 
   async close(): Promise<void> {
     globalThis.removeEventListener?.('online', this.onOnline);
+    globalThis.removeEventListener?.('offline', this.onOffline);
     this.watches.clear();
     try {
       await this.channel.call('close');
@@ -196,7 +218,13 @@ export class RestfnClient {
   }
 
   private async rerun(watch: Watch): Promise<void> {
-    const rows = await this.query(watch.sql, watch.params);
+    let rows: unknown;
+    try {
+      rows = await this.query(watch.sql, watch.params);
+    } catch (error) {
+      if (!watch.closed) watch.onError?.(error as Error);
+      return;
+    }
     if (!watch.closed) watch.callback(rows);
   }
 }

@@ -1,5 +1,5 @@
 import type { CallContext } from '../../runtime/context.js';
-import type { ClientOptions, Request, Response, WireError, WorkerEvent } from '../protocol.js';
+import type { ClientOptions, ClientStatus, Request, Response, WireError, WorkerEvent } from '../protocol.js';
 import { credentialOf } from './credential-of.js';
 import { openLease } from './lease.js';
 import { Session } from './session.js';
@@ -13,6 +13,18 @@ declare const self: {
 };
 
 let session: Promise<Session> | undefined;
+/**
+ * The app's other tabs' workers: after each write, each tells the others the tables it wrote and the
+ * queue's length (one database, shared), so their live queries and queue badges follow.
+ */
+let tabs: BroadcastChannel | undefined;
+interface TabNews {
+  readonly tables: readonly string[];
+  readonly queued: number;
+}
+/** This tab's last status, and the tables written since it was sent. */
+let last: ClientStatus | undefined;
+let written: readonly string[] = [];
 
 const post = (message: Response | WorkerEvent) => self.postMessage(message);
 
@@ -27,20 +39,42 @@ self.onmessage = (event) => {
 async function answer(method: Request['method'], args: readonly unknown[]): Promise<unknown> {
   if (method === 'open') {
     const options = args[0] as ClientOptions;
+    const name = options.database ?? options.solution;
     const opening =
       session ??
-      openLease(options.database ?? options.solution).then((lease) =>
+      openLease(name).then((lease) =>
         Session.open(options, lease, {
-          change: (tables) => post({ event: 'change', tables }),
-          status: (status) => post({ event: 'status', status }),
+          change: (tables) => {
+            post({ event: 'change', tables });
+            written = tables;
+          },
+          status: (status) => {
+            post({ event: 'status', status });
+            last = status;
+            tabs?.postMessage({ tables: written, queued: status.queued } satisfies TabNews);
+            written = [];
+          },
         }),
       );
     session = opening;
+    if (!tabs && typeof BroadcastChannel === 'function') {
+      tabs = new BroadcastChannel(`restfn-changes-${name}`);
+      // Another tab wrote: this tab's live queries on those tables read again, its status counts the queue.
+      tabs.onmessage = (event: MessageEvent<TabNews>) => {
+        const { tables, queued } = event.data;
+        if (tables.length > 0) post({ event: 'change', tables });
+        if (last && last.queued !== queued) {
+          last = { ...last, queued };
+          post({ event: 'status', status: last });
+        }
+      };
+    }
     // A failed open may be tried again (the platform was down and no copy is kept yet).
     opening.catch(() => {
       if (session === opening) session = undefined;
     });
-    return (await opening).status();
+    last = await (await opening).status();
+    return last;
   }
   if (!session)
     throw Object.assign(new Error('the client is not open: await createClient(...) first'), {
@@ -62,8 +96,6 @@ async function answer(method: Request['method'], args: readonly unknown[]): Prom
       return s.queuedCommands();
     case 'pushQueue':
       return s.pushQueue();
-    case 'tablesRead':
-      return s.tablesRead(args[0] as string);
     case 'signInStart':
       return s.signInStart(args[0] as string, args[1] as string);
     case 'signInFinish':
@@ -72,8 +104,14 @@ async function answer(method: Request['method'], args: readonly unknown[]): Prom
       return s.signOut(args[0] as string);
     case 'connectUrl':
       return s.connectUrl(args[0] as string, args[1] as string | undefined);
+    case 'network':
+      return s.network(args[0] === true);
+    case 'watch':
+      return s.watch(args[0] as string, args[1] as Record<string, unknown>);
     case 'close':
       session = undefined;
+      tabs?.close();
+      tabs = undefined;
       return s.close();
   }
 }
