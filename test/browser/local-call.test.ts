@@ -300,7 +300,7 @@ export function label(name) {
       { id: 'c-1', data: { id: 'c-1', name: 'Ada', region: 'eu', label: 'ADA since 2026-01-02' } },
     ]);
     expect(urls.filter((u) => u.endsWith('/restfn/client/emscripten-module.wasm'))).toHaveLength(1);
-    expect(urls.some((u) => /\/restfn\/client\/cdn\.min-[^/]+\.js$/.test(u))).toBe(true);
+    expect(urls.some((u) => /\/restfn\/client\/date-fns-[^/]+\.js$/.test(u))).toBe(true);
     // No function names a credential the browser holds: the OAuth client's chunk is never fetched.
     const oauthChunk = readdirSync(dist).find(
       (f) => f.endsWith('.js') && readFileSync(join(dist, f), 'utf8').includes('code_challenge_method'),

@@ -3,6 +3,7 @@ import { PlatformClient } from '../../client/platform-client.js';
 import { platformCalls } from '../../client/remote-calls.js';
 import { solutionFromFiles } from '../../definition/solution-from-files.js';
 import { SYSTEM_CLOCK } from '../../errors/clock.js';
+import { loadJsonata } from '../../expression/jsonata.js';
 import type { SqlDatabase } from '../../local/database.js';
 import { runQuery } from '../../local/queries.js';
 import { COMMAND_QUEUE_TABLE } from '../../local/stage.js';
@@ -59,6 +60,9 @@ export class Session {
       const name = options.database ?? options.solution;
       const written = new WrittenTables(db);
       const store = new LocalStore(`${name}.db`, { database: written.database });
+      // JSONata is a chunk of its own, loaded while the platform answers: the client loads it when it
+      // opens, not at the first expression, so that an action taken offline later needs no download.
+      const jsonataLoading = loadJsonata();
       const published = await publishedVersion(client, options.solution, () => db);
       const solution = solutionFromFiles(
         options.solution,
@@ -74,6 +78,8 @@ export class Session {
         remote: platformCalls(client, options.solution),
         credentials: lazyCredentials(credentials),
       });
+      // The same for a solution's expression scripts (QuickJS): bound now, while online.
+      await Promise.all([jsonataLoading, runtime.ready()]);
       const signIns = new SignIns(client, options.solution, credentials, SYSTEM_CLOCK);
       const session = new Session(
         lease,
