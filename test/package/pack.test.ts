@@ -116,9 +116,11 @@ describe('the package from npm pack', () => {
     expect(installOutput).not.toMatch(/restfn@[\d.]+ \(/);
   });
 
-  test('is small: tarball <= 3 MB, no source maps or build metadata, node_modules <= 80 MB without type packages or optional decoders', () => {
-    // Issue 38: 9.7 MB and 842 files, 29.6 MB of them source maps; 153 MB installed.
-    expect(tarball.size).toBeLessThanOrEqual(3 * MB);
+  test('is small: tarball <= 3.5 MB, no source maps or build metadata, node_modules <= 80 MB without type packages or optional decoders', () => {
+    // Issue 38: 9.7 MB and 842 files, 29.6 MB of them source maps; 153 MB installed; limit 3 MB.
+    // Issue 40 added the browser client (dist/browser), whose two WebAssembly modules (SQLite's,
+    // QuickJS's) are 0.64 MB of the tarball by themselves: 3.22 MB then.
+    expect(tarball.size).toBeLessThanOrEqual(3.5 * MB);
     expect(
       files.filter((f) => f.endsWith('.map') || f === 'dist/bin/meta.json' || f === 'dist/browser-meta.json'),
     ).toEqual([]);
