@@ -167,6 +167,9 @@ describe('restfn/client offline, in Chromium', () => {
     expect(failures.rows).toMatchObject({ code: 'DATASOURCE_NOT_FOUND' });
     expect(failures.badSql).toMatchObject({ isClientError: true, code: 'QUERY_FAILED' });
     expect(failures.write).toMatchObject({ isClientError: true, code: 'QUERY_NOT_READ_ONLY' });
+    // Said in the app's terms, not the CLI's.
+    expect(failures.write?.message).toMatch(/client\.query and client\.watch only read/);
+    expect(failures.write?.message).not.toMatch(/restfn (query|sync)/);
     expect(failures.action).toMatchObject({ isClientError: true });
     expect(failures.action?.code).not.toBe('INTERNAL');
 

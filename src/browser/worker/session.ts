@@ -5,6 +5,7 @@ import { solutionFromFiles } from '../../definition/solution-from-files.js';
 import { SYSTEM_CLOCK } from '../../errors/clock.js';
 import { loadJsonata } from '../../expression/jsonata.js';
 import type { SqlDatabase } from '../../local/database.js';
+import { QueryNotReadOnlyError } from '../../local/errors.js';
 import { runQuery } from '../../local/queries.js';
 import { COMMAND_QUEUE_TABLE } from '../../local/stage.js';
 import { LocalStore } from '../../local/store.js';
@@ -249,7 +250,15 @@ export class Session {
       readOnly: true,
       ensureTable: (n: string) => this.store.ensureTable(n),
     };
-    return runQuery(store, sql, parameters);
+    try {
+      return runQuery(store, sql, parameters);
+    } catch (error) {
+      // The library's wording names the CLI; say what an app does instead.
+      if (!(error instanceof QueryNotReadOnlyError)) throw error;
+      throw new QueryNotReadOnlyError(
+        `client.query and client.watch only read, and ${JSON.stringify(sql.trim().slice(0, 200))} would change the database; run SELECT (or WITH, VALUES), and change rows with client.action or client.sync`,
+      );
+    }
   }
 
   private hasQueue(): boolean {
