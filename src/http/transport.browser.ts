@@ -12,14 +12,9 @@ import {
 import type { HttpOptions } from './options.js';
 import type { RequestBudget } from './request-budget.js';
 import { isSensitiveHeader } from './sensitive.js';
+import type { RawResponse } from './transport.js';
 
-export interface RawResponse {
-  readonly status: number;
-  readonly statusText: string;
-  /** Lower-case names; repeated headers joined with ", ". */
-  readonly headers: Record<string, string>;
-  readonly bytes: Buffer;
-}
+export type { RawResponse } from './transport.js';
 
 /**
  * The browser build's transport: `fetch`, for the functions the client runs itself (`useLocalCall`).

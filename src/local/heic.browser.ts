@@ -1,12 +1,9 @@
 import { ConversionError } from './errors.js';
+import type { HeicConvert } from './heic.js';
 
 // The browser build: the HEIC decoder (heic-convert, ~9 MB of WebAssembly) is not bundled.
 
-export type HeicConvert = (options: {
-  buffer: Buffer;
-  format: 'JPEG' | 'PNG';
-  quality?: number;
-}) => Promise<ArrayBuffer>;
+export type { HeicConvert } from './heic.js';
 
 export const HEIC_PACKAGE = 'heic-convert';
 

@@ -1,15 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { createServer, request } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { extname, join, normalize, sep } from 'node:path';
 import { onTestFinished } from 'vitest';
-
-const TYPES: Record<string, string> = {
-  '.html': 'text/html; charset=utf-8',
-  '.js': 'text/javascript; charset=utf-8',
-  '.css': 'text/css; charset=utf-8',
-  '.wasm': 'application/wasm',
-};
+import { sendFile } from './static-server.js';
 
 export interface AppServer {
   /** `http://127.0.0.1:PORT`: the app's origin (a secure context: OPFS, Web Locks, WebAssembly). */
@@ -46,20 +38,7 @@ export async function appServer(folders: Record<string, string>, platform: strin
     const path = decodeURIComponent(url.pathname);
     const mount = mounts.find(([prefix]) => path.startsWith(prefix));
     if (req.method !== 'GET' || !mount) return void res.writeHead(404).end();
-    const base = normalize(mount[1] + sep);
-    const rest = path.slice(mount[0].length);
-    const file = normalize(join(base, rest === '' || rest.endsWith('/') ? `${rest}index.html` : rest));
-    if (!file.startsWith(base)) return void res.writeHead(404).end();
-    try {
-      const body = await readFile(file);
-      res.writeHead(200, {
-        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
-        'cache-control': 'no-store',
-      });
-      res.end(body);
-    } catch {
-      res.writeHead(404).end();
-    }
+    await sendFile(res, mount[1], path.slice(mount[0].length));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   app.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
