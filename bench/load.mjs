@@ -5,7 +5,8 @@
 import { Pool } from 'undici';
 
 /**
- * @param {{ urls: string[], path: string, method?: string, headers?: Record<string, string>,
+ * `path` may be a function of the request's number (requests spread over many addresses).
+ * @param {{ urls: string[], path: string | ((i: number) => string), method?: string, headers?: Record<string, string>,
  *   body?: string, connections: number, amount: number }} options
  * @returns {Promise<{ perSecond: number, p50: number, p99: number, non2xx: number }>}
  */
@@ -21,7 +22,12 @@ export async function load({ urls, path, method = 'POST', headers = {}, body, co
         for (let i = next++; i < amount; i = next++) {
           const pool = pools[(i + client) % pools.length];
           const t = performance.now();
-          const res = await pool.request({ path, method, headers, body });
+          const res = await pool.request({
+            path: typeof path === 'function' ? path(i) : path,
+            method,
+            headers,
+            body,
+          });
           await res.body.dump();
           if (res.statusCode < 200 || res.statusCode > 299) non2xx++;
           latencies.push(performance.now() - t);

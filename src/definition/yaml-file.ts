@@ -24,20 +24,38 @@ export interface Position {
 export class YamlFile {
   private parsed: Document.Parsed | undefined;
   private readonly lines = new LineCounter();
+  /** Whether `lines` holds the line starts (the first parse fills them). */
+  private counted = false;
 
   constructor(
     /** The path as shown to the user (relative to where restfn was started, when possible). */
     readonly file: string,
     readonly text: string,
+    /**
+     * `lazy`: parsed only when a position or the node tree is first asked for. A solution revived
+     * from its prepared form (prepared-solution.ts) has its data already; most of its files are
+     * never asked where something is.
+     */
+    options: { lazy?: boolean } = {},
   ) {
+    if (!options.lazy) this.parsed = this.parse();
+  }
+
+  private parse(): Document.Parsed {
     // Repeated keys are found by `repeatedKeys`: the library's own check compares every key of a
     // map with every other (20,000 parameters took 2 s per file; a publish of such files, 30 s).
-    this.parsed = parseDocument(text, { lineCounter: this.lines, prettyErrors: false, uniqueKeys: false });
+    const doc = parseDocument(this.text, {
+      ...(this.counted ? {} : { lineCounter: this.lines }),
+      prettyErrors: false,
+      uniqueKeys: false,
+    });
+    this.counted = true;
+    return doc;
   }
 
   /** The parsed document (node tree with source ranges); parsed again from the text after `release`. */
   get doc(): Document.Parsed {
-    this.parsed ??= parseDocument(this.text, { prettyErrors: false, uniqueKeys: false });
+    this.parsed ??= this.parse();
     return this.parsed;
   }
 
@@ -112,6 +130,7 @@ export class YamlFile {
   }
 
   position(offset: number): Position {
+    if (!this.counted) this.parsed ??= this.parse();
     const { line, col } = this.lines.linePos(offset);
     return { file: this.file, line, col };
   }

@@ -56,14 +56,16 @@ export class Counter implements Metric {
   }
 }
 
-/** A value read when the metrics are asked for (pool sizes, queue depths). */
+/**
+ * A value read when the metrics are asked for (pool sizes, queue depths); a `counter` when what is
+ * read only grows (counts kept elsewhere, such as the workers' solution caches).
+ */
 export class Gauge implements Metric {
-  readonly type = 'gauge';
-
   constructor(
     readonly name: string,
     readonly help: string,
     private readonly read: () => ReadonlyArray<readonly [Labels, number]>,
+    readonly type: 'gauge' | 'counter' = 'gauge',
   ) {}
 
   lines(): string[] {
@@ -156,8 +158,13 @@ export class PlatformMetrics {
   }
 
   /** A gauge read at each scrape. */
-  gauge(name: string, help: string, read: () => ReadonlyArray<readonly [Labels, number]>): void {
-    this.gauges.push(new Gauge(name, help, read));
+  gauge(
+    name: string,
+    help: string,
+    read: () => ReadonlyArray<readonly [Labels, number]>,
+    type: 'gauge' | 'counter' = 'gauge',
+  ): void {
+    this.gauges.push(new Gauge(name, help, read, type));
   }
 
   /** Records one execution's outcome and duration. */

@@ -126,7 +126,7 @@ export function materialise(
   version: number,
   files: Readonly<Record<string, string>>,
 ): string {
-  const root = join(dataDir, 'versions', name, String(version), name);
+  const root = versionRoot(dataDir, name, version);
   if (existsSync(join(root, '.complete'))) return root;
   // Written beside, then renamed into place: a reader never sees half a solution.
   const staging = join(dataDir, 'tmp', randomUUID());
@@ -142,6 +142,19 @@ export function materialise(
     if (!existsSync(join(root, '.complete'))) throw asStoreFull(error);
   }
   return root;
+}
+
+/** Where `materialise` writes a version's files: a folder named for the solution, as a solution folder is. */
+export function versionRoot(dataDir: string, name: string, version: number): string {
+  return join(dataDir, 'versions', name, String(version), name);
+}
+
+/**
+ * Where a worker keeps the version's prepared form (prepared-solution.ts), beside its files (not
+ * among them: it is no file of the solution) and removed with them.
+ */
+export function preparedPath(dataDir: string, name: string, version: number): string {
+  return join(dataDir, 'versions', name, String(version), 'prepared.json');
 }
 
 /** The folder `materialise` writes a version in, with everything in it. */

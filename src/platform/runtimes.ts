@@ -13,6 +13,12 @@ import type { TtlCache } from './ttl-cache.js';
 
 /** Descriptions kept by version (what the console lists: read from the definitions in a worker). */
 const DESCRIBED = 200;
+/**
+ * Version folders known to be written, by solution and version: a path each, so many are kept (at
+ * 1,000 active solutions, a bound of 200 read every version's files from the store again on most
+ * executions; issue 41).
+ */
+const ROOTS = 100_000;
 
 /**
  * The published solutions as the request thread sees them: which version is current (cached for a
@@ -89,7 +95,7 @@ export class Runtimes {
             `solution '${solution}' version ${latest.version} is gone`,
           );
         root = materialise(dataDir, solution, latest.version, files);
-        if (this.roots.size >= DESCRIBED) this.roots.clear();
+        if (this.roots.size >= ROOTS) this.roots.clear();
         this.roots.set(key, root);
       }
       const allowHosts = await this.options.targets?.storedFor(solution);
@@ -185,6 +191,11 @@ export class Runtimes {
       errors: number;
       warnings: number;
     }>;
+  }
+
+  /** The workers' solution caches, for the metrics. */
+  cacheStats(): ReturnType<Executor['cacheStats']> {
+    return this.options.executor.cacheStats();
   }
 
   /** The executor's and the sandboxes' state, for the metrics. */

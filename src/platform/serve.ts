@@ -49,6 +49,11 @@ export const ADMIN_TOKEN_ENV = 'RESTFN_ADMIN_TOKEN';
  * ceilings' time.
  */
 export const DEFAULT_MAX_WORKERS = Math.max(8, 4 * availableParallelism());
+/**
+ * The workers' solution caches together: a small solution (20 functions) counts ~70 KB, so each of
+ * 8 workers keeps ~450 of them, more than its share of 1,000 active solutions (issue 41).
+ */
+export const DEFAULT_SOLUTION_CACHE_MB = 256;
 
 /**
  * How long a token's user or a solution's current version is taken from memory. Changes clear
@@ -100,6 +105,11 @@ export interface ServeOptions {
    * @default DEFAULT_MAX_WORKERS
    */
   readonly maxWorkers?: number;
+  /**
+   * Megabytes the workers' prepared solutions may take together (each worker an even share; the
+   * least recently used are made again when needed). @default DEFAULT_SOLUTION_CACHE_MB
+   */
+  readonly solutionCacheMb?: number;
   /** The operator's ceilings over the limits solutions set (`--max-*`). @default DEFAULT_CEILINGS */
   readonly ceilings?: Partial<Ceilings>;
   /** How long a shutdown waits for requests in flight. @default 10000 */
@@ -208,6 +218,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       allowPrivateTargets: options.allowPrivateTargets === true,
       allowTargets: options.allowTargets ?? {},
       maxWorkers: options.maxWorkers ?? DEFAULT_MAX_WORKERS,
+      cacheBytes: (options.solutionCacheMb ?? DEFAULT_SOLUTION_CACHE_MB) * 1024 * 1024,
       records: (solution) => vault.records(solution),
       observer: {
         call: (solution, fn, seconds, outcome) => metrics.remoteCall(solution, fn, seconds, outcome),
@@ -445,6 +456,34 @@ function platformMetrics(
   metrics.gauge('restfn_workers_max', 'Most executor workers (--max-workers).', () => [
     [{}, runtimes.poolStats().max],
   ]);
+  metrics.gauge(
+    'restfn_solution_cache_bytes',
+    "Bytes the workers' prepared solutions take (estimated), against --solution-cache-mb.",
+    () => [[{}, runtimes.cacheStats().bytes]],
+  );
+  metrics.gauge(
+    'restfn_solution_cache_limit_bytes',
+    'The solution cache limit (--solution-cache-mb).',
+    () => [[{}, runtimes.cacheStats().limit]],
+  );
+  metrics.gauge(
+    'restfn_solution_cache_hits_total',
+    "Executions whose solution's runtime the worker kept.",
+    () => [[{}, runtimes.cacheStats().hits]],
+    'counter',
+  );
+  metrics.gauge(
+    'restfn_solution_cache_misses_total',
+    "Executions whose solution's runtime was made first (a first use, a new version, or evicted).",
+    () => [[{}, runtimes.cacheStats().misses]],
+    'counter',
+  );
+  metrics.gauge(
+    'restfn_solution_cache_evictions_total',
+    'Runtimes the solution cache closed to stay within its limit.',
+    () => [[{}, runtimes.cacheStats().evictions]],
+    'counter',
+  );
   metrics.gauge(
     'restfn_workers_waiting',
     'Solutions waiting for a worker because every one runs another solution (the pool is saturated).',

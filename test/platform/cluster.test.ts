@@ -456,6 +456,7 @@ describe("a solution's runtime", () => {
       allowPrivateTargets: true,
       allowTargets: {},
       maxWorkers: 1,
+      cacheBytes: 64 * 1024 * 1024,
       records: (solution) => new Vault(store, randomBytes(32)).records(solution),
     });
     const sandboxes = new Sandboxes({

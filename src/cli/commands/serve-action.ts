@@ -84,6 +84,7 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     rateLimit,
     ceilings,
     ...(options.maxWorkers ? { maxWorkers: positive(options.maxWorkers, '--max-workers') } : {}),
+    solutionCacheMb: positive(options.solutionCacheMb, '--solution-cache-mb'),
     maxSolutionMb: positive(options.maxSolutionMb, '--max-solution-mb'),
     keepVersions: wholeNumber(options.keepVersions, '--keep-versions'),
     ...(options.metricsPort !== undefined

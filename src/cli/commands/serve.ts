@@ -22,6 +22,7 @@ export interface ServeCliOptions {
   minRetryDelayMs: string;
   maxRequestsPerExecution: string;
   maxWorkers?: string;
+  solutionCacheMb: string;
   metricsPort?: string;
   maxSolutionMb: string;
   keepVersions: string;
@@ -122,6 +123,11 @@ export function registerServe(program: Command): void {
     .option(
       '--max-workers <n>',
       'worker threads that run solutions, one solution at a time each (default: 4 per core, at least 8)',
+    )
+    .option(
+      '--solution-cache-mb <mb>',
+      "megabytes the workers' prepared solutions may take together (the least recently used are made again when needed)",
+      '256',
     )
     .option(
       '--max-solution-mb <mb>',

@@ -9,6 +9,7 @@ import { batched } from './batched.js';
 import {
   ExecutionFailure,
   type FromWorker,
+  reportedCache,
   reportedCalls,
   reportedLogs,
   type Task,
@@ -41,6 +42,24 @@ const WORKER_BASE_MB = 64;
  * about half as many, and CPU per execution 540 -> 470 µs (bench/server-limit.mjs, issue 29).
  */
 const YOUNG_GENERATION_MB = 64;
+/**
+ * How long a worker may stand idle before it is ended and its memory comes back (its solutions'
+ * runtimes with it): one worker always stays.
+ */
+const IDLE_MS = 60_000;
+/**
+ * How many others a waiting solution may let go first, because a free worker already keeps their
+ * runtimes (affinity under saturation): bounded, so that no solution waits on others for long.
+ */
+const MAX_PASSED = 8;
+/**
+ * How long work waits for a busy worker to be free before another worker is started for it. Under
+ * a CPU-bound load, workers free up within a millisecond or so and a few serve everything (each
+ * thread more on two cores cost the others: at 100 active solutions, 8 workers took 1.3 ms of CPU
+ * per execution where 2 took 0.5 ms); work that waits longer (slow remotes, a runaway solution)
+ * gets a new worker, up to --max-workers.
+ */
+const SPAWN_AFTER_MS = 5;
 
 interface Pending {
   readonly resolve: (value: unknown) => void;
@@ -50,6 +69,8 @@ interface Pending {
 }
 
 interface Slot {
+  /** Its number, for the stable order in which each solution prefers the workers (`preference`). */
+  readonly id: number;
   readonly worker: Worker;
   readonly beat: Int32Array;
   /** The solution whose work it runs now (while `busy` > 0). */
@@ -57,6 +78,12 @@ interface Slot {
   /** The last solution it ran: it keeps that runtime, so the solution comes back to it. */
   last: string | undefined;
   busy: number;
+  /** The solutions whose runtimes it keeps, as its cache reports them (where a solution goes first). */
+  readonly holds: Set<string>;
+  /** The bytes its cache holds, as last reported. */
+  cacheBytes: number;
+  /** When it last became idle. */
+  idleSince: number;
   pulse: number;
   /** When the pulse last changed, or the slot last became busy. */
   movedAt: number;
@@ -75,6 +102,12 @@ export interface ExecutorOptions {
   readonly allowTargets: Readonly<Record<string, readonly string[]>>;
   /** Most workers at once. */
   readonly maxWorkers: number;
+  /** Bytes all workers' solution caches may hold together (`--solution-cache-mb`), split evenly. */
+  readonly cacheBytes: number;
+  /** How long a worker may stand idle before it is ended (one always stays). */
+  readonly idleMs?: number;
+  /** The time, for the idle workers (tests move it). */
+  readonly now?: () => number;
   /** A solution's credential records (the vault stays on this thread). */
   readonly records: (solution: string) => CredentialRecords;
   /** Told of the requests and retries the workers' executions made (the metrics). */
@@ -103,14 +136,25 @@ export interface ExecutorLog {
  */
 export class Executor {
   private readonly slots: Slot[] = [];
-  private readonly waiting: Array<{ solution: string; take: (slot: Slot) => void }> = [];
+  private readonly waiting: Array<{
+    solution: string;
+    take: (slot: Slot) => void;
+    passed: number;
+  }> = [];
+  /** Starts a worker for the work waiting, unless a busy one was free first. */
+  private spawnTimer: NodeJS.Timeout | undefined;
   private readonly watchdog: NodeJS.Timeout;
   private nextId = 0;
+  private nextSlot = 0;
+  /** The solution caches' hits, misses and evictions, as the workers reported them. */
+  private readonly cache = { hits: 0, misses: 0, evictions: 0 };
+  private readonly now: () => number;
   private closed = false;
   /** Where the executor says what happened to a worker (the server's log, once it has one). */
   log: ExecutorLog = { warn: () => undefined, error: () => undefined };
 
   constructor(private readonly options: ExecutorOptions) {
+    this.now = options.now ?? Date.now;
     this.watchdog = setInterval(() => this.watch(), WATCH_MS).unref();
   }
 
@@ -145,6 +189,8 @@ export class Executor {
           onPage: options.onPage,
           validating: task.kind === 'validate',
         });
+        // Its runtime is kept there from now on (until the worker's cache says it evicted it).
+        if (version) slot.holds.add(solution);
         slot.post({
           type: 'task',
           id,
@@ -181,33 +227,74 @@ export class Executor {
     };
   }
 
+  /** The solution caches: hits, misses and evictions so far, the bytes held now, and the limit. */
+  cacheStats(): { hits: number; misses: number; evictions: number; bytes: number; limit: number } {
+    return {
+      ...this.cache,
+      bytes: this.slots.reduce((sum, s) => sum + s.cacheBytes, 0),
+      limit: this.options.cacheBytes,
+    };
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.watchdog);
+    clearTimeout(this.spawnTimer);
     await Promise.all([...this.slots].map((slot) => this.end(slot, undefined)));
   }
 
-  /** The worker of `solution`: its own if it has one busy, else an idle one (its last first). */
+  /** The worker of `solution`: its own if it has one busy, else an idle one (one keeping its runtime first). */
   private lease(solution: string): Promise<Slot> | Slot {
     const slot = this.available(solution);
     if (slot) return slot;
-    // Every worker runs another solution's work now: wait for one to be done.
-    return new Promise((take) => this.waiting.push({ solution, take }));
+    // Every worker runs another solution's work now: wait for one to be done, or for a new one.
+    this.spawnSoon();
+    return new Promise((take) => this.waiting.push({ solution, take, passed: 0 }));
   }
 
+  /** A new worker in `SPAWN_AFTER_MS` if work still waits then (and there may be more workers). */
+  private spawnSoon(): void {
+    if (this.spawnTimer || this.slots.length >= this.options.maxWorkers) return;
+    this.spawnTimer = setTimeout(() => {
+      this.spawnTimer = undefined;
+      // It takes work once it has loaded its code (its `ready`); meanwhile a busy one may be free.
+      if (this.waiting.length > 0 && !this.closed && this.slots.length < this.options.maxWorkers) {
+        this.spawn();
+        this.spawnSoon();
+      }
+    }, SPAWN_AFTER_MS);
+    this.spawnTimer.unref?.();
+  }
+
+  /**
+   * A worker for `solution` now, or none. Its own if one runs its work (a solution shares its worker
+   * between its executions); else an idle one that keeps its runtime; else the idle one it prefers
+   * (`preference`: stable, so that its runtime is made in few workers); else, when there is no
+   * worker yet, a new one. A worker still loading its code takes no work while another is there
+   * (work waits for a free worker; a spare is started whenever none is free, and `spawnSoon` starts
+   * more for work that waits). A worker runs one solution's work at a time: a runaway solution
+   * only waits for itself.
+   */
   private available(solution: string): Slot | undefined {
     let slot = this.slots.find((s) => s.solution === solution && !s.ended);
-    const idle = () => this.slots.filter((s) => s.busy === 0 && !s.ended);
-    slot ??= idle().find((s) => s.last === solution);
-    // A new worker before another solution's idle one: that solution's runtime stays warm there
-    // (taking it would make the other solution start cold, paying for this one).
-    if (!slot && this.slots.length < this.options.maxWorkers) slot = this.spawn();
-    slot ??= idle()[0];
+    if (!slot) {
+      const ready = this.slots.filter((s) => s.busy === 0 && !s.ended && Atomics.load(s.beat, 0) > 0);
+      slot = ready.find((s) => s.last === solution) ?? ready.find((s) => s.holds.has(solution));
+      slot ??= preferred(solution, ready);
+      if (!slot && this.slots.length === 0) slot = this.spawn();
+      // Only workers still loading (the first ones): the first of them.
+      if (!slot && this.slots.every((s) => Atomics.load(s.beat, 0) === 0))
+        slot = this.slots.find((s) => s.busy === 0 && !s.ended);
+    }
     if (!slot) return undefined;
-    if (slot.busy === 0) slot.movedAt = Date.now();
+    if (slot.busy === 0) slot.movedAt = this.now();
     slot.busy++;
     slot.solution = solution;
     slot.last = solution;
+    // A spare: when no other worker is free (or loading), one is started now, so that the next
+    // solution (a runaway's neighbour) need not wait for a worker to load its code.
+    if (this.slots.length < this.options.maxWorkers && !this.slots.some((s) => s.busy === 0 && !s.ended))
+      this.spawn();
     return slot;
   }
 
@@ -215,16 +302,39 @@ export class Executor {
     slot.busy--;
     if (slot.busy > 0) return;
     slot.solution = undefined;
+    slot.idleSince = this.now();
     this.serveWaiting();
   }
 
-  /** Hands free (or new) workers to the solutions waiting for one, first come first served. */
+  /** Hands free (or new) workers to the solutions waiting for one. */
   private serveWaiting(): void {
     while (this.waiting.length > 0) {
-      const next = this.available(this.waiting[0]!.solution);
-      if (!next) return;
-      this.waiting.shift()!.take(next);
+      const index = this.nextWaiting();
+      const next = this.available(this.waiting[index]!.solution);
+      if (!next) {
+        this.spawnSoon();
+        return;
+      }
+      const [entry] = this.waiting.splice(index, 1);
+      for (let i = 0; i < index; i++) this.waiting[i]!.passed++;
+      entry!.take(next);
     }
+  }
+
+  /**
+   * Which waiting solution goes next: first come first served, except that one whose work runs now
+   * (it joins its worker) or whose runtime a free worker keeps goes before those that would have
+   * theirs made again, unless the first in line was passed `MAX_PASSED` times already.
+   */
+  private nextWaiting(): number {
+    if (this.waiting[0]!.passed >= MAX_PASSED) return 0;
+    const idle = this.slots.filter((s) => s.busy === 0 && !s.ended);
+    const index = this.waiting.findIndex(
+      ({ solution }) =>
+        this.slots.some((s) => s.solution === solution && !s.ended) ||
+        idle.some((s) => s.holds.has(solution)),
+    );
+    return Math.max(index, 0);
   }
 
   private spawn(): Slot {
@@ -237,6 +347,7 @@ export class Executor {
       allowPrivateTargets: this.options.allowPrivateTargets,
       allowTargets: this.options.allowTargets,
       heartbeat,
+      cacheBytes: Math.floor(this.options.cacheBytes / this.options.maxWorkers),
     };
     const worker = new Worker(WORKER_FILE, {
       workerData: config,
@@ -249,13 +360,17 @@ export class Executor {
       stderr: false,
     });
     const slot: Slot = {
+      id: this.nextSlot++,
       worker,
       beat: new Int32Array(heartbeat),
       solution: undefined,
       last: undefined,
       busy: 0,
+      holds: new Set(),
+      cacheBytes: 0,
+      idleSince: this.now(),
       pulse: 0,
-      movedAt: Date.now(),
+      movedAt: this.now(),
       pending: new Map(),
       records: new RecordsHost(this.options.records, (message) => slot.post(message)),
       post: batched<ToWorker>(
@@ -299,6 +414,10 @@ export class Executor {
 
   private receive(slot: Slot, message: FromWorker): void {
     switch (message.type) {
+      case 'ready':
+        // Its code is loaded: it can take the work waiting.
+        this.serveWaiting();
+        return;
       case 'done':
         slot.pending.get(message.id)?.resolve(message.value);
         return;
@@ -323,6 +442,7 @@ export class Executor {
         return;
       case 'calls':
         this.observe(message);
+        this.cached(slot, message);
         return;
     }
   }
@@ -340,10 +460,29 @@ export class Executor {
     for (const [solution, fn] of retries) observer.retry(solution, fn);
   }
 
-  /** Ends workers whose event loop stood still too long while they had work. */
+  /** What a worker's cache did since its last report. */
+  private cached(slot: Slot, message: Extract<FromWorker, { type: 'calls' }>): void {
+    const cache = reportedCache(message);
+    if (!cache) return;
+    this.cache.hits += cache.hits;
+    this.cache.misses += cache.misses;
+    this.cache.evictions += cache.evicted.length;
+    for (const solution of cache.evicted) slot.holds.delete(solution);
+    slot.cacheBytes = cache.bytes;
+  }
+
+  /**
+   * Ends workers whose event loop stood still too long while they had work, and workers idle for
+   * longer than `idleMs` (their memory comes back; one worker always stays).
+   */
   private watch(): void {
-    const now = Date.now();
-    for (const slot of this.slots) {
+    const now = this.now();
+    const idleMs = this.options.idleMs ?? IDLE_MS;
+    for (const slot of [...this.slots]) {
+      if (slot.busy === 0 && !slot.ended && now - slot.idleSince > idleMs && this.slots.length > 1) {
+        void this.end(slot, undefined);
+        continue;
+      }
       if (slot.busy === 0 || slot.ended) continue;
       const pulse = Atomics.load(slot.beat, 0);
       // Still loading its code (the first beat comes once it has): not standing still.
@@ -372,6 +511,11 @@ export class Executor {
     }
   }
 
+  /** Looks at the workers now (the watchdog does every 200 ms): tests call it after moving `now`. */
+  check(): void {
+    this.watch();
+  }
+
   /** Ends a worker: its work in flight fails with `error`, its locks are released, another takes its place. */
   private async end(slot: Slot, error: RestfnError | undefined): Promise<void> {
     if (slot.ended) return;
@@ -385,4 +529,32 @@ export class Executor {
     // Whoever waited for a worker may have one now.
     if (!this.closed) this.serveWaiting();
   }
+}
+
+/**
+ * The worker among `slots` that `solution` prefers: the highest of a hash of the two (rendezvous
+ * hashing). Each solution has its own stable order of the workers, so its runtime is made in few
+ * of them, and the solutions spread evenly; a worker that ends moves only its own solutions.
+ */
+function preferred(solution: string, slots: readonly Slot[]): Slot | undefined {
+  let best: Slot | undefined;
+  let bestWeight = -1;
+  for (const slot of slots) {
+    const weight = fnv1a(`${slot.id}\u0000${solution}`);
+    if (weight > bestWeight) {
+      best = slot;
+      bestWeight = weight;
+    }
+  }
+  return best;
+}
+
+/** FNV-1a, 32 bits: a fast, well-spread hash of a short text (not for anything secret). */
+function fnv1a(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    hash ^= text.charCodeAt(i);
+    hash = Math.imul(hash, 0x01000193);
+  }
+  return hash >>> 0;
 }

@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../../errors/codes.js';
 import { RestfnError } from '../../errors/restfn-error.js';
 import type { Ceilings } from '../ceilings.js';
+import type { CacheReport } from './solution-runtimes.js';
 
 /**
  * The messages between the platform's request thread and its executor workers. Everything an author
@@ -160,7 +161,25 @@ export function reportedCalls(report: { calls?: unknown; retries?: unknown }): {
   return { calls, retries };
 }
 
+/**
+ * A worker's cache report, taken only as the plain values it must be (counts of zero or more, at
+ * most `MAX_CALLS_REPORTED` solution names): it decides where the pool sends work, never more.
+ */
+export function reportedCache(report: { cache?: unknown }): CacheReport | undefined {
+  const cache = report.cache as Partial<Record<keyof CacheReport, unknown>> | undefined;
+  if (typeof cache !== 'object' || cache === null) return undefined;
+  const count = (v: unknown) => (typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : 0);
+  const evicted = Array.isArray(cache.evicted)
+    ? cache.evicted
+        .slice(0, MAX_CALLS_REPORTED)
+        .filter((s): s is string => typeof s === 'string' && s.length > 0 && s.length <= 200)
+    : [];
+  return { hits: count(cache.hits), misses: count(cache.misses), evicted, bytes: count(cache.bytes) };
+}
+
 export type FromWorker =
+  /** Its code is loaded: it can take work. */
+  | { readonly type: 'ready' }
   | { readonly type: 'done'; readonly id: number; readonly value: unknown }
   /** Requests sent and retries decided since the last report (the metrics; at most every 250 ms). */
   | {
@@ -168,6 +187,8 @@ export type FromWorker =
       readonly calls: readonly CallSeen[];
       readonly retries: ReadonlyArray<readonly [string, string]>;
       readonly logs?: readonly ScriptLogSeen[];
+      /** The solution cache's hits, misses and evictions since the last report, and its size. */
+      readonly cache?: CacheReport;
     }
   | { readonly type: 'failed'; readonly id: number; readonly error: WireError }
   /** One page's NDJSON line (`{"page": n, "output": ...}`) as JSON text, made in the worker. */
@@ -191,6 +212,8 @@ export interface WorkerConfig {
   readonly allowTargets: Readonly<Record<string, readonly string[]>>;
   /** Incremented by the worker while its event loop turns: the watchdog reads it. */
   readonly heartbeat: SharedArrayBuffer;
+  /** Bytes its solution cache may hold (its share of `--solution-cache-mb`). */
+  readonly cacheBytes: number;
 }
 
 /** An error as it crosses threads: the fields answers and the audit show, nothing else. */

@@ -39,7 +39,12 @@ async function run({ config, solution, version, task }: SandboxStart): Promise<v
   send({ type: 'started' });
   const collect: SecretCollector = new Set();
   try {
-    const runtimes = new SolutionRuntimes({ ...config, records: (s) => credentials.records(s) });
+    // One runtime for one task: nothing to bound.
+    const runtimes = new SolutionRuntimes({
+      ...config,
+      records: (s) => credentials.records(s),
+      maxBytes: Number.POSITIVE_INFINITY,
+    });
     const value = maskAnswer(
       await runtimes.with(solution, version, (runtime) =>
         runTask(runtime, task, abort.signal, async () => undefined, collect),

@@ -3,7 +3,7 @@ import { RestfnError } from '../../errors/restfn-error.js';
 import { Abort } from '../../http/abort.js';
 import type { SecretCollector } from '../../runtime/call.js';
 import { checkAnswerSize } from '../answer-size.js';
-import { validateUpload } from '../publish.js';
+import { preparedPath, validateUpload, versionRoot } from '../publish.js';
 import { maskAnswer, maskWire } from './answer-mask.js';
 import { eachMessage } from './batched.js';
 import {
@@ -47,8 +47,9 @@ let retries: Array<[string, string]> = [];
 // What scripts wrote with `console.*`, for the server's debug log; as bounded as the rest.
 let logs: ScriptLogSeen[] = [];
 setInterval(() => {
-  if (calls.length === 0 && retries.length === 0 && logs.length === 0) return;
-  send({ type: 'calls', calls, retries, logs });
+  const cache = runtimes.report();
+  if (calls.length === 0 && retries.length === 0 && logs.length === 0 && !cache) return;
+  send({ type: 'calls', calls, retries, logs, ...(cache ? { cache } : {}) });
   calls = [];
   retries = [];
   logs = [];
@@ -68,10 +69,17 @@ const runtimes = new SolutionRuntimes({
   scriptLog: (solution, log) => {
     if (logs.length < MAX_LOGS_REPORTED) logs.push([solution, log.source, log.level, log.message]);
   },
+  maxBytes: config.cacheBytes,
+  // A version the platform wrote out (never another folder): its prepared form is kept beside it.
+  preparedPath: (solution, version, root) =>
+    root === versionRoot(config.dataDir, solution, version)
+      ? preparedPath(config.dataDir, solution, version)
+      : undefined,
 });
 const running = new Map<number, { abort: Abort; pageRead?: () => void }>();
 
 port.on('message', (received: ToWorker | ToWorker[]) => eachMessage(received, receive));
+send({ type: 'ready' });
 
 function receive(message: ToWorker): void {
   switch (message.type) {
