@@ -13,6 +13,7 @@ const SCRIPTS = [
   'sync',
   'queue',
   'platform',
+  'tenants',
   'server-limit',
   'credential-mask',
   'isolation',
