@@ -52,14 +52,6 @@ const IDLE_MS = 60_000;
  * runtimes (affinity under saturation): bounded, so that no solution waits on others for long.
  */
 const MAX_PASSED = 8;
-/**
- * How long work waits for a busy worker to be free before another worker is started for it. Under
- * a CPU-bound load, workers free up within a millisecond or so and a few serve everything (each
- * thread more on two cores cost the others: at 100 active solutions, 8 workers took 1.3 ms of CPU
- * per execution where 2 took 0.5 ms); work that waits longer (slow remotes, a runaway solution)
- * gets a new worker, up to --max-workers.
- */
-const SPAWN_AFTER_MS = 5;
 
 interface Pending {
   readonly resolve: (value: unknown) => void;
@@ -84,6 +76,8 @@ interface Slot {
   cacheBytes: number;
   /** When it last became idle. */
   idleSince: number;
+  /** Leases so far: the warmest worker (its JIT) is taken first. */
+  executions: number;
   pulse: number;
   /** When the pulse last changed, or the slot last became busy. */
   movedAt: number;
@@ -141,8 +135,7 @@ export class Executor {
     take: (slot: Slot) => void;
     passed: number;
   }> = [];
-  /** Starts a worker for the work waiting, unless a busy one was free first. */
-  private spawnTimer: NodeJS.Timeout | undefined;
+
   private readonly watchdog: NodeJS.Timeout;
   private nextId = 0;
   private nextSlot = 0;
@@ -239,7 +232,6 @@ export class Executor {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.watchdog);
-    clearTimeout(this.spawnTimer);
     await Promise.all([...this.slots].map((slot) => this.end(slot, undefined)));
   }
 
@@ -247,40 +239,24 @@ export class Executor {
   private lease(solution: string): Promise<Slot> | Slot {
     const slot = this.available(solution);
     if (slot) return slot;
-    // Every worker runs another solution's work now: wait for one to be done, or for a new one.
-    this.spawnSoon();
+    // Every worker runs another solution's work now: wait for one to be done (or a new one).
     return new Promise((take) => this.waiting.push({ solution, take, passed: 0 }));
-  }
-
-  /** A new worker in `SPAWN_AFTER_MS` if work still waits then (and there may be more workers). */
-  private spawnSoon(): void {
-    if (this.spawnTimer || this.slots.length >= this.options.maxWorkers) return;
-    this.spawnTimer = setTimeout(() => {
-      this.spawnTimer = undefined;
-      // It takes work once it has loaded its code (its `ready`); meanwhile a busy one may be free.
-      if (this.waiting.length > 0 && !this.closed && this.slots.length < this.options.maxWorkers) {
-        this.spawn();
-        this.spawnSoon();
-      }
-    }, SPAWN_AFTER_MS);
-    this.spawnTimer.unref?.();
   }
 
   /**
    * A worker for `solution` now, or none. Its own if one runs its work (a solution shares its worker
-   * between its executions); else an idle one that keeps its runtime; else the idle one it prefers
-   * (`preference`: stable, so that its runtime is made in few workers); else, when there is no
-   * worker yet, a new one. A worker still loading its code takes no work while another is there
-   * (work waits for a free worker; a spare is started whenever none is free, and `spawnSoon` starts
-   * more for work that waits). A worker runs one solution's work at a time: a runaway solution
-   * only waits for itself.
+   * between its executions); else an idle one that keeps its runtime, else the warmest idle one (the most executions run: its JIT is warm, and the
+   * work stays on few threads); else, when there is no worker yet, a new one. A worker still loading
+   * its code takes no work while another is there (a spare is started whenever none is free, so a
+   * runaway's neighbour never waits for one to load). A worker runs one solution's work at a time:
+   * a runaway solution only waits for itself.
    */
   private available(solution: string): Slot | undefined {
     let slot = this.slots.find((s) => s.solution === solution && !s.ended);
     if (!slot) {
       const ready = this.slots.filter((s) => s.busy === 0 && !s.ended && Atomics.load(s.beat, 0) > 0);
       slot = ready.find((s) => s.last === solution) ?? ready.find((s) => s.holds.has(solution));
-      slot ??= preferred(solution, ready);
+      slot ??= warmest(ready);
       if (!slot && this.slots.length === 0) slot = this.spawn();
       // Only workers still loading (the first ones): the first of them.
       if (!slot && this.slots.every((s) => Atomics.load(s.beat, 0) === 0))
@@ -289,6 +265,7 @@ export class Executor {
     if (!slot) return undefined;
     if (slot.busy === 0) slot.movedAt = this.now();
     slot.busy++;
+    slot.executions++;
     slot.solution = solution;
     slot.last = solution;
     // A spare: when no other worker is free (or loading), one is started now, so that the next
@@ -311,10 +288,7 @@ export class Executor {
     while (this.waiting.length > 0) {
       const index = this.nextWaiting();
       const next = this.available(this.waiting[index]!.solution);
-      if (!next) {
-        this.spawnSoon();
-        return;
-      }
+      if (!next) return;
       const [entry] = this.waiting.splice(index, 1);
       for (let i = 0; i < index; i++) this.waiting[i]!.passed++;
       entry!.take(next);
@@ -347,7 +321,7 @@ export class Executor {
       allowPrivateTargets: this.options.allowPrivateTargets,
       allowTargets: this.options.allowTargets,
       heartbeat,
-      cacheBytes: Math.floor(this.options.cacheBytes / this.options.maxWorkers),
+      cacheBytes: Math.floor(this.options.cacheBytes / (this.slots.length + 1)),
     };
     const worker = new Worker(WORKER_FILE, {
       workerData: config,
@@ -369,6 +343,7 @@ export class Executor {
       holds: new Set(),
       cacheBytes: 0,
       idleSince: this.now(),
+      executions: 0,
       pulse: 0,
       movedAt: this.now(),
       pending: new Map(),
@@ -409,6 +384,7 @@ export class Executor {
         void this.end(slot, new RestfnError('INTERNAL', 'the executor worker stopped unexpectedly'));
     });
     this.slots.push(slot);
+    this.shareCache();
     return slot;
   }
 
@@ -511,6 +487,17 @@ export class Executor {
     }
   }
 
+  /**
+   * Tells each worker its share of the solution cache: the total split over the workers there are,
+   * so that a few warm workers may keep many solutions and all of them together never more than
+   * `--solution-cache-mb`.
+   */
+  private shareCache(): void {
+    const live = this.slots.filter((s) => !s.ended);
+    const bytes = Math.floor(this.options.cacheBytes / Math.max(1, live.length));
+    for (const slot of live) slot.post({ type: 'cache-limit', bytes });
+  }
+
   /** Looks at the workers now (the watchdog does every 200 ms): tests call it after moving `now`. */
   check(): void {
     this.watch();
@@ -525,36 +512,16 @@ export class Executor {
       pending.reject(error ?? new RestfnError('INTERNAL', 'the platform is stopping'));
     slot.pending.clear();
     slot.records.releaseAll();
+    this.shareCache();
     await slot.worker.terminate().catch(() => undefined);
     // Whoever waited for a worker may have one now.
     if (!this.closed) this.serveWaiting();
   }
 }
 
-/**
- * The worker among `slots` that `solution` prefers: the highest of a hash of the two (rendezvous
- * hashing). Each solution has its own stable order of the workers, so its runtime is made in few
- * of them, and the solutions spread evenly; a worker that ends moves only its own solutions.
- */
-function preferred(solution: string, slots: readonly Slot[]): Slot | undefined {
+/** The worker among `slots` that has run the most work (ties: the oldest). */
+function warmest(slots: readonly Slot[]): Slot | undefined {
   let best: Slot | undefined;
-  let bestWeight = -1;
-  for (const slot of slots) {
-    const weight = fnv1a(`${slot.id}\u0000${solution}`);
-    if (weight > bestWeight) {
-      best = slot;
-      bestWeight = weight;
-    }
-  }
+  for (const slot of slots) if (!best || slot.executions > best.executions) best = slot;
   return best;
-}
-
-/** FNV-1a, 32 bits: a fast, well-spread hash of a short text (not for anything secret). */
-function fnv1a(text: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
-  }
-  return hash >>> 0;
 }

@@ -85,6 +85,8 @@ export type ToWorker =
       readonly task: Task;
     }
   | { readonly type: 'abort'; readonly id: number }
+  /** Its share of the solution cache now (the total split over the workers there are). */
+  | { readonly type: 'cache-limit'; readonly bytes: number }
   /** The page was written: the next may come (backpressure for `pages`). */
   | { readonly type: 'page-read'; readonly id: number }
   | {

@@ -55,6 +55,7 @@ export class SolutionRuntimes {
   private hits = 0;
   private misses = 0;
   private evicted: string[] = [];
+  private maxBytes: number;
 
   constructor(
     private readonly config: {
@@ -67,12 +68,20 @@ export class SolutionRuntimes {
       readonly observer?: (solution: string) => CallObserver;
       /** Told what a solution's expression scripts write with `console.*` (the server's debug log). */
       readonly scriptLog?: (solution: string, log: ScriptLog) => void;
-      /** Bytes the runtimes kept may take (estimated); the one in use is kept whatever its size. */
+      /** Bytes the runtimes kept may take at first (estimated); the one in use is kept whatever its size. */
       readonly maxBytes: number;
       /** Where a published version's prepared form is kept (none: its files are parsed each time). */
       readonly preparedPath?: (solution: string, version: number, root: string) => string | undefined;
     },
-  ) {}
+  ) {
+    this.maxBytes = config.maxBytes;
+  }
+
+  /** A new limit (the worker's share changed): past it, idle runtimes are closed now. */
+  limit(bytes: number): void {
+    this.maxBytes = bytes;
+    this.evict(undefined);
+  }
 
   /** Hits, misses and evictions since the last report, and the size now; the counts start again. */
   report(): CacheReport | undefined {
@@ -177,9 +186,9 @@ export class SolutionRuntimes {
   }
 
   /** Past `maxBytes`, the least recently used idle runtimes are closed (never `keep`'s). */
-  private evict(keep: string): void {
+  private evict(keep: string | undefined): void {
     for (const [solution, held] of this.held) {
-      if (this.bytes <= this.config.maxBytes) return;
+      if (this.bytes <= this.maxBytes) return;
       if (held.busy > 0 || solution === keep) continue;
       this.drop(solution, held);
       this.evicted.push(solution);

@@ -89,6 +89,9 @@ function receive(message: ToWorker): void {
     case 'abort':
       running.get(message.id)?.abort.abort(new DOMException('This operation was aborted', 'AbortError'));
       return;
+    case 'cache-limit':
+      runtimes.limit(message.bytes);
+      return;
     case 'page-read':
       running.get(message.id)?.pageRead?.();
       return;
