@@ -159,6 +159,16 @@ export class Runtimes {
     }
   }
 
+  /**
+   * Loads the newly published version in a worker now, off the publish's answer: its folder, its
+   * prepared form (prepared-solution.ts) and its description are ready before its first execution,
+   * which then pays no YAML parsing on its request path (issue 41). A failure here is the first
+   * execution's to report.
+   */
+  prepare(solution: string): void {
+    this.describe(solution).catch(() => undefined);
+  }
+
   /** The function, datasource and action names of the current version (no version: it throws). */
   async publishedNames(solution: string): Promise<PublishedNames> {
     const { number } = await this.current(solution);

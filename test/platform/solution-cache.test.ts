@@ -6,6 +6,7 @@ import { DEFAULT_CEILINGS } from '../../src/platform/ceilings.js';
 import { Executor } from '../../src/platform/executor/pool.js';
 import { materialise, preparedPath } from '../../src/platform/publish.js';
 import { json, testServer } from '../helpers/http-server.js';
+import { startPlatformProcess } from '../helpers/platform.js';
 
 // The workers' solution caches (issue 41): a version's prepared form written once and used by the
 // next runtime made of it, runtimes kept within a size, the counts the metrics show, and workers
@@ -126,5 +127,37 @@ describe('the solution cache', () => {
     expect(executor.stats()).toMatchObject({ busy: 0, idle: 1 });
     const answer = await execute('crm', publish('crm'));
     expect(JSON.parse(answer.json)).toMatchObject({ status: 'ok' });
+  });
+
+  it('restfn serve prepares a version once it is published, before its first execution; the metrics count the cache', async () => {
+    const service = await testServer((_req, res) => json(res, 200, { items: [1, 2] }));
+    const platform = await startPlatformProcess({
+      args: ['--allow-private-targets', '--solution-cache-mb', '8'],
+    });
+    const published = await platform.api('PUT', '/api/v1/solutions/crm', {
+      token: platform.adminToken,
+      body: { files: { 'functions/rest-count.platform': functionFile(`${service.url}/items`) } },
+    });
+    expect(published.status).toBe(201);
+    const prepared = preparedPath(platform.dataDir, 'crm', 1);
+    // Written in the background after the answer: no execution asked for it.
+    while (!existsSync(prepared)) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(service.requests).toHaveLength(0);
+    for (let i = 0; i < 3; i++) {
+      const answer = await platform.api('POST', '/api/v1/solutions/crm/functions/rest-count/execute', {
+        token: platform.adminToken,
+        body: {},
+      });
+      expect(answer.body).toMatchObject({ status: 'ok', output: { n: 2 } });
+    }
+    const series = async (name: string) => {
+      const text = (await platform.api('GET', '/metrics', { token: platform.adminToken })).text;
+      return Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+    };
+    expect(await series('restfn_solution_cache_limit_bytes')).toBe(8 * 1024 * 1024);
+    // The workers report every 250 ms: the three executions (and the describe) are all hits.
+    while ((await series('restfn_solution_cache_hits_total')) < 3)
+      await new Promise((r) => setTimeout(r, 100));
+    expect(await series('restfn_solution_cache_misses_total')).toBe(1);
   });
 });

@@ -252,6 +252,7 @@ export function solutionRoutes(app: FastifyInstance, ctx: PlatformContext): void
     ctx.retention.published(solution, version.version);
     await audited('ok', `version ${version.version}${from ? ` (${from})` : ''}`);
     await ctx.retention.removed(solution, version.removedVersions);
+    ctx.runtimes.prepare(solution);
     return reply.status(201).send({ solution, version: version.version, unchanged: false, findings });
   }
 
