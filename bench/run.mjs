@@ -27,10 +27,20 @@ const SCRIPTS = [
 const FIGURES = [
   [
     'server-limit-throughput',
-    'restfn serve execute throughput / the server limit, 32 connections',
-    '>= 0.90',
+    'restfn serve execute throughput / the server limit, projection, 32 connections',
+    '>= 0.95',
   ],
-  ['server-limit-p50-added', '  p50 latency restfn serve adds over the server limit', '< 0.5 ms'],
+  ['server-limit-p50-added', '  p50 latency restfn serve adds over the server limit, projection', '< 1 ms'],
+  [
+    'server-limit-transform-throughput',
+    'restfn serve execute throughput / the server limit, JSONata transform, 32 connections',
+    '>= 0.95',
+  ],
+  [
+    'server-limit-transform-p50-added',
+    '  p50 latency restfn serve adds over the server limit, JSONata transform',
+    '< 1 ms',
+  ],
   [
     'sequential-plain',
     '1,000 sequential calls of a plain projection via the library / the plain limit',
