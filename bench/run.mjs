@@ -44,12 +44,12 @@ const FIGURES = [
   [
     'sequential-plain',
     '1,000 sequential calls of a plain projection via the library / the plain limit',
-    '<= 1.25',
+    '<= 1.10',
   ],
   [
     'sequential-filter',
     '1,000 sequential calls of a filter transform / undici + compiled JSONata',
-    '<= 1.05',
+    '<= 0.95',
   ],
   ['run-startup', 'restfn run of one GET / node -e 0', '<= 2.5'],
   ['validate-startup', 'restfn validate of a one-function solution / node -e 0', '<= 2'],

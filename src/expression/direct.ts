@@ -9,8 +9,10 @@
  * (`evaluatePath`, `evaluateStep`, `lookup`, `evaluateGroupExpression` and the sequence rules at
  * the end of `evaluate`), and test/expression/direct.test.ts compares both on generated
  * expressions and data. Whatever lies outside that subset is left to JSONata:
- * - at compile time, any other kind of node or any extra property on one (predicates, stages,
- *   `[]`, grouping `a{...}`, variables other than `$`, functions, operators);
+ * - at compile time, any other kind of node or any extra property on one (index predicates,
+ *   `[]`, grouping `a{...}`, variables other than `$`, functions, operators other than arithmetic,
+ *   comparisons, `and` and `or`); a filter predicate (`items[price > 10]`, issue 41) only on a
+ *   name step and only when it is an operator;
  * - at evaluation time, data the closures do not model (an object constructor applied to an
  *   array, which JSONata groups; data holding JSONata's own flags `outerWrapper` under `$` and
  *   `tupleStream` under a constructor, found by a fuzz of 1.4 million cases to be the only
@@ -93,6 +95,8 @@ function nodeCount(node: unknown, most: number): number {
     if (n?.type === 'path' && Array.isArray(n.steps)) stack.push(...n.steps);
     if (n?.type === 'unary' && Array.isArray(n.lhs))
       for (const pair of n.lhs as unknown[][]) stack.push(...pair);
+    if (n?.type === 'binary') stack.push(n.lhs, n.rhs);
+    if (Array.isArray(n?.stages)) for (const stage of n.stages as AstNode[]) stack.push(stage?.expr);
   }
   return count;
 }
@@ -102,6 +106,9 @@ interface AstNode {
   readonly value?: unknown;
   readonly steps?: unknown;
   readonly lhs?: unknown;
+  readonly rhs?: unknown;
+  readonly stages?: unknown;
+  readonly expr?: unknown;
 }
 
 /** The node's own properties are exactly these (anything more changes how JSONata evaluates it). */
@@ -149,6 +156,8 @@ function compileNode(ast: unknown): Node | undefined {
       return node.value === '{' && hasOnly(node, ['type', 'value', 'position', 'lhs'])
         ? compileObject(node.lhs)
         : undefined;
+    case 'binary':
+      return hasOnly(node, ['type', 'value', 'position', 'lhs', 'rhs']) ? compileBinary(node) : undefined;
     default:
       return undefined;
   }
@@ -161,7 +170,8 @@ function compilePath(steps: unknown): Node | undefined {
   for (const step of steps) {
     const type = (step as AstNode | null)?.type;
     if (type !== 'name' && type !== 'unary' && type !== 'variable') return undefined;
-    const node = compileNode(step);
+    const node =
+      (step as AstNode).stages !== undefined ? compileFiltered(step as AstNode) : compileNode(step);
     if (!node) return undefined;
     compiled.push(node);
   }
@@ -197,6 +207,151 @@ function compilePath(steps: unknown): Node | undefined {
     }
     return unwrap(result);
   };
+}
+
+/**
+ * `items[id > 6]`: a name step with filter predicates (JSONata's `evaluateStep` and
+ * `evaluateFilter`), for predicates that give a boolean (comparisons, `and`, `or`). A predicate that
+ * gives anything else (a number is an index, other values are cast) is left to JSONata, as is a
+ * missing field (JSONata filters its `undefined` as one item).
+ */
+function compileFiltered(step: AstNode): Node | undefined {
+  if (step.type !== 'name' || !hasOnly(step, ['type', 'value', 'position', 'stages'])) return undefined;
+  if (typeof step.value !== 'string' || !Array.isArray(step.stages) || step.stages.length === 0)
+    return undefined;
+  const predicates: Node[] = [];
+  for (const stage of step.stages as AstNode[]) {
+    if (stage?.type !== 'filter' || !hasOnly(stage, ['type', 'expr', 'position'])) return undefined;
+    const predicate = (stage.expr as AstNode | null)?.type === 'binary' ? compileNode(stage.expr) : undefined;
+    if (!predicate) return undefined;
+    predicates.push(predicate);
+  }
+  const key = step.value;
+  return (input, limit) => {
+    let value = unwrap(lookup(input, key, limit));
+    for (let p = 0; p < predicates.length; p++) {
+      if (value === undefined || flagged(value, 'tupleStream')) throw LEAVE;
+      const items = value instanceof Sequence ? value.items : Array.isArray(value) ? value : [value];
+      const kept: unknown[] = [];
+      for (let i = 0; i < items.length; i++) {
+        const item = items[i];
+        // JSONata evaluates the predicate's paths over an array item's items (evaluatePath), which
+        // the closures do not model (see compileNode): left to it.
+        if (Array.isArray(item)) throw LEAVE;
+        const verdict = predicates[p]!(item, limit);
+        if (verdict === true) {
+          // A hole of a sparse array kept by a predicate that reads nothing: left to JSONata.
+          if (item === undefined) throw LEAVE;
+          kept.push(item);
+        } else if (verdict !== false && verdict !== undefined) throw LEAVE;
+      }
+      value = new Sequence(kept);
+    }
+    return value;
+  };
+}
+
+/**
+ * `a * 2`, `id > 6`, `kind = "book"`, `x and y`: JSONata's evaluateBinary for the values its
+ * operators take without casting or failing (numbers for arithmetic; two numbers or two texts to
+ * compare; texts, numbers, booleans and null to test for equality; booleans for `and` and `or`).
+ * Anything else, JSONata's failures included (T2001, T2009, T2010, D1001), is left to it.
+ */
+function compileBinary(node: AstNode): Node | undefined {
+  const op = node.value;
+  const lhs = compileNode(node.lhs);
+  const rhs = compileNode(node.rhs);
+  if (!lhs || !rhs) return undefined;
+  switch (op) {
+    case '+':
+    case '-':
+    case '*':
+    case '/':
+    case '%':
+      return (input, limit) => {
+        const a = lhs(input, limit);
+        const b = rhs(input, limit);
+        if ((a !== undefined && !finite(a)) || (b !== undefined && !finite(b))) throw LEAVE;
+        if (a === undefined || b === undefined) return undefined;
+        const result = arithmetic(op, a as number, b as number);
+        if (!Number.isFinite(result)) throw LEAVE;
+        return result;
+      };
+    case '<':
+    case '<=':
+    case '>':
+    case '>=':
+      return (input, limit) => {
+        const a = lhs(input, limit);
+        const b = rhs(input, limit);
+        const ta = typeof a;
+        const tb = typeof b;
+        if (!(ta === 'undefined' || ta === 'string' || ta === 'number')) throw LEAVE;
+        if (!(tb === 'undefined' || tb === 'string' || tb === 'number')) throw LEAVE;
+        if (a === undefined || b === undefined) return undefined;
+        if (ta !== tb) throw LEAVE;
+        return compare(op, a as number | string, b as number | string);
+      };
+    case '=':
+    case '!=':
+      return (input, limit) => {
+        const a = lhs(input, limit);
+        const b = rhs(input, limit);
+        if (a === undefined || b === undefined) return false;
+        // Objects and arrays are compared deeply by JSONata: left to it.
+        if ((typeof a === 'object' && a !== null) || (typeof b === 'object' && b !== null)) throw LEAVE;
+        return op === '=' ? a === b : a !== b;
+      };
+    case 'and':
+    case 'or':
+      return (input, limit) => {
+        const a = truth(lhs(input, limit));
+        if (op === 'and' ? !a : a) return a;
+        return truth(rhs(input, limit));
+      };
+    default:
+      return undefined;
+  }
+}
+
+/** A number JSONata computes with (its `isNumeric`; an infinite one is its D1001). */
+function finite(value: unknown): boolean {
+  return typeof value === 'number' && Number.isFinite(value);
+}
+
+function arithmetic(op: string, a: number, b: number): number {
+  switch (op) {
+    case '+':
+      return a + b;
+    case '-':
+      return a - b;
+    case '*':
+      return a * b;
+    case '/':
+      return a / b;
+    default:
+      return a % b;
+  }
+}
+
+function compare(op: string, a: number | string, b: number | string): boolean {
+  switch (op) {
+    case '<':
+      return a < b;
+    case '<=':
+      return a <= b;
+    case '>':
+      return a > b;
+    default:
+      return a >= b;
+  }
+}
+
+/** JSONata's `boolize` for the booleans its comparisons give (nothing is false); other values are left to it. */
+function truth(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== 'boolean') throw LEAVE;
+  return value;
 }
 
 /** `{ "key": value, ... }` with text keys: JSONata's evaluateGroupExpression for one input item. */

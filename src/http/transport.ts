@@ -69,9 +69,6 @@ export class Transport {
   ): Promise<RawResponse> {
     const limit = this.options.maxRedirections;
     const refs = req.refs;
-    const guarded =
-      (refs !== undefined && refs.size > 0) ||
-      Object.keys(req.headers).some((name) => isSensitiveHeader(name));
     // The other timeouts bound one wait each; this bounds the whole request (a slow drip included).
     const aborts = new Abort();
     let timedOut = false;
@@ -130,7 +127,7 @@ export class Transport {
               'redirects to an address that is not a valid http or https address; not followed',
             );
           }
-          if (guarded && next.origin !== from.origin) {
+          if (next.origin !== from.origin && carriesSecrets(req)) {
             throw new RedirectLimitError(
               summary,
               `redirects to another origin (${next.origin}); not followed because the request carries credentials or sensitive headers`,
@@ -203,6 +200,17 @@ export class Transport {
 }
 
 const statusText = (status: number): string => STATUS_CODES[status] ?? '';
+
+/**
+ * Whether a request carries credentials or a header the trace masks as sensitive: then it follows
+ * redirects only within its origin. Asked at a redirect, not for every request (issue 41).
+ */
+function carriesSecrets(req: OutboundRequest): boolean {
+  return (
+    (req.refs !== undefined && req.refs.size > 0) ||
+    Object.keys(req.headers).some((name) => isSensitiveHeader(name))
+  );
+}
 
 /** The statuses whose `location` is followed (as undici's redirect handler does). */
 const REDIRECTS: ReadonlySet<number> = new Set([300, 301, 302, 303, 307, 308]);

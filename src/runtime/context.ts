@@ -62,6 +62,8 @@ export function createContext(
   const settings = solution.settings?.definition;
   const { about } = options;
   const given = (call.system ?? {}) as SystemSettings & Record<string, unknown>;
+  const at = options.clock.now();
+  let system: SystemContext | undefined;
   const ctx: ExecutionContext = {
     user: options.user,
     ...call,
@@ -75,7 +77,15 @@ export function createContext(
       settings: { custom: settings?.settings?.custom ?? {} },
     },
     organization: { ...about.organization },
-    system: { ...given, ...systemContext(given, about.system, options.clock) },
+    // Made when first read, as of the execution's start: most executions never read it, and the
+    // process's first time zone lookup loads ICU's zone data (~50 ms, issue 41).
+    get system(): SystemContext {
+      system ??= { ...given, ...systemContext(given, about.system, at) };
+      return system;
+    },
+    set system(value: SystemContext) {
+      system = value;
+    },
     expressions: {},
   };
   // Where a read of `@ctx.expressions.<name>` finds the expression (field.ts): off the data.

@@ -19,7 +19,7 @@ import type { ExecutionContext } from './context.js';
 import { type CallContext, createContext } from './context.js';
 import type { Engine, Execution, FunctionFile, PageRequest, RemoteCalls } from './engine.js';
 import { FunctionNotFoundError, UnsupportedStepError } from './errors.js';
-import { fieldsOf } from './field.js';
+import { type Field, fieldsOf } from './field.js';
 import { maskError } from './mask.js';
 import { type ResolvedParameter, resolveParameters } from './parameters.js';
 import { type ParameterPlan, parametersPlan, placeholderNames, planOf } from './plan.js';
@@ -119,41 +119,13 @@ export async function runFunction(
     // function is skipped (and the sync writes the guard's operations instead).
     const guard = definition.guard;
     if (guard && (page ? guard.onContinuation !== false : guard.onInitial !== false)) {
-      if (guard.when === undefined || isTruthy(await field(['guard', 'when'], guard.when, ctx))) {
-        const args: Record<string, unknown> = {};
-        for (const [param, raw] of Object.entries(guard.parameters ?? {})) {
-          args[param] = await field(['guard', 'parameters', param], raw, ctx);
-        }
-        let passed = false;
-        try {
-          if (guardDepth >= MAX_GUARD_DEPTH) {
-            throw new DefinitionError(
-              `guards call each other more than ${MAX_GUARD_DEPTH} deep from '${name}': a guard cycle`,
-            );
-          }
-          const { result: outcome } = await runFunction(engine, guard.function, args, call, {
-            signal,
-            guardDepth: guardDepth + 1,
-            collect,
-            budget,
-          });
-          ctx.guard = { output: outcome.status === 'ok' ? outcome.output : null };
-          passed =
-            outcome.status === 'ok' &&
-            (guard.result === undefined || isTruthy(await field(['guard', 'result'], guard.result, ctx)));
-        } catch (error) {
-          // An abort (the caller's, or a deadline) stops the whole run; it is no failed guard. Nor is
-          // the request cap: the execution's requests are used up.
-          if (
-            !(error instanceof CallError) ||
-            error instanceof AbortedError ||
-            error instanceof RequestLimitError
-          )
-            throw error;
-          ctx.guard = { output: null, error: { name: error.code, message: error.message } };
-        }
-        if (!passed) return skip('the guard did not pass', true);
-      }
+      const passed = await runGuard(engine, name, guard, ctx, field, call, {
+        signal,
+        guardDepth,
+        collect,
+        budget,
+      });
+      if (!passed) return skip('the guard did not pass', true);
     }
 
     // 8. inputTransform builds the body from the parameter values. It runs in each attempt, after
@@ -226,6 +198,59 @@ export async function runFunction(
       events.emit({ type: 'failed', correlationId, function: name, code, message: (error as Error).message });
     }
     throw error;
+  }
+}
+
+/**
+ * A guard of `name` (its `when` true, or none): runs the guard's function; whether it passed (it
+ * succeeded and its `result`, if any, is truthy). A failed call is a guard that did not pass; an
+ * abort (the caller's, or a deadline) and the request cap stop the whole run. Kept out of
+ * `runFunction`, whose every call compiles and runs the common case only (issue 41).
+ */
+async function runGuard(
+  engine: Engine,
+  name: string,
+  guard: NonNullable<FunctionDefinition['guard']>,
+  ctx: ExecutionContext,
+  field: Field,
+  call: CallContext,
+  options: {
+    readonly signal: AbortLike | undefined;
+    readonly guardDepth: number;
+    readonly collect: SecretCollector | undefined;
+    readonly budget: RequestBudget | undefined;
+  },
+): Promise<boolean> {
+  if (guard.when !== undefined && !isTruthy(await field(['guard', 'when'], guard.when, ctx))) return true;
+  const { signal, guardDepth, collect, budget } = options;
+  const args: Record<string, unknown> = {};
+  for (const [param, raw] of Object.entries(guard.parameters ?? {})) {
+    args[param] = await field(['guard', 'parameters', param], raw, ctx);
+  }
+  try {
+    if (guardDepth >= MAX_GUARD_DEPTH) {
+      throw new DefinitionError(
+        `guards call each other more than ${MAX_GUARD_DEPTH} deep from '${name}': a guard cycle`,
+      );
+    }
+    const { result: outcome } = await runFunction(engine, guard.function, args, call, {
+      signal,
+      guardDepth: guardDepth + 1,
+      collect,
+      budget,
+    });
+    ctx.guard = { output: outcome.status === 'ok' ? outcome.output : null };
+    return (
+      outcome.status === 'ok' &&
+      (guard.result === undefined || isTruthy(await field(['guard', 'result'], guard.result, ctx)))
+    );
+  } catch (error) {
+    // An abort (the caller's, or a deadline) stops the whole run; it is no failed guard. Nor is
+    // the request cap: the execution's requests are used up.
+    if (!(error instanceof CallError) || error instanceof AbortedError || error instanceof RequestLimitError)
+      throw error;
+    ctx.guard = { output: null, error: { name: error.code, message: error.message } };
+    return false;
   }
 }
 

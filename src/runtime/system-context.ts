@@ -1,5 +1,3 @@
-import type { Clock } from '../errors/clock.js';
-
 /** `@ctx.system` (conventions.md "Context"): the device's (or the platform's) time zone and locale. */
 export interface SystemContext {
   readonly timezone: { readonly name: string; readonly offset: string };
@@ -17,18 +15,18 @@ export interface SystemSettings {
 }
 
 /**
- * `@ctx.system` at `now`: the zone's offset is that instant's (summer time included), written as
+ * `@ctx.system` at `now` (ms): the zone's offset is that instant's (summer time included), written as
  * JSONata's `$fromMillis` takes it (`+0100`). A zone or locale that is not a valid name is not
  * used: the process's stands (an app's report of its zone must not fail the execution).
  */
 export function systemContext(
   settings: SystemSettings,
   fallback: SystemSettings,
-  clock: Clock,
+  now: number,
 ): SystemContext {
   const name = validZone(settings.timezone) ?? validZone(fallback.timezone) ?? processZone();
   return {
-    timezone: { name, offset: zoneOffset(name, clock.now()) },
+    timezone: { name, offset: zoneOffset(name, now) },
     locale: validLocale(settings.locale) ?? validLocale(fallback.locale) ?? 'en',
     isOffline: false,
     isOnline: true,

@@ -65,6 +65,33 @@ describe('@ctx.solution, @ctx.organization, @ctx.system', () => {
   });
 });
 
+describe('@ctx.system is made when first read, as of the execution start', () => {
+  test('a retry wait across a change of summer time does not change the offset an expression reads', async () => {
+    let calls = 0;
+    const server = await testServer((_req, res) => json(res, calls++ === 0 ? 503 : 200, { ok: true }));
+    // 25 Oct 2026 00:59 UTC: Zurich is still on summer time (+0200) for one more minute; the retry
+    // waits two minutes on the injected clock, and the answer is read after it (+0100 by then).
+    const clock = recordingClock(Date.UTC(2026, 9, 25, 0, 59));
+    const runtime = runtimeFor(
+      {
+        'solution.yaml': 'name: s\n',
+        'functions/fn.platform': `provider: DATA_PROVIDER_REST
+method: GET
+url: ${server.url}/x
+error:
+  - when: =@ctx.response.status = 503
+    retry: { delay: 120000, maxRetries: 1 }
+outputTransform: '{ "offset": @ctx.system.timezone.offset }'
+`,
+      },
+      { clock, system: { timezone: 'Europe/Zurich' } },
+    );
+    const result = await runtime.execute('fn', {});
+    expect(clock.delays).toEqual([120000]);
+    expect(result.status === 'ok' && result.output).toEqual({ offset: '+0200' });
+  });
+});
+
 describe('solution-level expressions', () => {
   const files = (url: string, value: string) => ({
     'solution.yaml': `name: s
