@@ -20,7 +20,8 @@ function labelText(labels: Labels): string {
 
 /**
  * A series' key in its map: the label values (each metric records its labels in one order). The
- * text of the labels is built when scraped, not on every record.
+ * text of the labels is made once, when the series is first recorded: a scrape of 1,000 solutions
+ * x 20 functions only joins strings already made.
  */
 function seriesKey(labels: Labels): string {
   let key = '';
@@ -28,16 +29,21 @@ function seriesKey(labels: Labels): string {
   return key;
 }
 
+/** Text a scrape yields in one slice at least (then the request thread serves others). */
+const SLICE_CHARS = 64 * 1024;
+
 interface Metric {
   readonly name: string;
   readonly help: string;
   readonly type: 'counter' | 'gauge' | 'histogram';
-  lines(): string[];
+  /** Its series' lines, a series at a time (a histogram's lines together: one consistent reading). */
+  series(): Iterable<string>;
 }
 
 export class Counter implements Metric {
   readonly type = 'counter';
-  private readonly values = new Map<string, { labels: Labels; value: number }>();
+  /** By series key: the line's start (name and labels, made once) and the value. */
+  private readonly values = new Map<string, { head: string; value: number }>();
 
   constructor(
     readonly name: string,
@@ -48,11 +54,11 @@ export class Counter implements Metric {
     const key = seriesKey(labels);
     const entry = this.values.get(key);
     if (entry) entry.value += by;
-    else this.values.set(key, { labels, value: by });
+    else this.values.set(key, { head: `${this.name}${labelText(labels)} `, value: by });
   }
 
-  lines(): string[] {
-    return [...this.values.values()].map(({ labels, value }) => `${this.name}${labelText(labels)} ${value}`);
+  *series(): Iterable<string> {
+    for (const { head, value } of this.values.values()) yield `${head}${value}\n`;
   }
 }
 
@@ -68,8 +74,8 @@ export class Gauge implements Metric {
     readonly type: 'gauge' | 'counter' = 'gauge',
   ) {}
 
-  lines(): string[] {
-    return this.read().map(([labels, value]) => `${this.name}${labelText(labels)} ${value}`);
+  *series(): Iterable<string> {
+    for (const [labels, value] of this.read()) yield `${this.name}${labelText(labels)} ${value}\n`;
   }
 }
 
@@ -78,40 +84,44 @@ const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60
 
 export class Histogram implements Metric {
   readonly type = 'histogram';
-  private readonly series = new Map<
+  /** By series key: the labels' text inside the braces (made once), the counts, sum and count. */
+  private readonly entries = new Map<
     string,
-    { labels: Labels; counts: number[]; sum: number; count: number }
+    { inner: string; counts: number[]; sum: number; count: number }
   >();
+  /** `le="0.005"`, ..., `le="+Inf"`: the same for every series. */
+  private readonly les: readonly string[];
 
   constructor(
     readonly name: string,
     readonly help: string,
     private readonly buckets: readonly number[] = SECONDS,
-  ) {}
+  ) {
+    this.les = [...buckets.map(String), '+Inf'].map((le) => `le="${le}"`);
+  }
 
   observe(value: number, labels: Labels = {}): void {
     const key = seriesKey(labels);
-    let s = this.series.get(key);
+    let s = this.entries.get(key);
     if (!s) {
-      s = { labels, counts: this.buckets.map(() => 0), sum: 0, count: 0 };
-      this.series.set(key, s);
+      s = { inner: labelText(labels).slice(1, -1), counts: this.buckets.map(() => 0), sum: 0, count: 0 };
+      this.entries.set(key, s);
     }
     for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]!) s.counts[i]!++;
     s.sum += value;
     s.count++;
   }
 
-  lines(): string[] {
-    const out: string[] = [];
-    for (const { labels, counts, sum, count } of this.series.values()) {
-      this.buckets.forEach((le, i) => {
-        out.push(`${this.name}_bucket${labelText({ ...labels, le: String(le) })} ${counts[i]}`);
-      });
-      out.push(`${this.name}_bucket${labelText({ ...labels, le: '+Inf' })} ${count}`);
-      out.push(`${this.name}_sum${labelText(labels)} ${sum}`);
-      out.push(`${this.name}_count${labelText(labels)} ${count}`);
+  *series(): Iterable<string> {
+    const { name, les } = this;
+    for (const { inner, counts, sum, count } of this.entries.values()) {
+      const open = inner === '' ? `${name}_bucket{` : `${name}_bucket{${inner},`;
+      let text = '';
+      for (let i = 0; i < counts.length; i++) text += `${open}${les[i]}} ${counts[i]}\n`;
+      text += `${open}${les[counts.length]}} ${count}\n`;
+      const braces = inner === '' ? '' : `{${inner}}`;
+      yield `${text}${name}_sum${braces} ${sum}\n${name}_count${braces} ${count}\n`;
     }
-    return out;
   }
 }
 
@@ -152,6 +162,7 @@ export class PlatformMetrics {
   );
   private readonly loopDelay = monitorEventLoopDelay({ resolution: 20 });
   private readonly gauges: Gauge[] = [];
+  private readonly counters: Counter[] = [];
 
   constructor() {
     this.loopDelay.enable();
@@ -165,6 +176,13 @@ export class PlatformMetrics {
     type: 'gauge' | 'counter' = 'gauge',
   ): void {
     this.gauges.push(new Gauge(name, help, read, type));
+  }
+
+  /** A counter another part of the platform increments (shown after the gauges). */
+  counter(name: string, help: string): Counter {
+    const counter = new Counter(name, help);
+    this.counters.push(counter);
+    return counter;
   }
 
   /** Records one execution's outcome and duration. */
@@ -185,20 +203,37 @@ export class PlatformMetrics {
     this.retries.inc({ solution, function: target });
   }
 
-  /** The text a Prometheus scrape reads. */
+  /** The text a Prometheus scrape reads, at once (tests, small platforms). */
   render(): string {
+    let text = '';
+    for (const slice of this.slices()) text += slice;
+    return text;
+  }
+
+  /**
+   * The same text in slices, the request thread free between them (`setImmediate`): a scrape of
+   * 1,000 solutions x 20 functions (70,000 lines) must not hold every other request for the time
+   * of its render. Read at the pace the scraper takes it (a stream's backpressure).
+   */
+  async *stream(): AsyncGenerator<string> {
+    for (const slice of this.slices()) {
+      yield slice;
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /** The text in slices of about SLICE_CHARS, a series never split. */
+  private *slices(): Generator<string> {
     const delay = this.loopDelay;
-    const loop: Metric[] = [
-      new Gauge(
-        'restfn_event_loop_delay_seconds',
-        "Delay of the request thread's event loop since the last scrape, by quantile (what a blocked loop adds to every request).",
-        () => [
-          [{ quantile: '0.5' }, delay.percentile(50) / 1e9],
-          [{ quantile: '0.99' }, delay.percentile(99) / 1e9],
-          [{ quantile: '1' }, delay.max / 1e9],
-        ],
-      ),
-    ];
+    const loop = new Gauge(
+      'restfn_event_loop_delay_seconds',
+      "Delay of the request thread's event loop since the last scrape, by quantile (what a blocked loop adds to every request).",
+      () => [
+        [{ quantile: '0.5' }, delay.percentile(50) / 1e9],
+        [{ quantile: '0.99' }, delay.percentile(99) / 1e9],
+        [{ quantile: '1' }, delay.max / 1e9],
+      ],
+    );
     const all: Metric[] = [
       this.executions,
       this.executionSeconds,
@@ -206,14 +241,23 @@ export class PlatformMetrics {
       this.remoteCallSeconds,
       this.retries,
       this.storeErrors,
-      ...loop,
+      loop,
       ...this.gauges,
+      ...this.counters,
     ];
-    const text = all
-      .map((m) => [`# HELP ${m.name} ${m.help}`, `# TYPE ${m.name} ${m.type}`, ...m.lines()].join('\n'))
-      .join('\n');
-    delay.reset();
-    return `${text}\n`;
+    let text = '';
+    for (const m of all) {
+      text += `# HELP ${m.name} ${m.help}\n# TYPE ${m.name} ${m.type}\n`;
+      for (const series of m.series()) {
+        text += series;
+        if (text.length >= SLICE_CHARS) {
+          yield text;
+          text = '';
+        }
+      }
+      if (m === loop) delay.reset();
+    }
+    if (text !== '') yield text;
   }
 
   close(): void {

@@ -3,14 +3,23 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import { destination } from 'pino';
+import { type Clock, SYSTEM_CLOCK } from '../errors/clock.js';
 import { CredentialError } from '../errors/credential-error.js';
 import { UsageError } from '../errors/restfn-error.js';
 import { privateFolder } from '../local/private-path.js';
 import { AllowedTargets } from './allowed-targets.js';
 import { buildApp, METRICS_TYPE } from './app.js';
 import { AuditLog } from './audit-log.js';
+import {
+  AuditRetention,
+  type AuditRetentionSettings,
+  DEFAULT_AUDIT_MAX_ROWS,
+  DEFAULT_AUDIT_RETENTION_DAYS,
+} from './audit-retention.js';
 import { hashToken, newToken } from './auth/tokens.js';
 import { type Ceilings, DEFAULT_CEILINGS } from './ceilings.js';
 import {
@@ -136,6 +145,18 @@ export interface ServeOptions {
    * @default env RESTFN_APP_ORIGINS (comma or space separated), else none
    */
   readonly appOrigins?: readonly string[];
+  /**
+   * Audit entries older than this many days are removed (0: kept whatever their age).
+   * @default env RESTFN_AUDIT_RETENTION_DAYS, else DEFAULT_AUDIT_RETENTION_DAYS (90)
+   */
+  readonly auditRetentionDays?: number;
+  /**
+   * Only the newest this many audit entries are kept (0: any number).
+   * @default env RESTFN_AUDIT_MAX_ROWS, else DEFAULT_AUDIT_MAX_ROWS (0)
+   */
+  readonly auditMaxRows?: number;
+  /** Injected time (audit retention's cutoff). @default the system's */
+  readonly clock?: Pick<Clock, 'now'>;
 }
 
 /**
@@ -154,6 +175,8 @@ export interface Platform {
   readonly adminToken?: string;
   /** Where `--metrics-port` serves the metrics (`http://127.0.0.1:PORT/metrics`). */
   readonly metricsUrl?: string;
+  /** What `GET /metrics` shows (an embedder may add its own gauges). */
+  readonly metrics: PlatformMetrics;
   /** The origins whose pages may call the API, as checked (`--app-origin`, RESTFN_APP_ORIGINS). */
   readonly appOrigins: readonly string[];
   /** Stops accepting, lets requests in flight finish (bounded), then closes everything. */
@@ -165,6 +188,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
   const env = options.env ?? process.env;
   // Checked before anything is opened: a wrong origin stops the start.
   const appOrigins = options.appOrigins?.length ? appOriginsOf(options.appOrigins) : appOriginsFromEnv(env);
+  const auditSettings = auditRetentionOf(options, env);
   const dataDir = resolve(options.dataDir ?? '.restfn-server');
   const { key } = loadMasterKey(dataDir, {
     ...(options.masterKeyFile ? { file: options.masterKeyFile } : {}),
@@ -271,6 +295,17 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       (options.maxHeldMbPerUser ?? 64) * 1024 * 1024,
     );
     const metrics = platformMetrics(runtimes, slots, auditLog, held);
+    const auditRemoved = metrics.counter(
+      'restfn_audit_removed_total',
+      'Audit entries audit retention removed, by reason (age: --audit-retention-days; rows: --audit-max-rows).',
+    );
+    const auditRetention = new AuditRetention({
+      store,
+      settings: auditSettings,
+      clock: options.clock ?? SYSTEM_CLOCK,
+      removed: (reason, count) => auditRemoved.inc({ reason }, count),
+      audit: (entries) => store.audit(entries),
+    });
     const ctx: PlatformContext = {
       metrics,
       retention,
@@ -323,6 +358,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
     );
     executor.log = app.log;
     retention.log = app.log;
+    auditRetention.log = app.log;
     sandboxes.log = app.log;
     const host = options.host ?? '127.0.0.1';
     const port = options.port ?? 8080;
@@ -352,6 +388,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
       await app.close();
       throw error;
     }
+    auditRetention.start();
     let metricsServer: Server | undefined;
     let metricsUrl: string | undefined;
     if (options.metricsPort !== undefined) {
@@ -379,6 +416,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
         ]);
         clearTimeout(timer);
         await runtimes.close();
+        await auditRetention.stop();
         await ctx.denied.close();
         await auditLog.flush();
         await store.close();
@@ -393,6 +431,7 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
     return {
       url,
       app,
+      metrics,
       appOrigins,
       ...(adminToken ? { adminToken } : {}),
       ...(metricsUrl ? { metricsUrl } : {}),
@@ -402,6 +441,25 @@ export async function startPlatform(options: ServeOptions = {}): Promise<Platfor
     await store.close();
     throw error;
   }
+}
+
+export const AUDIT_RETENTION_DAYS_ENV = 'RESTFN_AUDIT_RETENTION_DAYS';
+export const AUDIT_MAX_ROWS_ENV = 'RESTFN_AUDIT_MAX_ROWS';
+
+/** Audit retention's settings: the options, else the environment, else the defaults. */
+function auditRetentionOf(options: ServeOptions, env: NodeJS.ProcessEnv): AuditRetentionSettings {
+  const setting = (given: number | undefined, name: string, fallback: number): number => {
+    if (given !== undefined) return given;
+    const text = env[name]?.trim();
+    if (!text) return fallback;
+    if (!/^\d+$/.test(text))
+      throw new UsageError(`${name} must be a whole number, 0 or more (got '${text}')`);
+    return Number(text);
+  };
+  return {
+    days: setting(options.auditRetentionDays, AUDIT_RETENTION_DAYS_ENV, DEFAULT_AUDIT_RETENTION_DAYS),
+    maxRows: setting(options.auditMaxRows, AUDIT_MAX_ROWS_ENV, DEFAULT_AUDIT_MAX_ROWS),
+  };
 }
 
 /** `RESTFN_ADMIN_TOKEN`, when set, must be long enough to be a token (checked before listening). */
@@ -513,7 +571,9 @@ async function serveMetrics(
 ): Promise<{ server: Server; url: string }> {
   const server = createServer((req, res) => {
     if (req.method === 'GET' && req.url?.split('?')[0] === '/metrics') {
-      res.writeHead(200, { 'content-type': METRICS_TYPE }).end(metrics.render());
+      res.writeHead(200, { 'content-type': METRICS_TYPE });
+      // A scraper gone mid-way ends the render; nothing else is to be done about it.
+      pipeline(Readable.from(metrics.stream(), { objectMode: false }), res).catch(() => undefined);
     } else res.writeHead(404, { 'content-type': 'text/plain' }).end('GET /metrics\n');
   });
   await new Promise<void>((resolve, reject) => {

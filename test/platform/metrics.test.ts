@@ -1,6 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { get as httpGet, type IncomingMessage } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { MAX_CALLS_REPORTED, reportedCalls } from '../../src/platform/executor/protocol.js';
 import { PlatformMetrics } from '../../src/platform/metrics.js';
+import { startPlatform } from '../../src/platform/serve.js';
 import { json, testServer } from '../helpers/http-server.js';
 import { startPlatformProcess } from '../helpers/platform.js';
 
@@ -250,5 +256,136 @@ describe('metric labels are what the published version names (issue 36, row 7)',
     expect(
       sample(text, 'restfn_executions_total{solution="crm",function="rest-ok",outcome="PARAMETER_UNKNOWN"}'),
     ).toBe(1);
+  });
+});
+
+/**
+ * Prometheus's text format, read strictly: every sample of a family declared by `# TYPE` (a
+ * histogram's `_bucket`, `_sum`, `_count`), label values quoted and escaped, a number, no series
+ * twice, and each histogram's buckets growing up to `+Inf`, which equals its `_count`.
+ */
+function parsePrometheus(text: string): Map<string, number> {
+  // Problems collected, then asserted once: 70,000 lines.
+  const problems: string[] = [];
+  if (!text.endsWith('\n')) problems.push('no line feed at the end');
+  const types = new Map<string, string>();
+  const samples = new Map<string, number>();
+  /** A histogram series' bucket values in order, by `name{labels without le}`. */
+  const buckets = new Map<string, number[]>();
+  const sample = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{((?:[a-zA-Z_]\w*="(?:[^"\\\n]|\\[\\"n])*",?)*)\})? (\S+)$/;
+  for (const line of text.slice(0, -1).split('\n')) {
+    const declared = /^# (HELP|TYPE) ([a-zA-Z_:][a-zA-Z0-9_:]*) (.+)$/.exec(line);
+    if (declared) {
+      if (declared[1] === 'TYPE') {
+        if (types.has(declared[2]!)) problems.push(`${declared[2]} declared twice`);
+        types.set(declared[2]!, declared[3]!);
+      }
+      continue;
+    }
+    const sampled = sample.exec(line);
+    if (!sampled) {
+      problems.push(`not a sample: ${line}`);
+      continue;
+    }
+    const [, name, labels, value] = sampled as unknown as [string, string, string | undefined, string];
+    const family = types.has(name) ? name : name.replace(/_(bucket|sum|count)$/, '');
+    if (!types.has(family)) problems.push(`${name} has no # TYPE`);
+    else if (family !== name && types.get(family) !== 'histogram') problems.push(`${name}: not a histogram`);
+    if (Number.isNaN(Number(value))) problems.push(`not a number: ${line}`);
+    const series = labels === undefined ? name : `${name}{${labels}}`;
+    if (samples.has(series)) problems.push(`${series} twice`);
+    samples.set(series, Number(value));
+    if (name.endsWith('_bucket')) {
+      const key = `${name.slice(0, -7)}{${(labels ?? '').replace(/,?le="[^"]*"$/, '')}}`;
+      buckets.set(key, [...(buckets.get(key) ?? []), Number(value)]);
+    }
+  }
+  for (const [key, values] of buckets) {
+    if (values.some((v, i) => i > 0 && v < values[i - 1]!)) problems.push(`${key}: buckets not growing`);
+    const inf = values.at(-1);
+    const count = samples.get(key.replace(/\{(.*)\}$/, (_, l: string) => (l ? `_count{${l}}` : '_count')));
+    if (inf !== count) problems.push(`${key}: +Inf ${inf}, _count ${count}`);
+  }
+  expect(problems.slice(0, 10)).toEqual([]);
+  return samples;
+}
+
+describe('GET /metrics of 1,000 solutions x 20 functions (issue 41)', () => {
+  it('is correct Prometheus text, rendered in slices: /healthz answers while the scrape is under way', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'restfn-metrics-'));
+    const token = `rfn_test_${'x'.repeat(40)}`;
+    const platform = await startPlatform({
+      port: 0,
+      dataDir: join(root, 'data'),
+      masterKeyFile: join(root, 'master.key'),
+      env: { RESTFN_ADMIN_TOKEN: token },
+      logStream: new Writable({ write: (_chunk, _encoding, done) => done() }),
+    });
+    try {
+      for (let s = 0; s < 1000; s++) {
+        for (let f = 0; f < 20; f++) {
+          platform.metrics.executed(
+            `solution-${s}`,
+            `rest-fn-${f}`,
+            f === 0 ? 'REMOTE_ERROR' : 'ok',
+            f / 100,
+          );
+          platform.metrics.remoteCall(`solution-${s}`, `rest-fn-${f}`, f / 1000, '200');
+        }
+      }
+      // Read last of all: how far the render has gone.
+      let reads = 0;
+      platform.metrics.gauge('restfn_test_reads', 'How often this gauge was read.', () => [[{}, ++reads]]);
+
+      // A scraper that reads the first piece of the answer, then nothing more for now.
+      const url = new URL(`${platform.url}/metrics`);
+      const answer = await new Promise<IncomingMessage>((resolve, reject) =>
+        httpGet(url, { headers: { authorization: `Bearer ${token}` } }, resolve).once('error', reject),
+      );
+      expect(answer.statusCode).toBe(200);
+      const chunks: Buffer[] = [await new Promise<Buffer>((resolve) => answer.once('data', resolve))];
+      answer.pause();
+      // The platform answers others meanwhile, and the render waits for the scraper: the gauges,
+      // rendered last, have not been read yet (a render at once would have read them before
+      // the first byte went out).
+      const health = await fetch(`${platform.url}/healthz`);
+      expect(await health.json()).toEqual({ status: 'ok' });
+      expect(reads).toBe(0);
+
+      answer.on('data', (chunk: Buffer) => chunks.push(chunk));
+      answer.resume();
+      await new Promise((resolve) => answer.once('end', resolve));
+      const text = Buffer.concat(chunks).toString('utf8');
+      expect(reads).toBe(1);
+      const samples = parsePrometheus(text);
+      const executions = [...samples.keys()].filter((s) => s.startsWith('restfn_executions_total{'));
+      expect(executions).toHaveLength(20_000);
+      expect(
+        samples.get(
+          'restfn_executions_total{solution="solution-999",function="rest-fn-0",outcome="REMOTE_ERROR"}',
+        ),
+      ).toBe(1);
+      expect(
+        samples.get('restfn_remote_calls_total{solution="solution-0",function="rest-fn-19",outcome="200"}'),
+      ).toBe(1);
+      expect(samples.get('restfn_execution_duration_seconds_count{solution="solution-5"}')).toBe(20);
+      // 0.00, 0.01, 0.02 and 0.03 s of the 20 executions are within 25 ms, 0.00 to 0.05 within 50 ms.
+      expect(samples.get('restfn_execution_duration_seconds_bucket{solution="solution-5",le="0.025"}')).toBe(
+        3,
+      );
+      expect(samples.get('restfn_execution_duration_seconds_bucket{solution="solution-5",le="0.05"}')).toBe(
+        6,
+      );
+      expect(samples.get('restfn_test_reads')).toBe(1);
+      // The same text as the render at once (the gauge read a second time).
+      expect(platform.metrics.render().replace(/^restfn_event_loop_delay_seconds.*\n/gm, '')).toBe(
+        text
+          .replace(/^restfn_event_loop_delay_seconds.*\n/gm, '')
+          .replace('restfn_test_reads 1', 'restfn_test_reads 2'),
+      );
+    } finally {
+      await platform.close();
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
+import { AuditRetention } from '../../src/platform/audit-retention.js';
 import type {
   AuditEntry,
   CredentialRow,
   PlatformStore,
   StoreChange,
 } from '../../src/platform/store/types.js';
+import { recordingClock } from '../helpers/clock.js';
 
 /** How a contract run gets a store: a fresh, empty one per test, and the engine-specific hooks. */
 export interface StoreHarness {
@@ -394,6 +396,84 @@ export function storeContract(engine: string, harness: StoreHarness): void {
         expect(
           await store.listAudit('crm', 100, { notActions: ['execute', 'call'], outcome: 'REMOTE_ERROR' }),
         ).toEqual([]);
+      },
+    );
+
+    withStore(
+      'audit retention: removes in small batches only what is past the age or the count, keeps the rest and says so',
+      async ({ store }) => {
+        const day = 86_400_000;
+        const start = Date.UTC(2026, 0, 1);
+        // One entry a day for 30 days, written in the order of their days, in two batches.
+        const entries: AuditEntry[] = Array.from({ length: 30 }, (_, d) => ({
+          at: new Date(start + d * day).toISOString(),
+          actor: 'ada',
+          solution: d % 2 ? 'crm' : null,
+          action: 'execute',
+          target: `day-${d}`,
+          outcome: 'ok',
+          correlationId: `c-${d}`,
+          durationMs: 1,
+        }));
+        await store.audit(entries.slice(0, 20));
+        await store.audit(entries.slice(20));
+        const clock = recordingClock(start + 29 * day);
+        const removed: Array<[string, number]> = [];
+        const retention = new AuditRetention({
+          store,
+          settings: { days: 10, maxRows: 0 },
+          clock,
+          removed: (reason, count) => removed.push([reason, count]),
+          audit: (added) => store.audit(added),
+          batch: 7,
+        });
+        const days = async () =>
+          [...(await store.listAudit(null, 100)), ...(await store.listAudit('crm', 100))]
+            .filter((e) => e.action === 'execute')
+            .map((e) => Number(e.target!.slice(4)))
+            .sort((a, b) => a - b);
+        // 10 days at day 29: days 19 and later are within; day 19 is at the cutoff itself (kept).
+        expect(await retention.sweep()).toBe(19);
+        expect(await days()).toEqual(Array.from({ length: 11 }, (_, i) => 19 + i));
+        // In batches of at most 7, each counted.
+        expect(removed).toEqual([
+          ['age', 7],
+          ['age', 7],
+          ['age', 5],
+        ]);
+        // The removal is in the platform's audit, by retention.
+        const said = await store.listAudit(null, 1, { action: 'audit.remove' });
+        expect(said[0]).toMatchObject({ actor: 'retention', target: '19 entries older than 10 days' });
+        // Nothing more to remove: nothing removed, nothing said.
+        expect(await retention.sweep()).toBe(0);
+        expect(await store.listAudit(null, 100, { action: 'audit.remove' })).toHaveLength(1);
+        // A day later, one more (day 19; day 20 is now at the cutoff).
+        clock.advance(day);
+        expect(await retention.sweep()).toBe(1);
+        expect((await days())[0]).toBe(20);
+
+        // By count: the newest 4 entries kept whatever their age (the two of retention's own
+        // entries among them, written last); the age rule is off.
+        const byCount = new AuditRetention({
+          store,
+          settings: { days: 0, maxRows: 4 },
+          clock,
+          removed: (reason, count) => removed.push([reason, count]),
+          batch: 3,
+        });
+        removed.length = 0;
+        expect(await byCount.sweep()).toBe(8);
+        expect(removed).toEqual([
+          ['rows', 3],
+          ['rows', 3],
+          ['rows', 2],
+        ]);
+        const left = [...(await store.listAudit(null, 100)), ...(await store.listAudit('crm', 100))];
+        expect(left).toHaveLength(4);
+        expect(await days()).toEqual([28, 29]);
+        expect(await store.auditFloor(4)).not.toBeNull();
+        expect(await store.auditFloor(5)).toBeNull();
+        expect(await byCount.sweep()).toBe(0);
       },
     );
 

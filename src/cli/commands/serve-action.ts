@@ -87,6 +87,12 @@ export async function serve(options: ServeCliOptions): Promise<void> {
     solutionCacheMb: positive(options.solutionCacheMb, '--solution-cache-mb'),
     maxSolutionMb: positive(options.maxSolutionMb, '--max-solution-mb'),
     keepVersions: wholeNumber(options.keepVersions, '--keep-versions'),
+    ...(options.auditRetentionDays !== undefined
+      ? { auditRetentionDays: wholeNumber(options.auditRetentionDays, '--audit-retention-days') }
+      : {}),
+    ...(options.auditMaxRows !== undefined
+      ? { auditMaxRows: wholeNumber(options.auditMaxRows, '--audit-max-rows') }
+      : {}),
     ...(options.metricsPort !== undefined
       ? { metricsPort: portOf(options.metricsPort, '--metrics-port') }
       : {}),

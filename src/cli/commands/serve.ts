@@ -26,6 +26,9 @@ export interface ServeCliOptions {
   metricsPort?: string;
   maxSolutionMb: string;
   keepVersions: string;
+  auditRetentionDays?: string;
+  auditMaxRows?: string;
+  metricsLabels?: string;
   maxAnswerMb: string;
   maxHeldMb: string;
   maxHeldMbPerUser: string;
@@ -138,6 +141,14 @@ export function registerServe(program: Command): void {
       '--keep-versions <n>',
       "the newest versions of a solution kept; older ones' files are removed unless in use (0: keep all)",
       '50',
+    )
+    .option(
+      '--audit-retention-days <days>',
+      'audit entries older than this are removed, in small batches off the request path (0: keep them; default 90; env RESTFN_AUDIT_RETENTION_DAYS)',
+    )
+    .option(
+      '--audit-max-rows <n>',
+      'only the newest n audit entries are kept (0: any number; default 0; env RESTFN_AUDIT_MAX_ROWS)',
     )
     .option(
       '--metrics-port <port>',

@@ -84,6 +84,14 @@ export interface AuditEntry {
   readonly detail?: string | null;
 }
 
+/** Which old audit entries retention removes (`PlatformStore.removeAudit`). */
+export interface AuditRemoval {
+  /** Entries written before this time (ISO, as `AuditEntry.at`). */
+  readonly before?: string;
+  /** Entries older than this floor (`PlatformStore.auditFloor`). */
+  readonly below?: number;
+}
+
 /** What the audit can be narrowed to. */
 export interface AuditFilter {
   readonly action?: string;
@@ -236,6 +244,17 @@ export interface PlatformStore {
   audit(entries: readonly AuditEntry[]): Promise<void>;
   /** A solution's entries, newest first; `null`: the platform's own (sign-ins, users, tokens, denials). */
   listAudit(solution: string | null, limit: number, filter?: AuditFilter): Promise<AuditEntry[]>;
+  /**
+   * Audit retention (`restfn serve --audit-max-rows`): where the newest `keep` entries begin (the
+   * order of writing), or `null` when there are no more than `keep`.
+   */
+  auditFloor(keep: number): Promise<number | null>;
+  /**
+   * Removes, of the oldest `limit` entries, those written before `rule.before` (an ISO time) or
+   * older than the floor `rule.below`; the number removed. One small batch: retention calls it
+   * until it removes nothing.
+   */
+  removeAudit(rule: AuditRemoval, limit: number): Promise<number>;
 
   /** Resolves when the state can be read now (a health check); rejects with the store's error. */
   ping(): Promise<void>;

@@ -34,6 +34,7 @@ import {
 import type {
   AuditEntry,
   AuditFilter,
+  AuditRemoval,
   CredentialRow,
   PlatformStore,
   Role,
@@ -606,6 +607,24 @@ export class PostgresPlatformStore implements PlatformStore {
       ],
     );
     return rows.map(auditOf);
+  }
+
+  async auditFloor(keep: number): Promise<number | null> {
+    const rows = await this.query<{ seq: string }>(
+      'SELECT seq FROM audit ORDER BY seq DESC LIMIT 1 OFFSET $1',
+      [keep - 1],
+    );
+    return rows[0] ? Number(rows[0].seq) : null;
+  }
+
+  async removeAudit(rule: AuditRemoval, limit: number): Promise<number> {
+    // Only the oldest `limit` rows are looked at (the primary key's order): no index on the time
+    // is kept up on every write for retention's sake. Times compared as the ISO text they are.
+    return this.run(
+      `DELETE FROM audit WHERE seq IN (SELECT seq FROM audit ORDER BY seq LIMIT $1)
+         AND (seq < $2 OR at COLLATE "C" < $3)`,
+      [limit, rule.below ?? 0, rule.before ?? ''],
+    );
   }
 
   async ping(): Promise<void> {

@@ -36,6 +36,7 @@ import {
 import type {
   AuditEntry,
   AuditFilter,
+  AuditRemoval,
   CredentialRow,
   PlatformStore,
   Role,
@@ -472,6 +473,23 @@ export class SqlitePlatformStore implements PlatformStore {
       notActions: filter.notActions ? JSON.stringify(filter.notActions) : null,
     }) as AuditRow[];
     return rows.map(auditOf);
+  }
+
+  async auditFloor(keep: number): Promise<number | null> {
+    // The rowid's b-tree walked backwards `keep` rows: no row is read.
+    const row = this.sql('SELECT seq FROM audit ORDER BY seq DESC LIMIT 1 OFFSET ?').get(keep - 1) as
+      | { seq: number }
+      | undefined;
+    return row?.seq ?? null;
+  }
+
+  async removeAudit(rule: AuditRemoval, limit: number): Promise<number> {
+    // Only the oldest `limit` rows are looked at (the rowid's order): no index on the time is kept
+    // up on every write for retention's sake, and a batch never scans the table.
+    return this.sql(
+      `DELETE FROM audit WHERE seq IN (SELECT seq FROM audit ORDER BY seq LIMIT @limit)
+         AND (seq < @below OR at < @before)`,
+    ).run({ limit, below: rule.below ?? 0, before: rule.before ?? '' }).changes;
   }
 
   async announce(): Promise<void> {
