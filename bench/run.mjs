@@ -14,6 +14,7 @@ const SCRIPTS = [
   'queue',
   'platform',
   'tenants',
+  'metrics',
   'server-limit',
   'credential-mask',
   'isolation',
