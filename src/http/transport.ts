@@ -1,4 +1,3 @@
-import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { RestfnError } from '../errors/restfn-error.js';
 import { Abort, type AbortLike } from './abort.js';
@@ -17,6 +16,7 @@ import type { HttpOptions } from './options.js';
 import { readCappedBody } from './read-body.js';
 import type { RequestBudget } from './request-budget.js';
 import { isSensitiveHeader } from './sensitive.js';
+import { statusText } from './status-text.js';
 import { deadlineAfter } from './timers.js';
 import { Agent, request } from './undici-parts.js';
 
@@ -201,8 +201,6 @@ export class Transport {
     return new NetworkError(summary, code, detail, error);
   }
 }
-
-const statusText = (status: number): string => STATUS_CODES[status] ?? '';
 
 /** The statuses whose `location` is followed (as undici's redirect handler does). */
 const REDIRECTS: ReadonlySet<number> = new Set([300, 301, 302, 303, 307, 308]);

@@ -75,7 +75,7 @@ export function createContext(
       settings: { custom: settings?.settings?.custom ?? {} },
     },
     organization: { ...about.organization },
-    system: { ...given, ...systemContext(given, about.system, options.clock) },
+    system: systemContext(given, about.system, options.clock),
     expressions: {},
   };
   // Where a read of `@ctx.expressions.<name>` finds the expression (field.ts): off the data.

@@ -17,22 +17,40 @@ export interface SystemSettings {
 }
 
 /**
- * `@ctx.system` at `now`: the zone's offset is that instant's (summer time included), written as
- * JSONata's `$fromMillis` takes it (`+0100`). A zone or locale that is not a valid name is not
- * used: the process's stands (an app's report of its zone must not fail the execution).
+ * `@ctx.system` at `now`, over the caller's own fields (`settings`, kept as given): the zone's
+ * offset is that instant's (summer time included), written as JSONata's `$fromMillis` takes it
+ * (`+0100`). A zone or locale that is not a valid name is not used: the process's stands (an app's
+ * report of its zone must not fail the execution).
+ *
+ * `timezone` is worked out when first read (then kept, as of the context's instant): finding the
+ * process's zone and its offset loads ICU's time zone data, a tenth of a `restfn run` of a function
+ * that never reads `@ctx.system.timezone` (issue 41, start-up). Read, copied or serialised, the
+ * object is the plain data it was.
  */
 export function systemContext(
-  settings: SystemSettings,
+  settings: SystemSettings & Record<string, unknown>,
   fallback: SystemSettings,
   clock: Clock,
-): SystemContext {
-  const name = validZone(settings.timezone) ?? validZone(fallback.timezone) ?? processZone();
-  return {
-    timezone: { name, offset: zoneOffset(name, clock.now()) },
+): SystemContext & Record<string, unknown> {
+  const now = clock.now();
+  let timezone: SystemContext['timezone'] | undefined;
+  const system: Record<string, unknown> = { ...settings };
+  Object.defineProperty(system, 'timezone', {
+    get() {
+      if (timezone === undefined) {
+        const name = validZone(settings.timezone) ?? validZone(fallback.timezone) ?? processZone();
+        timezone = { name, offset: zoneOffset(name, now) };
+      }
+      return timezone;
+    },
+    enumerable: true,
+    configurable: true,
+  });
+  return Object.assign(system, {
     locale: validLocale(settings.locale) ?? validLocale(fallback.locale) ?? 'en',
     isOffline: false,
     isOnline: true,
-  };
+  }) as SystemContext & Record<string, unknown>;
 }
 
 /**
