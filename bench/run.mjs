@@ -52,10 +52,10 @@ const FIGURES = [
     '1,000 sequential calls of a filter transform / undici + compiled JSONata',
     '<= 0.95',
   ],
-  ['run-startup', 'restfn run of one GET / node -e 0', '<= 2.5'],
-  ['validate-startup', 'restfn validate of a one-function solution / node -e 0', '<= 2'],
+  ['run-startup', 'restfn run of one GET / node -e 0', '<= 2.0'],
+  ['validate-startup', 'restfn validate of a one-function solution / node -e 0', '<= 1.6'],
   ['validate-1000', 'restfn validate of 1,000 files / read + yaml.parse', '<= 1.15'],
-  ['help-startup', 'restfn --help / node -e 0', '<= 1.5'],
+  ['help-startup', 'restfn --help / node -e 0', '<= 1.2'],
   ['sync-100k-wall', 'sync 100k records / 100 pages, wall, restfn / hand-written', '<= 1.10'],
   ['sync-1m-rss', 'sync 1M records, peak RSS', '< 300 MB'],
 ];

@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import {
   accessSync,
   closeSync,
@@ -49,7 +50,10 @@ export function loadCommandBundle(name: string, command = name): Record<string, 
   // shared by all would hold the first command's functions only.
   const beside = join(dirname(file), `${command}.cjs.cache`);
   const keptBeside = writable(dirname(file));
-  const source = readFileSync(file, 'utf8');
+  // esbuild writes the bundles in ASCII (it escapes the rest): read as Latin-1, the text is a plain
+  // copy of the bytes, where UTF-8 has each of a megabyte of them decoded (issue 41, start-up).
+  const bytes = readFileSync(file);
+  const source = isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
   // The cache names the bundle it was made from: V8 itself compares only the source's length, and
   // a bundle replaced by one of the same length would otherwise run the old one's code.
   const { size, mtimeMs } = statSync(file);

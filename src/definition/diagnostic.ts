@@ -42,12 +42,17 @@ export function formatDiagnostic(d: Diagnostic): string {
 
 export function compareDiagnostics(a: Diagnostic, b: Diagnostic): number {
   return (
-    (a.file === b.file ? 0 : COLLATOR.compare(a.file, b.file)) ||
+    (a.file === b.file ? 0 : collator().compare(a.file, b.file)) ||
     a.line - b.line ||
     a.col - b.col ||
-    COLLATOR.compare(a.code, b.code)
+    collator().compare(a.code, b.code)
   );
 }
 
-/** `localeCompare`'s order, with one collator made once (each `localeCompare` looks one up). */
-const COLLATOR = new Intl.Collator();
+/**
+ * `localeCompare`'s order, with one collator made once (each `localeCompare` looks one up), when
+ * two findings are first compared: making it loads ICU's collation data, which a command that
+ * finds nothing (every `restfn run`) does not need (issue 41, start-up).
+ */
+let collatorMade: Intl.Collator | undefined;
+const collator = (): Intl.Collator => (collatorMade ??= new Intl.Collator());

@@ -1,4 +1,4 @@
-import { lookup as dnsLookup, type LookupAddress } from 'node:dns';
+import type { LookupAddress } from 'node:dns';
 import { isIP, type LookupFunction } from 'node:net';
 import type { buildConnector as BuildConnector } from 'undici';
 import { buildConnector } from './undici-parts.js';
@@ -23,19 +23,27 @@ export class AddressRefused extends Error {
  */
 export function guardedLookup(guard: AddressGuard, port: number): LookupFunction {
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
-      if (error) return callback(error, '', 0);
-      for (const { address } of addresses) {
-        const reason = guard(address, hostname, port);
-        if (reason !== undefined)
-          return callback(new AddressRefused(refusal(hostname, address, reason)), '', 0);
-      }
-      if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
-      const [first] = addresses;
-      if (!first)
-        return callback(Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
-      callback(null, first.address, first.family);
-    });
+    // `node:dns` at the first name looked up (a literal address never is), not at start-up.
+    process
+      .getBuiltinModule('node:dns')
+      .lookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
+        if (error) return callback(error, '', 0);
+        for (const { address } of addresses) {
+          const reason = guard(address, hostname, port);
+          if (reason !== undefined)
+            return callback(new AddressRefused(refusal(hostname, address, reason)), '', 0);
+        }
+        if (options.all)
+          return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+        const [first] = addresses;
+        if (!first)
+          return callback(
+            Object.assign(new Error(`no address for ${hostname}`), { code: 'ENOTFOUND' }),
+            '',
+            0,
+          );
+        callback(null, first.address, first.family);
+      });
   };
 }
 

@@ -1,5 +1,5 @@
 import { promisify } from 'node:util';
-import { brotliDecompress, gunzip, inflate, inflateRaw, type ZlibOptions } from 'node:zlib';
+import type { ZlibOptions } from 'node:zlib';
 import { type RequestSummary, ResponseEncodingError, ResponseTooLargeError } from './errors.js';
 
 /**
@@ -11,27 +11,33 @@ export const ACCEPTED_CODINGS = 'gzip, deflate, br';
 
 type Decoder = (bytes: Buffer, options: ZlibOptions) => Promise<Buffer>;
 
-const gunzipAsync = promisify(gunzip) as Decoder;
-const inflateAsync = promisify(inflate) as Decoder;
-const inflateRawAsync = promisify(inflateRaw) as Decoder;
-const brotliAsync = promisify(brotliDecompress) as unknown as Decoder;
-
 /**
- * `deflate` is the zlib format (RFC 9110 8.4.1.2), but some servers send raw deflate data under
- * that name; browsers accept both, and so does restfn.
+ * The decoders, made at the first response in a coding: `node:zlib` (and what it loads) is not
+ * loaded by a command whose answers come uncompressed (issue 41, start-up).
  */
-const inflateEither: Decoder = (bytes, options) =>
-  inflateAsync(bytes, options).catch((error: unknown) => {
-    if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw error;
-    return inflateRawAsync(bytes, options);
-  });
+let decodersMade: Readonly<Record<string, Decoder>> | undefined;
+const decoders = (): Readonly<Record<string, Decoder>> => (decodersMade ??= makeDecoders());
 
-const DECODERS: Readonly<Record<string, Decoder>> = {
-  gzip: gunzipAsync,
-  'x-gzip': gunzipAsync,
-  deflate: inflateEither,
-  br: brotliAsync,
-};
+function makeDecoders(): Readonly<Record<string, Decoder>> {
+  const { brotliDecompress, gunzip, inflate, inflateRaw } = process.getBuiltinModule('node:zlib');
+  const gunzipAsync = promisify(gunzip) as Decoder;
+  const inflateAsync = promisify(inflate) as Decoder;
+  const inflateRawAsync = promisify(inflateRaw) as Decoder;
+  const brotliAsync = promisify(brotliDecompress) as unknown as Decoder;
+  /**
+   * `deflate` is the zlib format (RFC 9110 8.4.1.2), but some servers send raw deflate data under
+   * that name; browsers accept both, and so does restfn.
+   */
+  const inflateEither: Decoder = (bytes, options) =>
+    inflateAsync(bytes, options).catch((error: unknown) => {
+      if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE') throw error;
+      return inflateRawAsync(bytes, options);
+    });
+  return { gzip: gunzipAsync, 'x-gzip': gunzipAsync, deflate: inflateEither, br: brotliAsync };
+}
+
+/** The codings restfn decodes (the keys of its decoders). */
+const DECODED: ReadonlySet<string> = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
 
 /**
  * The codings of a `Content-Encoding` value, in the order the sender applied them (`identity` and
@@ -43,7 +49,7 @@ export function contentCodings(header: string | undefined): { codings: string[];
   for (const item of header.split(',')) {
     const coding = item.trim().toLowerCase();
     if (coding === '' || coding === 'identity') continue;
-    if (!Object.hasOwn(DECODERS, coding)) return { codings, unknown: coding };
+    if (!DECODED.has(coding)) return { codings, unknown: coding };
     codings.push(coding);
   }
   return { codings };
@@ -74,7 +80,7 @@ export async function decodeContent(
   for (let i = codings.length - 1; i >= 0; i--) {
     const coding = codings[i]!;
     try {
-      body = await DECODERS[coding]!(body, { maxOutputLength: maxBytes });
+      body = await decoders()[coding]!(body, { maxOutputLength: maxBytes });
     } catch (error) {
       if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
         throw new ResponseTooLargeError(request, maxBytes);

@@ -1,4 +1,3 @@
-import { STATUS_CODES } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { RestfnError } from '../errors/restfn-error.js';
 import { Abort, type AbortLike } from './abort.js';
@@ -17,6 +16,7 @@ import type { HttpOptions } from './options.js';
 import { readCappedBody } from './read-body.js';
 import type { RequestBudget } from './request-budget.js';
 import { isSensitiveHeader } from './sensitive.js';
+import { statusText } from './status-text.js';
 import { deadlineAfter } from './timers.js';
 import { Agent, request } from './undici-parts.js';
 
@@ -198,8 +198,6 @@ export class Transport {
     return new NetworkError(summary, code, detail, error);
   }
 }
-
-const statusText = (status: number): string => STATUS_CODES[status] ?? '';
 
 /**
  * Whether a request carries credentials or a header the trace masks as sensitive: then it follows

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -19,7 +18,8 @@ export class FileStore {
 
   save(bytes: Uint8Array, extension: string): string {
     privateFolder(this.root);
-    const path = join(this.root, `${randomUUID()}.${extension}`);
+    // `node:crypto` when a file is first saved, not when a command that may save one starts.
+    const path = join(this.root, `${process.getBuiltinModule('node:crypto').randomUUID()}.${extension}`);
     writeFileSync(path, bytes, { mode: PRIVATE_FILE_MODE });
     return pathToFileURL(path).href;
   }

@@ -144,8 +144,9 @@ describe('start-up loads only what the command runs', () => {
       'functions/rest-get-items.platform':
         'provider: DATA_PROVIDER_REST\nmethod: GET\nurl: https://api.example.com/items\noutputTransform: items\n',
     });
-    const { packages, stdout } = await packagesLoaded(['validate'], root);
+    const { packages, builtins, stdout } = await packagesLoaded(['validate'], root);
     expect(stdout).toContain('1 file checked: 0 errors');
+    for (const lazy of ['zlib', 'crypto', 'dns']) expect(builtins).not.toContain(lazy);
     expect(packages).toContain('yaml');
     expect(packages).toContain('zod');
     for (const heavy of [
@@ -198,6 +199,9 @@ describe('start-up loads only what the command runs', () => {
     // load only when used (scripts/build-cli.mjs, run-action.ts).
     expect(builtins).not.toContain('child_process');
     expect(builtins).not.toContain('readline/promises');
+    // Decoders, hashing and name lookups load when first used: an uncompressed answer from a literal
+    // address needs none of them (issue 41, start-up).
+    for (const lazy of ['zlib', 'crypto', 'dns']) expect(builtins).not.toContain(lazy);
     for (const heavy of ['oauth4webapi', 'fast-xml-parser', 'quickjs-emscripten-core', 'better-sqlite3'])
       expect(packages).not.toContain(heavy);
   });
