@@ -51,7 +51,12 @@ outputTransform: 'items.{ "id": id, "name": name }'
   console.log(`  node -e 0: ${ratioOf(samples.node, samples.node).subjectMs.toFixed(0)} ms`);
   const figures = [
     ['help-startup', 'restfn --help / node -e 0', samples.help, '<= 1.2'],
-    ['validate-startup', 'restfn validate of a one-function solution / node -e 0', samples.validate, '<= 1.6'],
+    [
+      'validate-startup',
+      'restfn validate of a one-function solution / node -e 0',
+      samples.validate,
+      '<= 1.6',
+    ],
     ['run-startup', 'restfn run of one GET (loopback) / node -e 0', samples.run, '<= 2.0'],
   ];
   for (const [id, label, subject, target] of figures) {
