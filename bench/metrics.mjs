@@ -5,23 +5,17 @@
 // median of the rounds' maxima). A render that holds the request thread for 250 ms makes every
 // request wait as long; one that yields between slices adds a slice.
 import { fork } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { meets, printFigure, QUICK } from './figures.mjs';
-import { median } from './lib.mjs';
+import { cpuMs, median } from './lib.mjs';
 
 const SOLUTIONS = 1000;
 const FUNCTIONS = 20;
 const ROUNDS = QUICK ? 5 : 15;
 const SCRAPES = QUICK ? 3 : 5;
 const TOKEN = 'rfn_bench_0123456789abcdefghijklmnopqrstuvwxyz';
-
-/** CPU time (user + system) of a process and all its threads so far, in ms (Linux's /proc). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
-}
 
 const work = mkdtempSync(join(tmpdir(), 'restfn-bench-metrics-'));
 mkdirSync(join(work, 'data'));

@@ -3,7 +3,7 @@
 // `restfn serve` over HTTP, 32 connections in a closed loop (bench/load.mjs), against the same
 // remote server.
 // Reported: throughput platform / library (target >= 0.8) and the p50 the platform adds (< 1 ms).
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { meets, printFigure, QUICK } from './figures.mjs';
@@ -74,9 +74,9 @@ try {
       amount,
     });
   await load(WARMUP);
-  const cpuBefore = cpuOf(server.child.pid);
+  const cpuBefore = processCpuMs(server.child.pid);
   const result = await load(REQUESTS);
-  const cpuMs = (cpuOf(server.child.pid) - cpuBefore) / REQUESTS;
+  const cpuMs = (processCpuMs(server.child.pid) - cpuBefore) / REQUESTS;
   if (result.non2xx > 0) throw new Error(`${result.non2xx} answers were not 2xx`);
   const platform = { ...result, cpuMs };
 
@@ -111,12 +111,6 @@ try {
   server?.child.kill('SIGTERM');
   remote.kill();
   rmSync(work, { recursive: true, force: true });
-}
-
-/** CPU time (user + system) of process `pid` so far, in ms: /proc's clock ticks (Linux). */
-function cpuOf(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 
 function percentiles(values) {

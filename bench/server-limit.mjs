@@ -10,30 +10,16 @@
 // each workload: throughput restfn / limit (target >= 0.95) and the p50 restfn adds (< 1 ms).
 // RESTFN_BENCH_SERVE_ARGS adds options to `restfn serve` (e.g. `--log-level warn`, for a comparison).
 import { fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { meets, printFigure, QUICK } from './figures.mjs';
-import { median } from './lib.mjs';
+import { cpuMs, mainThreadMs, median } from './lib.mjs';
 import { load } from './load.mjs';
 import { itemService, startServe } from './serve.mjs';
 
 const CONCURRENCY = 32;
 
-/** CPU time (user + system) of a process and all its threads so far, in ms (Linux's /proc). */
-function cpuMs(pid) {
-  return statMs(`/proc/${pid}/stat`);
-}
-
-/** CPU time so far of a process's main thread (its thread id is the process's), in ms. */
-function mainThreadMs(pid) {
-  return statMs(`/proc/${pid}/task/${pid}/stat`);
-}
-
-function statMs(file) {
-  const fields = readFileSync(file, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
-}
 const REQUESTS = QUICK ? 4_000 : 20_000;
 const WARMUP = QUICK ? 5_000 : 10_000;
 const ROUNDS = QUICK ? 2 : 3;

@@ -7,11 +7,11 @@
 // measures K = 100 and K = 200.
 
 import { fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { meets, printFigure, QUICK } from './figures.mjs';
-import { median } from './lib.mjs';
+import { cpuMs, median, rssMb } from './lib.mjs';
 import { load } from './load.mjs';
 import { startServe } from './serve.mjs';
 
@@ -23,18 +23,6 @@ const REQUESTS = QUICK ? 3_000 : 10_000;
 const ROUNDS = QUICK ? 2 : 3;
 const WARMUP = QUICK ? 3_000 : 10_000;
 const TOKEN = 'rfn_bench_0123456789abcdefghijklmnopqrstuvwxyz';
-
-/** CPU time (user + system) of a process and all its threads so far, in ms (Linux's /proc). */
-function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * (1000 / 100);
-}
-
-/** Resident memory of a process in MB (Linux's /proc). */
-function rssMb(pid) {
-  const m = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : 0;
-}
 
 /** A small solution: 20 GET functions on the remote, each with a query parameter and a transform. */
 function solutionFiles(port) {

@@ -524,24 +524,22 @@ function platformMetrics(
     'The solution cache limit (--solution-cache-mb).',
     () => [[{}, runtimes.cacheStats().limit]],
   );
-  metrics.gauge(
-    'restfn_solution_cache_hits_total',
-    "Executions whose solution's runtime the worker kept.",
-    () => [[{}, runtimes.cacheStats().hits]],
-    'counter',
-  );
-  metrics.gauge(
-    'restfn_solution_cache_misses_total',
-    "Executions whose solution's runtime was made first (a first use, a new version, or evicted).",
-    () => [[{}, runtimes.cacheStats().misses]],
-    'counter',
-  );
-  metrics.gauge(
-    'restfn_solution_cache_evictions_total',
-    'Runtimes the solution cache closed to stay within its limit.',
-    () => [[{}, runtimes.cacheStats().evictions]],
-    'counter',
-  );
+  // Counts the workers report (pool.ts adds them up), read at each scrape.
+  for (const [count, help] of [
+    ['hits', "Executions whose solution's runtime the worker kept."],
+    [
+      'misses',
+      "Executions whose solution's runtime was made first (a first use, a new version, or evicted).",
+    ],
+    ['evictions', 'Runtimes the solution cache closed to stay within its limit.'],
+  ] as const) {
+    metrics.gauge(
+      `restfn_solution_cache_${count}_total`,
+      help,
+      () => [[{}, runtimes.cacheStats()[count]]],
+      'counter',
+    );
+  }
   metrics.gauge(
     'restfn_workers_waiting',
     'Solutions waiting for a worker because every one runs another solution (the pool is saturated).',
