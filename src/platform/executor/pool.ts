@@ -321,7 +321,7 @@ export class Executor {
       allowPrivateTargets: this.options.allowPrivateTargets,
       allowTargets: this.options.allowTargets,
       heartbeat,
-      cacheBytes: Math.floor(this.options.cacheBytes / (this.slots.length + 1)),
+      cacheBytes: this.cacheShare(this.slots.length + 1),
     };
     const worker = new Worker(WORKER_FILE, {
       workerData: config,
@@ -444,7 +444,8 @@ export class Executor {
     this.cache.misses += cache.misses;
     this.cache.evictions += cache.evicted.length;
     for (const solution of cache.evicted) slot.holds.delete(solution);
-    slot.cacheBytes = cache.bytes;
+    // What a worker says is believed only as far as it can be true.
+    slot.cacheBytes = Math.min(cache.bytes, this.options.cacheBytes);
   }
 
   /**
@@ -494,8 +495,18 @@ export class Executor {
    */
   private shareCache(): void {
     const live = this.slots.filter((s) => !s.ended);
-    const bytes = Math.floor(this.options.cacheBytes / Math.max(1, live.length));
+    const bytes = this.cacheShare(live.length);
     for (const slot of live) slot.post({ type: 'cache-limit', bytes });
+  }
+
+  /**
+   * One worker's share of the solution cache when there are `workers`: never more than half of its
+   * heap, so that runtimes kept (estimated low: what they build up while running is not counted)
+   * cannot run a lone worker out of memory.
+   */
+  private cacheShare(workers: number): number {
+    const heap = (this.options.ceilings.memoryMb + WORKER_BASE_MB) * 1024 * 1024;
+    return Math.floor(Math.min(this.options.cacheBytes / Math.max(1, workers), heap / 2));
   }
 
   /** Looks at the workers now (the watchdog does every 200 ms): tests call it after moving `now`. */
