@@ -115,7 +115,7 @@ describe('direct evaluation of plain projections', () => {
         // input's own objects.
         if (answered) expect(shape(mine)).toBe(before);
       }),
-      { numRuns: 5000 },
+      { numRuns: 5000, examples: [['a["" or " "].{ "": 7 + "", " ": a }', { a: [[]] }]] },
     );
     // The comparison means something only if the direct path answered most of them.
     expect(direct / runs).toBeGreaterThan(0.8);
@@ -129,12 +129,16 @@ describe('direct evaluation of plain projections', () => {
         runs++;
         const evaluator = compileForEvaluation(expr, DEFAULT_LIMITS).direct;
         expect(evaluator, expr).toBeDefined();
-        if (evaluator!(structuredClone(input)) !== BY_JSONATA) direct++;
+        const answered = evaluator!(structuredClone(input)) !== BY_JSONATA;
+        if (answered) direct++;
         const mine = structuredClone(input);
         const before = shape(mine);
         const expected = await outcome(expr, structuredClone(input), DEFAULT_LIMITS, false);
         expect(shape(await outcome(expr, mine, DEFAULT_LIMITS, true)), expr).toBe(shape(expected));
-        expect(shape(mine)).toBe(before);
+        // Only the direct path promises to leave the input alone: where it hands over, JSONata may
+        // change it (CI found `a["" or " "].{ "": 7 + "" }` over {"a":[[]]}: JSONata pushes an
+        // undefined into the empty array before it fails with T2002).
+        if (answered) expect(shape(mine)).toBe(before);
       }),
       { numRuns: 5000 },
     );
