@@ -515,6 +515,11 @@ function platformMetrics(
     [{}, runtimes.poolStats().max],
   ]);
   metrics.gauge(
+    'restfn_workers_allowed',
+    'Executor workers that may start short work at once now: follows the CPU, from the cores to --max-workers.',
+    () => [[{}, runtimes.poolStats().allowed]],
+  );
+  metrics.gauge(
     'restfn_solution_cache_bytes',
     "Bytes the workers' prepared solutions take (estimated), against --solution-cache-mb.",
     () => [[{}, runtimes.cacheStats().bytes]],

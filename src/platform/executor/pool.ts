@@ -5,6 +5,7 @@ import type { CredentialRecords } from '../../auth/provider.js';
 import { RestfnError } from '../../errors/restfn-error.js';
 import type { AbortLike } from '../../http/abort.js';
 import type { Ceilings } from '../ceilings.js';
+import { CpuRoom, minAllowance, nextAllowance } from './allowance.js';
 import { batched } from './batched.js';
 import {
   ExecutionFailure,
@@ -52,6 +53,14 @@ const IDLE_MS = 60_000;
  * runtimes (affinity under saturation): bounded, so that no solution waits on others for long.
  */
 const MAX_PASSED = 8;
+/**
+ * A lease that finished nothing for this long no longer counts against the allowance
+ * (allowance.ts): it is waiting on a remote, or it is a runaway, and either way the others need not
+ * wait for it. Short enough that a runaway's neighbours barely notice, long enough that the usual
+ * execution (a fraction of a millisecond of CPU and a remote's answer) ends within it. A worker
+ * whose solution keeps it busy with one execution after another still counts: it makes progress.
+ */
+const LONG_LEASE_MS = 20;
 
 interface Pending {
   readonly resolve: (value: unknown) => void;
@@ -76,6 +85,8 @@ interface Slot {
   cacheBytes: number;
   /** When it last became idle. */
   idleSince: number;
+  /** When it last went from idle to busy, or last finished a piece of work while busy. */
+  progressAt: number;
   /** Leases so far: the warmest worker (its JIT) is taken first. */
   executions: number;
   pulse: number;
@@ -100,8 +111,12 @@ export interface ExecutorOptions {
   readonly cacheBytes: number;
   /** How long a worker may stand idle before it is ended (one always stays). */
   readonly idleMs?: number;
-  /** The time, for the idle workers (tests move it). */
+  /** The time, for the idle workers and the leases' age (tests move it). */
   readonly now?: () => number;
+  /** The CPU's unused share since the last call (0..1): `CpuRoom` unless a test sets it. */
+  readonly cpuRoom?: () => number;
+  /** The fewest workers that may start short work at once (default: the cores, at least 2). */
+  readonly minAllowance?: number;
   /** A solution's credential records (the vault stays on this thread). */
   readonly records: (solution: string) => CredentialRecords;
   /** Told of the requests and retries the workers' executions made (the metrics). */
@@ -137,6 +152,14 @@ export class Executor {
   }> = [];
 
   private readonly watchdog: NodeJS.Timeout;
+  /** How many workers may start short work at once now (allowance.ts), and its floor. */
+  private allowance: number;
+  private readonly floor: number;
+  private readonly cpuRoom: () => number;
+  /** Work waited for the allowance since the watchdog last looked. */
+  private held = false;
+  /** Set while waiting work is due another look, when a counted lease turns long. */
+  private recheck: NodeJS.Timeout | undefined;
   private nextId = 0;
   private nextSlot = 0;
   /** The solution caches' hits, misses and evictions, as the workers reported them. */
@@ -148,6 +171,10 @@ export class Executor {
 
   constructor(private readonly options: ExecutorOptions) {
     this.now = options.now ?? Date.now;
+    this.floor = Math.min(options.maxWorkers, options.minAllowance ?? minAllowance(options.maxWorkers));
+    this.allowance = this.floor;
+    const room = options.cpuRoom ? undefined : new CpuRoom();
+    this.cpuRoom = options.cpuRoom ?? (() => room!.sample());
     this.watchdog = setInterval(() => this.watch(), WATCH_MS).unref();
   }
 
@@ -210,13 +237,14 @@ export class Executor {
   }
 
   /** Workers by state, and the solutions waiting for one (the metrics' pool saturation). */
-  stats(): { busy: number; idle: number; waiting: number; max: number } {
+  stats(): { busy: number; idle: number; waiting: number; max: number; allowed: number } {
     const busy = this.slots.filter((s) => s.busy > 0 && !s.ended).length;
     return {
       busy,
       idle: this.slots.filter((s) => !s.ended).length - busy,
       waiting: this.waiting.length,
       max: this.options.maxWorkers,
+      allowed: this.allowance,
     };
   }
 
@@ -232,6 +260,7 @@ export class Executor {
   async close(): Promise<void> {
     this.closed = true;
     clearInterval(this.watchdog);
+    clearTimeout(this.recheck);
     await Promise.all([...this.slots].map((slot) => this.end(slot, undefined)));
   }
 
@@ -249,11 +278,13 @@ export class Executor {
    * work stays on few threads); else, when there is no worker yet, a new one. A worker still loading
    * its code takes no work while another is there (a spare is started whenever none is free, so a
    * runaway's neighbour never waits for one to load). A worker runs one solution's work at a time:
-   * a runaway solution only waits for itself.
+   * a runaway solution only waits for itself. Another worker starts work only within the allowance
+   * (`allowed`); joining one's own worker takes no thread more and is always allowed.
    */
   private available(solution: string): Slot | undefined {
-    let slot = this.slots.find((s) => s.solution === solution && !s.ended);
+    let slot = this.running(solution);
     if (!slot) {
+      if (!this.allowed()) return undefined;
       const ready = this.slots.filter((s) => s.busy === 0 && !s.ended && Atomics.load(s.beat, 0) > 0);
       slot = ready.find((s) => s.last === solution) ?? ready.find((s) => s.holds.has(solution));
       slot ??= warmest(ready);
@@ -263,7 +294,50 @@ export class Executor {
         slot = this.slots.find((s) => s.busy === 0 && !s.ended);
     }
     if (!slot) return undefined;
-    if (slot.busy === 0) slot.movedAt = this.now();
+    this.lend(slot, solution);
+    return slot;
+  }
+
+  /** The worker that runs `solution`'s work now, if one does. */
+  private running(solution: string): Slot | undefined {
+    return this.slots.find((s) => s.solution === solution && !s.ended);
+  }
+
+  /**
+   * Whether another worker may start work now: fewer leases that finished something within
+   * `LONG_LEASE_MS` run than the allowance (allowance.ts). When not, the waiting work is looked at
+   * again once the oldest of them turns long, if none ended before.
+   */
+  private allowed(): boolean {
+    const now = this.now();
+    let counted = 0;
+    let oldest = now;
+    for (const s of this.slots) {
+      if (s.busy === 0 || s.ended || now - s.progressAt >= LONG_LEASE_MS) continue;
+      counted++;
+      oldest = Math.min(oldest, s.progressAt);
+    }
+    if (counted < this.allowance) return true;
+    this.held = true;
+    if (!this.recheck && !this.closed) {
+      this.recheck = setTimeout(
+        () => {
+          this.recheck = undefined;
+          this.serveWaiting();
+        },
+        Math.max(1, oldest + LONG_LEASE_MS - now + 1),
+      );
+      this.recheck.unref?.();
+    }
+    return false;
+  }
+
+  /** Leases `slot` to `solution` (once more, if it runs its work already). */
+  private lend(slot: Slot, solution: string): void {
+    if (slot.busy === 0) {
+      slot.movedAt = this.now();
+      slot.progressAt = slot.movedAt;
+    }
     slot.busy++;
     slot.executions++;
     slot.solution = solution;
@@ -272,11 +346,11 @@ export class Executor {
     // solution (a runaway's neighbour) need not wait for a worker to load its code.
     if (this.slots.length < this.options.maxWorkers && !this.slots.some((s) => s.busy === 0 && !s.ended))
       this.spawn();
-    return slot;
   }
 
   private release(slot: Slot): void {
     slot.busy--;
+    slot.progressAt = this.now();
     if (slot.busy > 0) return;
     slot.solution = undefined;
     slot.idleSince = this.now();
@@ -285,6 +359,18 @@ export class Executor {
 
   /** Hands free (or new) workers to the solutions waiting for one. */
   private serveWaiting(): void {
+    // Work of a solution that runs now joins its worker: it takes no worker from anyone waiting, so
+    // it need not wait behind them (nor behind the allowance).
+    for (let i = 0; i < this.waiting.length; ) {
+      const own = this.running(this.waiting[i]!.solution);
+      if (!own) {
+        i++;
+        continue;
+      }
+      const [entry] = this.waiting.splice(i, 1);
+      this.lend(own, entry!.solution);
+      entry!.take(own);
+    }
     while (this.waiting.length > 0) {
       const index = this.nextWaiting();
       const next = this.available(this.waiting[index]!.solution);
@@ -343,6 +429,7 @@ export class Executor {
       holds: new Set(),
       cacheBytes: 0,
       idleSince: this.now(),
+      progressAt: 0,
       executions: 0,
       pulse: 0,
       movedAt: this.now(),
@@ -454,6 +541,14 @@ export class Executor {
    */
   private watch(): void {
     const now = this.now();
+    this.allowance = nextAllowance(this.allowance, {
+      held: this.held,
+      room: this.cpuRoom(),
+      min: this.floor,
+      max: this.options.maxWorkers,
+    });
+    this.held = false;
+    if (this.waiting.length > 0) this.serveWaiting();
     const idleMs = this.options.idleMs ?? IDLE_MS;
     for (const slot of [...this.slots]) {
       if (slot.busy === 0 && !slot.ended && now - slot.idleSince > idleMs && this.slots.length > 1) {

@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { ServerResponse } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { DEFAULT_CEILINGS } from '../../src/platform/ceilings.js';
+import { minAllowance, nextAllowance } from '../../src/platform/executor/allowance.js';
+import { Executor } from '../../src/platform/executor/pool.js';
+import { materialise } from '../../src/platform/publish.js';
+import { json, testServer } from '../helpers/http-server.js';
+
+// How many workers may start short work at once (issue 41): the cores while the CPU is busy, more
+// while it has room and work waits; leases that finished nothing for 20 ms (waiting on a remote, or
+// runaways) are not counted, so they never hold others back for long. Real worker threads, a real
+// HTTP service that answers only when told; the clock and the CPU's room are the test's.
+
+describe('the allowance (a pure decision)', () => {
+  const bounds = { min: 2, max: 8 };
+  it('grows by one when work waited and the CPU had room', () => {
+    expect(nextAllowance(2, { ...bounds, held: true, room: 0.5 })).toBe(3);
+    expect(nextAllowance(8, { ...bounds, held: true, room: 0.5 })).toBe(8);
+  });
+  it('stays when nothing waited, or the room is small but not gone', () => {
+    expect(nextAllowance(4, { ...bounds, held: false, room: 0.5 })).toBe(4);
+    expect(nextAllowance(4, { ...bounds, held: true, room: 0.1 })).toBe(4);
+  });
+  it('shrinks by one when the CPU had no room, never below the floor', () => {
+    expect(nextAllowance(5, { ...bounds, held: true, room: 0.01 })).toBe(4);
+    expect(nextAllowance(2, { ...bounds, held: false, room: 0 })).toBe(2);
+  });
+  it('is brought within its bounds (a --max-workers below the floor)', () => {
+    expect(nextAllowance(9, { ...bounds, held: false, room: 0.5 })).toBe(8);
+    expect(minAllowance(8, 1)).toBe(2);
+    expect(minAllowance(8, 16)).toBe(8);
+    expect(minAllowance(3, 2)).toBe(2);
+  });
+});
+
+describe('the pool under its allowance', () => {
+  it('holds a third solution back while two short leases run; a lease that finished nothing for 20 ms stops counting; room lets one more', async () => {
+    const held: ServerResponse[] = [];
+    const service = await testServer((_req, res) => {
+      held.push(res);
+    });
+    const dataDir = mkdtempSync(join(tmpdir(), 'restfn-allowance-'));
+    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
+    let now = 1_000_000;
+    let room = 0;
+    const executor = new Executor({
+      dataDir,
+      ceilings: DEFAULT_CEILINGS,
+      allowPrivateTargets: true,
+      allowTargets: {},
+      maxWorkers: 8,
+      minAllowance: 2,
+      cacheBytes: 64 * 1024 * 1024,
+      now: () => now,
+      cpuRoom: () => room,
+      records: () => ({
+        get: () => undefined,
+        getTokens: () => undefined,
+        setTokens: () => undefined,
+        clearTokens: () => false,
+      }),
+    });
+    onTestFinished(async () => {
+      for (const res of held) if (!res.writableEnded) res.destroy();
+      await executor.close();
+    });
+    const file = `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/items\noutputTransform: '{ "n": $count(items) }'\n`;
+    const execute = (name: string) =>
+      executor.run(
+        name,
+        { number: 1, root: materialise(dataDir, name, 1, { 'functions/count.platform': file }) },
+        { kind: 'execute', name: 'count', parameters: {}, context: {}, correlationId: name, trace: false },
+      ) as Promise<{ json: string }>;
+    const requests = async (n: number) => {
+      while (service.requests.length < n) await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+
+    const answers = [execute('a')];
+    await requests(1);
+    answers.push(execute('b'));
+    await requests(2);
+    // Two short leases run: the allowance (2) is full, so c waits...
+    answers.push(execute('c'));
+    expect(executor.stats()).toMatchObject({ busy: 2, waiting: 1, allowed: 2 });
+    // ...but more of a's work joins a's worker at once: it takes no thread more.
+    answers.push(execute('a'));
+    await requests(3);
+    expect(executor.stats()).toMatchObject({ busy: 2, waiting: 1 });
+
+    // 25 ms on, a's and b's leases have finished nothing: waiting on their remote, they no longer
+    // count, and c starts. The CPU has no room: the allowance stays at its floor.
+    now += 25;
+    executor.check();
+    await requests(4);
+    expect(executor.stats()).toMatchObject({ busy: 3, waiting: 0, allowed: 2 });
+
+    // d starts beside c (one short lease counted); e finds the allowance full and waits, until a
+    // look at the CPU finds room: then one more worker is allowed.
+    answers.push(execute('d'));
+    await requests(5);
+    answers.push(execute('e'));
+    expect(executor.stats()).toMatchObject({ waiting: 1, allowed: 2 });
+    room = 0.9;
+    executor.check();
+    await requests(6);
+    expect(executor.stats()).toMatchObject({ busy: 5, waiting: 0, allowed: 3 });
+
+    for (const res of held) json(res, 200, { items: [1, 2, 3] });
+    for (const answer of await Promise.all(answers))
+      expect(JSON.parse(answer.json)).toMatchObject({ status: 'ok', output: { n: 3 } });
+    // Nothing waited since, and the CPU is busy again: back by one per look, to the floor.
+    room = 0;
+    executor.check();
+    expect(executor.stats().allowed).toBe(2);
+  });
+});
