@@ -36,48 +36,65 @@ describe('the allowance (a pure decision)', () => {
   });
 });
 
+/** An executor under the test's clock and CPU room, and a service that answers when told. */
+async function setup() {
+  const held: Array<{ url: string; res: ServerResponse }> = [];
+  const service = await testServer((req, res) => {
+    held.push({ url: req.url ?? '', res });
+  });
+  const dataDir = mkdtempSync(join(tmpdir(), 'restfn-allowance-'));
+  onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
+  const clock = { now: 1_000_000, room: 0 };
+  const executor = new Executor({
+    dataDir,
+    ceilings: DEFAULT_CEILINGS,
+    allowPrivateTargets: true,
+    allowTargets: {},
+    maxWorkers: 8,
+    minAllowance: 2,
+    cacheBytes: 64 * 1024 * 1024,
+    now: () => clock.now,
+    cpuRoom: () => clock.room,
+    records: () => ({
+      get: () => undefined,
+      getTokens: () => undefined,
+      setTokens: () => undefined,
+      clearTokens: () => false,
+    }),
+  });
+  onTestFinished(async () => {
+    for (const { res } of held) if (!res.writableEnded) res.destroy();
+    await executor.close();
+  });
+  const execute = (name: string) =>
+    executor.run(
+      name,
+      {
+        number: 1,
+        root: materialise(dataDir, name, 1, {
+          'functions/count.platform': `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/items/${name}\noutputTransform: '{ "n": $count(items) }'\n`,
+        }),
+      },
+      { kind: 'execute', name: 'count', parameters: {}, context: {}, correlationId: name, trace: false },
+    ) as Promise<{ json: string }>;
+  /** Until the service has been asked `n` times in all. */
+  const requests = async (n: number) => {
+    while (service.requests.length < n) await new Promise((resolve) => setTimeout(resolve, 20));
+  };
+  /** Answers the first request of `name` not answered yet (all when no name is given). */
+  const answer = (name?: string) => {
+    for (const { url, res } of held) {
+      if (res.writableEnded || (name !== undefined && url !== `/items/${name}`)) continue;
+      json(res, 200, { items: [1, 2, 3] });
+      if (name !== undefined) return;
+    }
+  };
+  return { executor, execute, requests, answer, clock };
+}
+
 describe('the pool under its allowance', () => {
   it('holds a third solution back while two short leases run; a lease that finished nothing for 20 ms stops counting; room lets one more', async () => {
-    const held: ServerResponse[] = [];
-    const service = await testServer((_req, res) => {
-      held.push(res);
-    });
-    const dataDir = mkdtempSync(join(tmpdir(), 'restfn-allowance-'));
-    onTestFinished(() => rmSync(dataDir, { recursive: true, force: true }));
-    let now = 1_000_000;
-    let room = 0;
-    const executor = new Executor({
-      dataDir,
-      ceilings: DEFAULT_CEILINGS,
-      allowPrivateTargets: true,
-      allowTargets: {},
-      maxWorkers: 8,
-      minAllowance: 2,
-      cacheBytes: 64 * 1024 * 1024,
-      now: () => now,
-      cpuRoom: () => room,
-      records: () => ({
-        get: () => undefined,
-        getTokens: () => undefined,
-        setTokens: () => undefined,
-        clearTokens: () => false,
-      }),
-    });
-    onTestFinished(async () => {
-      for (const res of held) if (!res.writableEnded) res.destroy();
-      await executor.close();
-    });
-    const file = `provider: DATA_PROVIDER_REST\nmethod: GET\nurl: ${service.url}/items\noutputTransform: '{ "n": $count(items) }'\n`;
-    const execute = (name: string) =>
-      executor.run(
-        name,
-        { number: 1, root: materialise(dataDir, name, 1, { 'functions/count.platform': file }) },
-        { kind: 'execute', name: 'count', parameters: {}, context: {}, correlationId: name, trace: false },
-      ) as Promise<{ json: string }>;
-    const requests = async (n: number) => {
-      while (service.requests.length < n) await new Promise((resolve) => setTimeout(resolve, 20));
-    };
-
+    const { executor, execute, requests, answer, clock } = await setup();
     const answers = [execute('a')];
     await requests(1);
     answers.push(execute('b'));
@@ -92,7 +109,7 @@ describe('the pool under its allowance', () => {
 
     // 25 ms on, a's and b's leases have finished nothing: waiting on their remote, they no longer
     // count, and c starts. The CPU has no room: the allowance stays at its floor.
-    now += 25;
+    clock.now += 25;
     executor.check();
     await requests(4);
     expect(executor.stats()).toMatchObject({ busy: 3, waiting: 0, allowed: 2 });
@@ -103,17 +120,57 @@ describe('the pool under its allowance', () => {
     await requests(5);
     answers.push(execute('e'));
     expect(executor.stats()).toMatchObject({ waiting: 1, allowed: 2 });
-    room = 0.9;
+    clock.room = 0.9;
     executor.check();
     await requests(6);
     expect(executor.stats()).toMatchObject({ busy: 5, waiting: 0, allowed: 3 });
 
-    for (const res of held) json(res, 200, { items: [1, 2, 3] });
-    for (const answer of await Promise.all(answers))
-      expect(JSON.parse(answer.json)).toMatchObject({ status: 'ok', output: { n: 3 } });
+    answer();
+    for (const result of await Promise.all(answers))
+      expect(JSON.parse(result.json)).toMatchObject({ status: 'ok', output: { n: 3 } });
     // Nothing waited since, and the CPU is busy again: back by one per look, to the floor.
-    room = 0;
+    clock.room = 0;
     executor.check();
     expect(executor.stats().allowed).toBe(2);
+  });
+
+  it('holds no one back longer than 20 ms, even behind solutions that keep finishing work (their leases keep counting)', async () => {
+    const { executor, execute, requests, answer, clock } = await setup();
+    const answers = [execute('a'), execute('a')];
+    await requests(2);
+    answers.push(execute('b'), execute('b'));
+    await requests(4);
+    answers.push(execute('c'));
+    expect(executor.stats()).toMatchObject({ busy: 2, waiting: 1, allowed: 2 });
+    // 25 ms on, a and b each finish one execution: both leases made progress and still count, the
+    // allowance is full and the CPU has no room. c has waited 25 ms: it goes past the allowance.
+    clock.now += 25;
+    answer('a');
+    answer('b');
+    await Promise.all([answers[0], answers[2]]);
+    executor.check();
+    await requests(5);
+    expect(executor.stats()).toMatchObject({ busy: 3, waiting: 0, allowed: 2 });
+    answer();
+    for (const result of await Promise.all(answers))
+      expect(JSON.parse(result.json)).toMatchObject({ status: 'ok' });
+  });
+
+  it('work still waiting when the pool closes fails with a coded error, and starts nowhere', async () => {
+    const { executor, execute, requests } = await setup();
+    const a = execute('a');
+    await requests(1);
+    const b = execute('b');
+    await requests(2);
+    const c = execute('c');
+    expect(executor.stats()).toMatchObject({ waiting: 1 });
+    const settled = Promise.allSettled([a, b, c]);
+    await executor.close();
+    for (const result of await settled)
+      expect(result).toMatchObject({
+        status: 'rejected',
+        reason: { code: 'INTERNAL', message: 'the platform is stopping' },
+      });
+    expect(executor.stats()).toMatchObject({ busy: 0, idle: 0, waiting: 0 });
   });
 });

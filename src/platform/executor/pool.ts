@@ -61,6 +61,14 @@ const MAX_PASSED = 8;
  * whose solution keeps it busy with one execution after another still counts: it makes progress.
  */
 const LONG_LEASE_MS = 20;
+/**
+ * The longest the allowance holds anyone back: work that waited this long takes a free worker
+ * whatever the allowance says. Without it, solutions that keep their workers busy with one short
+ * execution after another (each finishing within `LONG_LEASE_MS`, so each lease keeps counting) and
+ * keep the CPU busy (so the allowance stays at its floor) would hold every other solution back for
+ * as long as they liked.
+ */
+const MAX_HELD_MS = 20;
 
 interface Pending {
   readonly resolve: (value: unknown) => void;
@@ -148,7 +156,10 @@ export class Executor {
   private readonly waiting: Array<{
     solution: string;
     take: (slot: Slot) => void;
+    reject: (error: unknown) => void;
     passed: number;
+    /** When it began to wait. */
+    since: number;
   }> = [];
 
   private readonly watchdog: NodeJS.Timeout;
@@ -158,8 +169,9 @@ export class Executor {
   private readonly cpuRoom: () => number;
   /** Work waited for the allowance since the watchdog last looked. */
   private held = false;
-  /** Set while waiting work is due another look, when a counted lease turns long. */
+  /** Set while waiting work is due another look (a counted lease turns long, a wait turns overdue), and when. */
   private recheck: NodeJS.Timeout | undefined;
+  private recheckAt = Number.POSITIVE_INFINITY;
   private nextId = 0;
   private nextSlot = 0;
   /** The solution caches' hits, misses and evictions, as the workers reported them. */
@@ -170,8 +182,12 @@ export class Executor {
   log: ExecutorLog = { warn: () => undefined, error: () => undefined };
 
   constructor(private readonly options: ExecutorOptions) {
-    this.now = options.now ?? Date.now;
-    this.floor = Math.min(options.maxWorkers, options.minAllowance ?? minAllowance(options.maxWorkers));
+    // A monotonic clock: a wall clock set back would make leases young again.
+    this.now = options.now ?? (() => performance.now());
+    this.floor = Math.max(
+      1,
+      Math.min(options.maxWorkers, options.minAllowance ?? minAllowance(options.maxWorkers)),
+    );
     this.allowance = this.floor;
     const room = options.cpuRoom ? undefined : new CpuRoom();
     this.cpuRoom = options.cpuRoom ?? (() => room!.sample());
@@ -261,6 +277,9 @@ export class Executor {
     this.closed = true;
     clearInterval(this.watchdog);
     clearTimeout(this.recheck);
+    // Work still waiting for a worker gets none: it fails as work in flight does.
+    for (const entry of this.waiting.splice(0))
+      entry.reject(new RestfnError('INTERNAL', 'the platform is stopping'));
     await Promise.all([...this.slots].map((slot) => this.end(slot, undefined)));
   }
 
@@ -269,7 +288,9 @@ export class Executor {
     const slot = this.available(solution);
     if (slot) return slot;
     // Every worker runs another solution's work now: wait for one to be done (or a new one).
-    return new Promise((take) => this.waiting.push({ solution, take, passed: 0 }));
+    return new Promise((take, reject) =>
+      this.waiting.push({ solution, take, reject, passed: 0, since: this.now() }),
+    );
   }
 
   /**
@@ -281,10 +302,10 @@ export class Executor {
    * a runaway solution only waits for itself. Another worker starts work only within the allowance
    * (`allowed`); joining one's own worker takes no thread more and is always allowed.
    */
-  private available(solution: string): Slot | undefined {
+  private available(solution: string, overdue = false): Slot | undefined {
     let slot = this.running(solution);
     if (!slot) {
-      if (!this.allowed()) return undefined;
+      if (!overdue && !this.allowed()) return undefined;
       const ready = this.slots.filter((s) => s.busy === 0 && !s.ended && Atomics.load(s.beat, 0) > 0);
       slot = ready.find((s) => s.last === solution) ?? ready.find((s) => s.holds.has(solution));
       slot ??= warmest(ready);
@@ -319,17 +340,24 @@ export class Executor {
     }
     if (counted < this.allowance) return true;
     this.held = true;
-    if (!this.recheck && !this.closed) {
-      this.recheck = setTimeout(
-        () => {
-          this.recheck = undefined;
-          this.serveWaiting();
-        },
-        Math.max(1, oldest + LONG_LEASE_MS - now + 1),
-      );
-      this.recheck.unref?.();
-    }
+    this.lookAgainAt(oldest + LONG_LEASE_MS);
     return false;
+  }
+
+  /** Looks at the waiting work again at `at` (or sooner, if a look is due sooner already). */
+  private lookAgainAt(at: number): void {
+    if (this.closed || at >= this.recheckAt) return;
+    clearTimeout(this.recheck);
+    this.recheckAt = at;
+    this.recheck = setTimeout(
+      () => {
+        this.recheck = undefined;
+        this.recheckAt = Number.POSITIVE_INFINITY;
+        this.serveWaiting();
+      },
+      Math.max(1, at - this.now() + 1),
+    );
+    this.recheck.unref?.();
   }
 
   /** Leases `slot` to `solution` (once more, if it runs its work already). */
@@ -349,6 +377,7 @@ export class Executor {
   }
 
   private release(slot: Slot): void {
+    if (this.closed) return;
     slot.busy--;
     slot.progressAt = this.now();
     if (slot.busy > 0) return;
@@ -359,10 +388,32 @@ export class Executor {
 
   /** Hands free (or new) workers to the solutions waiting for one. */
   private serveWaiting(): void {
-    // Work of a solution that runs now joins its worker: it takes no worker from anyone waiting, so
-    // it need not wait behind them (nor behind the allowance).
+    if (this.closed) return;
+    this.joinRunning();
+    while (this.waiting.length > 0) {
+      const index = this.nextWaiting();
+      const waited = this.now() - this.waiting[index]!.since;
+      const next = this.available(this.waiting[index]!.solution, waited >= MAX_HELD_MS);
+      if (!next) break;
+      const [entry] = this.waiting.splice(index, 1);
+      for (let i = 0; i < index; i++) this.waiting[i]!.passed++;
+      entry!.take(next);
+      this.joinRunning(entry!.solution);
+    }
+    // The first in line is the one that waited longest: the allowance holds it no longer than MAX_HELD_MS.
+    const first = this.waiting[0];
+    if (first) this.lookAgainAt(first.since + MAX_HELD_MS);
+  }
+
+  /**
+   * Work of a solution that runs now joins its worker: it takes no worker from anyone waiting, so it
+   * need not wait behind them (nor behind the allowance). `only`: the one solution that may have
+   * started since the last look.
+   */
+  private joinRunning(only?: string): void {
     for (let i = 0; i < this.waiting.length; ) {
-      const own = this.running(this.waiting[i]!.solution);
+      const solution = this.waiting[i]!.solution;
+      const own = only === undefined || solution === only ? this.running(solution) : undefined;
       if (!own) {
         i++;
         continue;
@@ -371,23 +422,17 @@ export class Executor {
       this.lend(own, entry!.solution);
       entry!.take(own);
     }
-    while (this.waiting.length > 0) {
-      const index = this.nextWaiting();
-      const next = this.available(this.waiting[index]!.solution);
-      if (!next) return;
-      const [entry] = this.waiting.splice(index, 1);
-      for (let i = 0; i < index; i++) this.waiting[i]!.passed++;
-      entry!.take(next);
-    }
   }
 
   /**
-   * Which waiting solution goes next: first come first served, except that one whose work runs now
+   * Which waiting solution goes next: first come first served (always the first once it has waited
+   * `MAX_HELD_MS`: it then goes past the allowance), except that one whose work runs now
    * (it joins its worker) or whose runtime a free worker keeps goes before those that would have
    * theirs made again, unless the first in line was passed `MAX_PASSED` times already.
    */
   private nextWaiting(): number {
-    if (this.waiting[0]!.passed >= MAX_PASSED) return 0;
+    const first = this.waiting[0]!;
+    if (first.passed >= MAX_PASSED || this.now() - first.since >= MAX_HELD_MS) return 0;
     const idle = this.slots.filter((s) => s.busy === 0 && !s.ended);
     const index = this.waiting.findIndex(
       ({ solution }) =>
