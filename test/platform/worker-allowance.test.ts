@@ -10,8 +10,8 @@ import { materialise } from '../../src/platform/publish.js';
 import { json, testServer } from '../helpers/http-server.js';
 
 // How many workers may start short work at once (issue 41): the cores while the CPU is busy, more
-// while it has room and work waits; leases that finished nothing for 20 ms (waiting on a remote, or
-// runaways) are not counted, so they never hold others back for long. Real worker threads, a real
+// while it has room and work waits; a lease counts for its first 20 ms only (later it is waiting on
+// a remote, running away, or kept busy by its own solution), so none holds the others back for long. Real worker threads, a real
 // HTTP service that answers only when told; the clock and the CPU's room are the test's.
 
 describe('the allowance (a pure decision)', () => {
@@ -93,7 +93,7 @@ async function setup() {
 }
 
 describe('the pool under its allowance', () => {
-  it('holds a third solution back while two short leases run; a lease that finished nothing for 20 ms stops counting; room lets one more', async () => {
+  it('holds a third solution back while two short leases run; a lease 20 ms old stops counting; room lets one more', async () => {
     const { executor, execute, requests, answer, clock } = await setup();
     const answers = [execute('a')];
     await requests(1);
@@ -107,8 +107,7 @@ describe('the pool under its allowance', () => {
     await requests(3);
     expect(executor.stats()).toMatchObject({ busy: 2, waiting: 1 });
 
-    // 25 ms on, a's and b's leases have finished nothing: waiting on their remote, they no longer
-    // count, and c starts. The CPU has no room: the allowance stays at its floor.
+    // 25 ms on, a's and b's leases (waiting on their remote) no longer count, and c starts. The CPU has no room: the allowance stays at its floor.
     clock.now += 25;
     executor.check();
     await requests(4);
@@ -134,7 +133,7 @@ describe('the pool under its allowance', () => {
     expect(executor.stats().allowed).toBe(2);
   });
 
-  it('holds no one back longer than 20 ms, even behind solutions that keep finishing work (their leases keep counting)', async () => {
+  it('a worker its solution keeps busy (one execution after another) holds a place in the allowance for 20 ms only', async () => {
     const { executor, execute, requests, answer, clock } = await setup();
     const answers = [execute('a'), execute('a')];
     await requests(2);
@@ -142,8 +141,9 @@ describe('the pool under its allowance', () => {
     await requests(4);
     answers.push(execute('c'));
     expect(executor.stats()).toMatchObject({ busy: 2, waiting: 1, allowed: 2 });
-    // 25 ms on, a and b each finish one execution: both leases made progress and still count, the
-    // allowance is full and the CPU has no room. c has waited 25 ms: it goes past the allowance.
+    // 25 ms on, a and b each finish one execution and still have another: their workers never went
+    // idle, and their solutions could keep them so for as long as they liked. Their leases are 25 ms
+    // old: they no longer count, and c starts although the CPU has no room.
     clock.now += 25;
     answer('a');
     answer('b');

@@ -54,21 +54,21 @@ const IDLE_MS = 60_000;
  */
 const MAX_PASSED = 8;
 /**
- * A lease that finished nothing for this long no longer counts against the allowance
- * (allowance.ts): it is waiting on a remote, or it is a runaway, and either way the others need not
- * wait for it. Short enough that a runaway's neighbours barely notice, long enough that the usual
- * execution (a fraction of a millisecond of CPU and a remote's answer) ends within it. A worker
- * whose solution keeps it busy with one execution after another still counts: it makes progress.
+ * A lease counts against the allowance (allowance.ts) for its first 20 ms only: one still running
+ * then is waiting on a remote, or running away, or kept busy by its solution's executions one after
+ * another, and in each case the others need not wait for it. Short enough that a runaway's
+ * neighbours barely notice, long enough that the usual execution (a fraction of a millisecond of
+ * CPU and a remote's answer) ends within it. Counting a lease for as long as its worker kept
+ * finishing work instead let solutions that keep their workers busy hold every other one back.
  */
 const LONG_LEASE_MS = 20;
 /**
- * The longest the allowance holds anyone back: work that waited this long takes a free worker
- * whatever the allowance says. Without it, solutions that keep their workers busy with one short
- * execution after another (each finishing within `LONG_LEASE_MS`, so each lease keeps counting) and
- * keep the CPU busy (so the allowance stays at its floor) would hold every other solution back for
- * as long as they liked.
+ * The longest the allowance holds anyone back, whatever happens to the leases: work that waited
+ * this long takes a free worker past the allowance. Leases stop counting after `LONG_LEASE_MS` and
+ * the queue is served in order (affinity may pass its first `MAX_PASSED` times), so it is a bound
+ * of last resort; under saturation a wait this long is the queue's, not the allowance's.
  */
-const MAX_HELD_MS = 20;
+const MAX_HELD_MS = 100;
 
 interface Pending {
   readonly resolve: (value: unknown) => void;
@@ -93,8 +93,8 @@ interface Slot {
   cacheBytes: number;
   /** When it last became idle. */
   idleSince: number;
-  /** When it last went from idle to busy, or last finished a piece of work while busy. */
-  progressAt: number;
+  /** When it last went from idle to busy. */
+  leasedAt: number;
   /** Leases so far: the warmest worker (its JIT) is taken first. */
   executions: number;
   pulse: number;
@@ -285,12 +285,18 @@ export class Executor {
 
   /** The worker of `solution`: its own if it has one busy, else an idle one (one keeping its runtime first). */
   private lease(solution: string): Promise<Slot> | Slot {
-    const slot = this.available(solution);
+    // Behind those waiting already, unless it joins its own worker: a newcomer must not take the
+    // place the allowance makes for them.
+    const slot =
+      this.waiting.length === 0
+        ? this.available(solution)
+        : this.running(solution) && this.available(solution);
     if (slot) return slot;
-    // Every worker runs another solution's work now: wait for one to be done (or a new one).
-    return new Promise((take, reject) =>
-      this.waiting.push({ solution, take, reject, passed: 0, since: this.now() }),
-    );
+    // Every worker runs another solution's work now (or the allowance is full): wait for one.
+    return new Promise((take, reject) => {
+      this.waiting.push({ solution, take, reject, passed: 0, since: this.now() });
+      this.serveWaiting();
+    });
   }
 
   /**
@@ -325,18 +331,18 @@ export class Executor {
   }
 
   /**
-   * Whether another worker may start work now: fewer leases that finished something within
-   * `LONG_LEASE_MS` run than the allowance (allowance.ts). When not, the waiting work is looked at
-   * again once the oldest of them turns long, if none ended before.
+   * Whether another worker may start work now: fewer leases younger than `LONG_LEASE_MS` run than
+   * the allowance (allowance.ts). When not, the waiting work is looked at again once the oldest of
+   * them turns long, if none ended before.
    */
   private allowed(): boolean {
     const now = this.now();
     let counted = 0;
     let oldest = now;
     for (const s of this.slots) {
-      if (s.busy === 0 || s.ended || now - s.progressAt >= LONG_LEASE_MS) continue;
+      if (s.busy === 0 || s.ended || now - s.leasedAt >= LONG_LEASE_MS) continue;
       counted++;
-      oldest = Math.min(oldest, s.progressAt);
+      oldest = Math.min(oldest, s.leasedAt);
     }
     if (counted < this.allowance) return true;
     this.held = true;
@@ -364,7 +370,7 @@ export class Executor {
   private lend(slot: Slot, solution: string): void {
     if (slot.busy === 0) {
       slot.movedAt = this.now();
-      slot.progressAt = slot.movedAt;
+      slot.leasedAt = slot.movedAt;
     }
     slot.busy++;
     slot.executions++;
@@ -379,7 +385,6 @@ export class Executor {
   private release(slot: Slot): void {
     if (this.closed) return;
     slot.busy--;
-    slot.progressAt = this.now();
     if (slot.busy > 0) return;
     slot.solution = undefined;
     slot.idleSince = this.now();
@@ -474,7 +479,7 @@ export class Executor {
       holds: new Set(),
       cacheBytes: 0,
       idleSince: this.now(),
-      progressAt: 0,
+      leasedAt: 0,
       executions: 0,
       pulse: 0,
       movedAt: this.now(),
