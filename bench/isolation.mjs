@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { meets, printFigure, QUICK } from './figures.mjs';
 import { load } from './load.mjs';
-import { itemService, startServe } from './serve.mjs';
+import { itemService, startServe, stopServe } from './serve.mjs';
 
 const TOKEN = 'rfn_bench_0123456789abcdefghijklmnopqrstuvwxyz';
 const B_REQUESTS = QUICK ? 400 : 2_000;
@@ -86,7 +86,7 @@ try {
     });
   }
 } finally {
-  server?.child.kill('SIGTERM');
+  await stopServe(server?.child);
   remote.kill();
   rmSync(work, { recursive: true, force: true });
 }

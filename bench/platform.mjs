@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { meets, printFigure, QUICK } from './figures.mjs';
+import { cpuMs as processCpuMs } from './lib.mjs';
 import { load as loadOn } from './load.mjs';
 import { itemService, startServe } from './serve.mjs';
 

@@ -63,3 +63,16 @@ outputTransform: '{ "count": $count(items), "first": items[0].name }'
 `;
   return { remote, fn };
 }
+
+/**
+ * Ends a `restfn serve` (SIGTERM, then SIGKILL after 10 s) and waits until it has exited: its
+ * workers may still be writing into the data folder (a prepared version), which the caller removes.
+ */
+export async function stopServe(child) {
+  if (!child || child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { meets, printFigure, QUICK } from './figures.mjs';
 import { cpuMs, median, rssMb } from './lib.mjs';
 import { load } from './load.mjs';
-import { startServe } from './serve.mjs';
+import { startServe, stopServe } from './serve.mjs';
 
 const SOLUTIONS = QUICK ? 200 : 1000;
 const FUNCTIONS = 20;
@@ -165,7 +165,7 @@ try {
     detail: `peak ${peakRss.toFixed(0)} MB, one solution ${baseRss.toFixed(0)} MB, cache limit ${cacheMb.toFixed(0)} MB${hits + misses > 0 ? `; cache hits ${((100 * hits) / (hits + misses)).toFixed(1)}%` : ''}; publishing ${SOLUTIONS} took ${publishSeconds.toFixed(1)} s`,
   });
 } finally {
-  serve?.child.kill('SIGTERM');
+  await stopServe(serve?.child);
   remote.kill();
   rmSync(work, { recursive: true, force: true });
 }
