@@ -16,8 +16,11 @@ import { json, testServer } from '../helpers/http-server.js';
 
 describe('the allowance (a pure decision)', () => {
   const bounds = { min: 2, max: 8 };
-  it('grows by one when work waited and the CPU had room', () => {
+  it('grows by half (at least one) when work waited and the CPU had room', () => {
     expect(nextAllowance(2, { ...bounds, held: true, room: 0.5 })).toBe(3);
+    expect(nextAllowance(3, { ...bounds, held: true, room: 0.5 })).toBe(4);
+    expect(nextAllowance(4, { ...bounds, held: true, room: 0.5 })).toBe(6);
+    expect(nextAllowance(6, { ...bounds, held: true, room: 0.5 })).toBe(8);
     expect(nextAllowance(8, { ...bounds, held: true, room: 0.5 })).toBe(8);
   });
   it('stays when nothing waited, or the room is small but not gone', () => {

@@ -6,8 +6,8 @@ import { availableParallelism, cpus } from 'node:os';
  * machine whose cores are already busy, each thread more only adds switching (at 100 solutions on
  * 2 cores, eight workers cost 2 ms of CPU per execution where two cost 0.9). While the CPU has room
  * (work waiting on remotes), more workers help, up to --max-workers. So the number allowed follows
- * the CPU: one more when work waited for the allowance and the CPU had room, one fewer when it had
- * none. It never goes below the cores (nor 2). Isolation does not depend on it: a lease older than
+ * the CPU: half as many more when work waited for the allowance and the CPU had room, one fewer
+ * when it had none. It never goes below the cores (nor 2). Isolation does not depend on it: a lease older than
  * `LONG_LEASE_MS` (one that finished nothing for that long) is not counted (pool.ts), so a runaway solution holds its own worker and no one's
  * place in the allowance.
  */
@@ -29,7 +29,9 @@ export const GROW_ROOM = 0.2;
 export function nextAllowance(current: number, input: AllowanceInput): number {
   const { held, room, min, max } = input;
   const bounded = Math.min(max, Math.max(min, current));
-  if (held && room > GROW_ROOM) return Math.min(max, bounded + 1);
+  // By half at a time (at least one): from the floor to 32 in about 1.5 s of looks, for work that
+  // waits on remotes, where each worker more is a remote call more in flight.
+  if (held && room > GROW_ROOM) return Math.min(max, bounded + Math.max(1, Math.floor(bounded / 2)));
   if (room < BUSY_ROOM) return Math.max(min, bounded - 1);
   return bounded;
 }

@@ -64,9 +64,10 @@ const MAX_PASSED = 8;
 const LONG_LEASE_MS = 20;
 /**
  * The longest the allowance holds anyone back, whatever happens to the leases: work that waited
- * this long takes a free worker past the allowance. Leases stop counting after `LONG_LEASE_MS` and
- * the queue is served in order (affinity may pass its first `MAX_PASSED` times), so it is a bound
- * of last resort; under saturation a wait this long is the queue's, not the allowance's.
+ * this long takes a free worker past the allowance. Each lease counts for 20 ms, so the allowance
+ * lets `allowance` new leases start per 20 ms: the k-th of many solutions waiting for it may wait
+ * k / allowance x 20 ms, and this bounds that (while the allowance grows, if the CPU has room).
+ * Under saturation, with no worker free, a wait this long is the queue's, not the allowance's.
  */
 const MAX_HELD_MS = 100;
 
@@ -215,6 +216,12 @@ export class Executor {
   ): Promise<unknown> {
     if (this.closed) throw new RestfnError('INTERNAL', 'the platform is stopping');
     const slot = await this.lease(solution);
+    // Handed over a turn ago: its worker may have ended since (or the pool closed), and work posted
+    // to an ended worker would never be answered.
+    if (slot.ended || this.closed) {
+      this.release(slot);
+      throw new RestfnError('INTERNAL', 'the platform is stopping');
+    }
     const id = this.nextId++;
     const abort = () => slot.post({ type: 'abort', id });
     try {
@@ -394,7 +401,6 @@ export class Executor {
   /** Hands free (or new) workers to the solutions waiting for one. */
   private serveWaiting(): void {
     if (this.closed) return;
-    this.joinRunning();
     while (this.waiting.length > 0) {
       const index = this.nextWaiting();
       const waited = this.now() - this.waiting[index]!.since;
@@ -405,20 +411,21 @@ export class Executor {
       entry!.take(next);
       this.joinRunning(entry!.solution);
     }
-    // The first in line is the one that waited longest: the allowance holds it no longer than MAX_HELD_MS.
+    // The first in line is the one that waited longest: the allowance holds it no longer than
+    // MAX_HELD_MS. Once past that, only a worker coming free helps (release, end and ready look).
     const first = this.waiting[0];
-    if (first) this.lookAgainAt(first.since + MAX_HELD_MS);
+    if (first && first.since + MAX_HELD_MS > this.now()) this.lookAgainAt(first.since + MAX_HELD_MS);
   }
 
   /**
-   * Work of a solution that runs now joins its worker: it takes no worker from anyone waiting, so it
-   * need not wait behind them (nor behind the allowance). `only`: the one solution that may have
-   * started since the last look.
+   * More work of `solution`, which has just started on a worker, joins it: it takes no worker from
+   * anyone waiting, so it need not wait behind them (nor behind the allowance). Work of a solution
+   * that runs already never waits (`lease`).
    */
-  private joinRunning(only?: string): void {
+  private joinRunning(only: string): void {
     for (let i = 0; i < this.waiting.length; ) {
       const solution = this.waiting[i]!.solution;
-      const own = only === undefined || solution === only ? this.running(solution) : undefined;
+      const own = solution === only ? this.running(solution) : undefined;
       if (!own) {
         i++;
         continue;
@@ -431,19 +438,15 @@ export class Executor {
 
   /**
    * Which waiting solution goes next: first come first served (always the first once it has waited
-   * `MAX_HELD_MS`: it then goes past the allowance), except that one whose work runs now
-   * (it joins its worker) or whose runtime a free worker keeps goes before those that would have
-   * theirs made again, unless the first in line was passed `MAX_PASSED` times already.
+   * `MAX_HELD_MS`: it then goes past the allowance), except that one whose runtime a free worker
+   * keeps goes before those that would have theirs made again, unless the first in line was passed
+   * `MAX_PASSED` times already.
    */
   private nextWaiting(): number {
     const first = this.waiting[0]!;
     if (first.passed >= MAX_PASSED || this.now() - first.since >= MAX_HELD_MS) return 0;
     const idle = this.slots.filter((s) => s.busy === 0 && !s.ended);
-    const index = this.waiting.findIndex(
-      ({ solution }) =>
-        this.slots.some((s) => s.solution === solution && !s.ended) ||
-        idle.some((s) => s.holds.has(solution)),
-    );
+    const index = this.waiting.findIndex(({ solution }) => idle.some((s) => s.holds.has(solution)));
     return Math.max(index, 0);
   }
 
@@ -670,8 +673,15 @@ export class Executor {
     slot.records.releaseAll();
     this.shareCache();
     await slot.worker.terminate().catch(() => undefined);
-    // Whoever waited for a worker may have one now.
-    if (!this.closed) this.serveWaiting();
+    if (this.closed) return;
+    // Whoever waited for a worker may have one now; if none is free, a new one replaces this one.
+    if (
+      this.waiting.length > 0 &&
+      this.slots.length < this.options.maxWorkers &&
+      !this.slots.some((s) => s.busy === 0)
+    )
+      this.spawn();
+    this.serveWaiting();
   }
 }
 
