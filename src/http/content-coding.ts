@@ -15,10 +15,10 @@ type Decoder = (bytes: Buffer, options: ZlibOptions) => Promise<Buffer>;
  * The decoders, made at the first response in a coding: `node:zlib` (and what it loads) is not
  * loaded by a command whose answers come uncompressed (issue 41, start-up).
  */
-let decodersMade: Readonly<Record<string, Decoder>> | undefined;
-const decoders = (): Readonly<Record<string, Decoder>> => (decodersMade ??= makeDecoders());
+let decodersMade: Readonly<Record<Coding, Decoder>> | undefined;
+const decoders = (): Readonly<Record<Coding, Decoder>> => (decodersMade ??= makeDecoders());
 
-function makeDecoders(): Readonly<Record<string, Decoder>> {
+function makeDecoders(): Readonly<Record<Coding, Decoder>> {
   const { brotliDecompress, gunzip, inflate, inflateRaw } = process.getBuiltinModule('node:zlib');
   const gunzipAsync = promisify(gunzip) as Decoder;
   const inflateAsync = promisify(inflate) as Decoder;
@@ -36,8 +36,10 @@ function makeDecoders(): Readonly<Record<string, Decoder>> {
   return { gzip: gunzipAsync, 'x-gzip': gunzipAsync, deflate: inflateEither, br: brotliAsync };
 }
 
-/** The codings restfn decodes (the keys of its decoders). */
-const DECODED: ReadonlySet<string> = new Set(['gzip', 'x-gzip', 'deflate', 'br']);
+/** The codings restfn decodes: its decoders are typed by them, so the two cannot part. */
+const CODINGS = ['gzip', 'x-gzip', 'deflate', 'br'] as const;
+type Coding = (typeof CODINGS)[number];
+const DECODED: ReadonlySet<string> = new Set(CODINGS);
 
 /**
  * The codings of a `Content-Encoding` value, in the order the sender applied them (`identity` and
@@ -80,7 +82,7 @@ export async function decodeContent(
   for (let i = codings.length - 1; i >= 0; i--) {
     const coding = codings[i]!;
     try {
-      body = await decoders()[coding]!(body, { maxOutputLength: maxBytes });
+      body = await decoders()[coding as Coding](body, { maxOutputLength: maxBytes });
     } catch (error) {
       if ((error as { code?: string }).code === 'ERR_BUFFER_TOO_LARGE')
         throw new ResponseTooLargeError(request, maxBytes);

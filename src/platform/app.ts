@@ -1,7 +1,6 @@
 import { timingSafeEqual } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import cookie from '@fastify/cookie';
 import rateLimit from '@fastify/rate-limit';
@@ -255,7 +254,7 @@ export async function buildApp(ctx: PlatformContext, options: AppOptions): Promi
   app.get('/api/v1/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   // For Prometheus: an admin's token (or `--metrics-port`, on the loopback address, without one).
   app.get('/metrics', { config: { permission: 'metrics.read' }, schema: { hide: true } }, (_req, reply) =>
-    reply.type(METRICS_TYPE).send(Readable.from(ctx.metrics.stream(), { objectMode: false })),
+    reply.type(METRICS_TYPE).send(ctx.metrics.readable()),
   );
   await app.register(
     async (api) => {

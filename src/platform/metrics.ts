@@ -1,5 +1,6 @@
 import { STATUS_CODES } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Readable } from 'node:stream';
 
 /**
  * The platform's metrics in Prometheus's text format (version 0.0.4), kept by hand: a handful of
@@ -220,6 +221,11 @@ export class PlatformMetrics {
       yield slice;
       await new Promise<void>((resolve) => setImmediate(resolve));
     }
+  }
+
+  /** `stream()` as the byte stream an HTTP answer sends. */
+  readable(): Readable {
+    return Readable.from(this.stream(), { objectMode: false });
   }
 
   /** The text in slices of about SLICE_CHARS, a series never split. */

@@ -3,7 +3,6 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism } from 'node:os';
 import { resolve } from 'node:path';
-import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { FastifyInstance } from 'fastify';
 import { destination } from 'pino';
@@ -576,7 +575,7 @@ async function serveMetrics(
     if (req.method === 'GET' && req.url?.split('?')[0] === '/metrics') {
       res.writeHead(200, { 'content-type': METRICS_TYPE });
       // A scraper gone mid-way ends the render; nothing else is to be done about it.
-      pipeline(Readable.from(metrics.stream(), { objectMode: false }), res).catch(() => undefined);
+      pipeline(metrics.readable(), res).catch(() => undefined);
     } else res.writeHead(404, { 'content-type': 'text/plain' }).end('GET /metrics\n');
   });
   await new Promise<void>((resolve, reject) => {
