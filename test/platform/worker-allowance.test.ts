@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { DEFAULT_CEILINGS } from '../../src/platform/ceilings.js';
-import { minAllowance, nextAllowance } from '../../src/platform/executor/allowance.js';
+import { minAllowance, nextAllowance, roomBetween } from '../../src/platform/executor/allowance.js';
 import { Executor } from '../../src/platform/executor/pool.js';
 import { materialise } from '../../src/platform/publish.js';
 import { json, testServer } from '../helpers/http-server.js';
@@ -94,6 +94,28 @@ async function setup() {
   };
   return { executor, execute, requests, answer, clock };
 }
+
+describe("the CPU's room (a pure reading of two samples)", () => {
+  const at = (wallMs: number, processUs: number, idle: number, total: number) => ({
+    wallMs,
+    processUs,
+    machine: { idle, total },
+  });
+  it("is this process's unused share of its cores when the machine is idle", () => {
+    // 100 ms, 2 cores, 150 ms of CPU used: a quarter left.
+    expect(roomBetween(at(0, 0, 0, 0), at(100, 150_000, 200, 200), 2)).toBeCloseTo(0.25);
+  });
+  it("is the machine's idle share when others use the CPU", () => {
+    // This process used little, but the machine was idle a tenth of the time.
+    expect(roomBetween(at(0, 0, 0, 0), at(100, 10_000, 20, 200), 2)).toBeCloseTo(0.1);
+  });
+  it('stays within 0..1, and is 1 when no time passed', () => {
+    expect(roomBetween(at(0, 0, 0, 0), at(100, 900_000, 0, 200), 2)).toBe(0);
+    expect(roomBetween(at(5, 0, 0, 0), at(5, 0, 0, 0), 2)).toBe(1);
+    // No machine times (cpus() empty): this process's share alone.
+    expect(roomBetween(at(0, 0, 0, 0), at(100, 50_000, 0, 0), 1)).toBeCloseTo(0.5);
+  });
+});
 
 describe('the pool under its allowance', () => {
   it('holds a third solution back while two short leases run; a lease 20 ms old stops counting; room lets one more', async () => {

@@ -47,29 +47,40 @@ export function minAllowance(maxWorkers: number, cores = availableParallelism())
  * container the machine's idle time may be another tenant's, while this process is at its quota).
  */
 export class CpuRoom {
-  private process = process.cpuUsage();
-  private wall = performance.now();
-  private machine = machineTimes();
+  private last = cpuReading();
 
   constructor(private readonly cores = availableParallelism()) {}
 
   /** The room since the previous call (the first: since this was made). */
   sample(): number {
-    const wall = performance.now();
-    const used = process.cpuUsage();
-    const machine = machineTimes();
-    const wallUs = (wall - this.wall) * 1000;
-    const usedUs = used.user - this.process.user + used.system - this.process.system;
-    const total = machine.total - this.machine.total;
-    const idle = machine.idle - this.machine.idle;
-    this.wall = wall;
-    this.process = used;
-    this.machine = machine;
-    if (wallUs <= 0) return 1;
-    const ownRoom = 1 - usedUs / (wallUs * this.cores);
-    const machineRoom = total > 0 ? idle / total : ownRoom;
-    return Math.max(0, Math.min(1, ownRoom, machineRoom));
+    const reading = cpuReading();
+    const room = roomBetween(this.last, reading, this.cores);
+    this.last = reading;
+    return room;
   }
+}
+
+/** What `CpuRoom` reads: the time, this process's CPU time, and all CPUs' idle and total times. */
+export interface CpuReading {
+  readonly wallMs: number;
+  readonly processUs: number;
+  readonly machine: { readonly idle: number; readonly total: number };
+}
+
+function cpuReading(): CpuReading {
+  const { user, system } = process.cpuUsage();
+  return { wallMs: performance.now(), processUs: user + system, machine: machineTimes() };
+}
+
+/** The CPU's unused share between two readings (0..1): see `CpuRoom`. A pure decision. */
+export function roomBetween(before: CpuReading, after: CpuReading, cores: number): number {
+  const wallUs = (after.wallMs - before.wallMs) * 1000;
+  if (wallUs <= 0) return 1;
+  const ownRoom = 1 - (after.processUs - before.processUs) / (wallUs * cores);
+  const total = after.machine.total - before.machine.total;
+  const idle = after.machine.idle - before.machine.idle;
+  const machineRoom = total > 0 ? idle / total : ownRoom;
+  return Math.max(0, Math.min(1, ownRoom, machineRoom));
 }
 
 /** All CPUs' idle and total times so far (ms), as the system counts them. */
